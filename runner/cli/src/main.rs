@@ -1,0 +1,208 @@
+//! `windup`: parse arguments, call the engine, map the outcome to a named exit code.
+
+mod output;
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode as ProcessExit;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use windup_engine::config::{Config, Overrides};
+use windup_engine::reporters::ReportSpec;
+use windup_engine::runner::{RunError, Runner};
+use windup_model::validate::plan_from_json;
+use windup_model::{ExitCode, Problems, RunReport};
+
+#[derive(Parser)]
+#[command(
+    name = "windup",
+    version,
+    about = "Browser end-to-end tests from plain-language scenarios: planned once, replayed for free."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run scenarios (all when none is named) from their cached, verified plans.
+    Run {
+        /// Scenario ids to run.
+        scenarios: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Run one plan file directly: no cache, no LLM, no project folder needed.
+    Replay {
+        /// The plan to run (JSON, plan_version 0.1).
+        plan: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Check every scenario, fragment, cached plan and the config (or the files named), and
+    /// name each problem.
+    Validate {
+        /// Files to check instead of the whole project.
+        files: Vec<PathBuf>,
+        /// The project root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct Common {
+    /// The project root (where windup.toml and e2e/ are).
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// The app's base URL; overrides windup.toml.
+    #[arg(long, env = "WINDUP_BASE_URL")]
+    base_url: Option<String>,
+    /// Show the browser window.
+    #[arg(long)]
+    headed: bool,
+    /// Write a report: FORMAT=PATH (repeatable; formats: json).
+    #[arg(long = "report", value_name = "FORMAT=PATH")]
+    reports: Vec<String>,
+    /// Print only failures and the summary.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn main() -> ProcessExit {
+    let cli = Cli::parse();
+    init_tracing();
+    let code = match cli.command {
+        Command::Validate { files, root } => validate::run(&root, &files),
+        Command::Run { scenarios, common } => execute(common, |runner, sink| {
+            Box::pin(async move { runner.run(&scenarios, sink).await })
+        }),
+        Command::Replay { plan, common } => replay(plan, common),
+    };
+    code.into()
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("WINDUP_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=off"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
+}
+
+fn print_problems(problems: &Problems) {
+    for p in &problems.0 {
+        eprintln!("error: {}: {}: {}\n  fix: {}", p.file, p.field, p.problem, p.fix);
+    }
+}
+
+fn load_config(common: &Common) -> Result<(Config, Vec<ReportSpec>), Problems> {
+    let overrides = Overrides {
+        base_url: common.base_url.clone(),
+        headed: common.headed,
+    };
+    let mut problems = Vec::new();
+    let config = Config::load(&common.root, &overrides).map_err(Problems::from);
+    let mut reports = Vec::new();
+    for raw in &common.reports {
+        match ReportSpec::parse(raw) {
+            Ok(r) => reports.push(r),
+            Err(e) => problems.push(e),
+        }
+    }
+    match config {
+        Ok(c) if problems.is_empty() => Ok((c, reports)),
+        Ok(_) => Err(Problems(problems)),
+        Err(mut p) => {
+            p.0.extend(problems);
+            Err(p)
+        }
+    }
+}
+
+type RunFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunReport, RunError>> + 'a>>;
+
+fn execute<F>(common: Common, run: F) -> ExitCode
+where
+    F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a>,
+{
+    let (config, reports) = match load_config(&common) {
+        Ok(x) => x,
+        Err(p) => {
+            print_problems(&p);
+            return ExitCode::BadInput;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::Infrastructure;
+        }
+    };
+    let terminal = output::Terminal::new(common.quiet);
+    runtime.block_on(async {
+        let runner = Runner::new(config);
+        let outcome = run(&runner, &terminal).await;
+        runner.close().await;
+        match outcome {
+            Ok(report) => {
+                terminal.summary(&report);
+                if let Err(e) = write_reports(&reports, &report) {
+                    eprintln!("error: {e:#}");
+                    return ExitCode::Infrastructure;
+                }
+                if report.totals.failed > 0 {
+                    ExitCode::ScenarioFailed
+                } else {
+                    ExitCode::Success
+                }
+            }
+            Err(RunError::Input(p)) => {
+                print_problems(&p);
+                ExitCode::BadInput
+            }
+            Err(RunError::Infrastructure(e)) => {
+                eprintln!("error: the run could not start: {e}");
+                ExitCode::Infrastructure
+            }
+        }
+    })
+}
+
+fn write_reports(reports: &[ReportSpec], report: &RunReport) -> anyhow::Result<()> {
+    for spec in reports {
+        spec.write(report)
+            .with_context(|| format!("cannot write the report {}", spec.path.display()))?;
+    }
+    Ok(())
+}
+
+fn replay(path: PathBuf, common: Common) -> ExitCode {
+    let file = path.display().to_string();
+    let plan = match std::fs::read_to_string(&path) {
+        Ok(text) => match plan_from_json(&file, &text) {
+            Ok(p) => p,
+            Err(p) => {
+                print_problems(&p);
+                return ExitCode::BadInput;
+            }
+        },
+        Err(e) => {
+            eprintln!("error: {file}: (file): cannot be read: {e}\n  fix: give the path of a plan JSON file");
+            return ExitCode::BadInput;
+        }
+    };
+    execute(common, move |runner, sink| {
+        Box::pin(async move { runner.replay(&plan, sink).await })
+    })
+}

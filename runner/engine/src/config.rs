@@ -1,0 +1,215 @@
+//! `windup.toml` at the project root: one config, overridden by the environment, then by flags.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use windup_model::InputError;
+
+use crate::browser::BrowserOptions;
+
+pub const CONFIG_FILE: &str = "windup.toml";
+
+/// The file's shape. Unknown keys are rejected with their name.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Where the app under test is served, such as `http://127.0.0.1:3000`.
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub browser: BrowserSection,
+    #[serde(default)]
+    pub timeouts: TimeoutsSection,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrowserSection {
+    /// Path to Chromium; found on PATH when absent.
+    pub executable: Option<PathBuf>,
+    /// Show the browser window (default false).
+    pub headed: Option<bool>,
+    pub viewport_width: Option<u32>,
+    pub viewport_height: Option<u32>,
+    /// Extra Chromium flags.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeoutsSection {
+    /// How long a step waits for its target and postconditions (default 5000).
+    pub action_ms: Option<u64>,
+    /// How long a page may take to load (default 15000).
+    pub navigation_ms: Option<u64>,
+    /// A scenario's whole budget unless the scenario sets `timeout_ms` (default 60000).
+    pub scenario_ms: Option<u64>,
+}
+
+/// Time limits in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    pub action: Duration,
+    pub navigation: Duration,
+    pub scenario: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            action: Duration::from_millis(5_000),
+            navigation: Duration::from_millis(15_000),
+            scenario: Duration::from_millis(60_000),
+        }
+    }
+}
+
+/// The resolved configuration of one invocation.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub root: PathBuf,
+    pub base_url: Option<url::Url>,
+    pub browser: BrowserOptions,
+    pub timeouts: Timeouts,
+}
+
+/// Overrides from the command line (and `WINDUP_BASE_URL`, read by the CLI).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub base_url: Option<String>,
+    pub headed: bool,
+}
+
+impl Config {
+    /// Reads `root/windup.toml` when present and applies the overrides.
+    pub fn load(root: &Path, overrides: &Overrides) -> Result<Config, InputError> {
+        let path = root.join(CONFIG_FILE);
+        let file = match std::fs::read_to_string(&path) {
+            Ok(text) => parse_file(&path.display().to_string(), &text)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
+            Err(e) => {
+                return Err(InputError::new(
+                    path.display().to_string(),
+                    "(file)",
+                    format!("cannot be read: {e}"),
+                    "check the file's permissions",
+                ));
+            }
+        };
+        let (source, raw) = match (&overrides.base_url, &file.base_url) {
+            (Some(flag), _) => ("--base-url or WINDUP_BASE_URL".to_string(), Some(flag)),
+            (None, Some(f)) => (format!("{} base_url", path.display()), Some(f)),
+            (None, None) => (String::new(), None),
+        };
+        let base_url = raw.map(|r| parse_base_url(&source, r)).transpose()?;
+        let defaults = Timeouts::default();
+        let ms = |v: Option<u64>, d: Duration| v.map(Duration::from_millis).unwrap_or(d);
+        let browser = BrowserOptions {
+            executable: file.browser.executable.clone(),
+            headless: !(overrides.headed || file.browser.headed.unwrap_or(false)),
+            viewport: (
+                file.browser.viewport_width.unwrap_or(1280),
+                file.browser.viewport_height.unwrap_or(800),
+            ),
+            args: file.browser.args.clone(),
+            ..BrowserOptions::default()
+        };
+        Ok(Config {
+            root: root.to_path_buf(),
+            base_url,
+            browser,
+            timeouts: Timeouts {
+                action: ms(file.timeouts.action_ms, defaults.action),
+                navigation: ms(file.timeouts.navigation_ms, defaults.navigation),
+                scenario: ms(file.timeouts.scenario_ms, defaults.scenario),
+            },
+        })
+    }
+
+    /// The base URL, or the error that says how to give one.
+    pub fn require_base_url(&self) -> Result<&url::Url, InputError> {
+        self.base_url.as_ref().ok_or_else(|| {
+            InputError::new(
+                self.root.join(CONFIG_FILE).display().to_string(),
+                "base_url",
+                "no base URL is set, so there is nothing to test against",
+                "set `base_url = \"http://127.0.0.1:3000\"` in windup.toml, or pass --base-url, or set WINDUP_BASE_URL",
+            )
+        })
+    }
+}
+
+fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
+    toml::from_str(text).map_err(|e| {
+        let message = e.message().to_string();
+        let field = e
+            .span()
+            .map(|span| {
+                let line = text[..span.start].lines().count().max(1);
+                format!("line {line}")
+            })
+            .unwrap_or_else(|| "(file)".into());
+        let fix = if message.contains("unknown field") {
+            "remove the key or correct its spelling (keys: base_url, [browser] executable/headed/viewport_width/viewport_height/args, [timeouts] action_ms/navigation_ms/scenario_ms)"
+        } else {
+            "fix the TOML at the line given"
+        };
+        InputError::new(file, field, message, fix)
+    })
+}
+
+pub fn parse_base_url(source: &str, raw: &str) -> Result<url::Url, InputError> {
+    let url = url::Url::parse(raw).map_err(|e| {
+        InputError::new(
+            source,
+            "base_url",
+            format!("`{raw}` is not a URL: {e}"),
+            "write an absolute URL such as http://127.0.0.1:3000",
+        )
+    })?;
+    if !matches!(url.scheme(), "http" | "https" | "file") {
+        return Err(InputError::new(
+            source,
+            "base_url",
+            format!("`{raw}` uses the scheme `{}`", url.scheme()),
+            "use an http:// or https:// URL",
+        ));
+    }
+    Ok(url)
+}
+
+/// Joins a plan's path onto the base URL: `/login` on `http://h:1/app/` is `http://h:1/login`;
+/// an absolute URL stays as it is.
+pub fn rebase(base: &url::Url, path_or_url: &str) -> Result<url::Url, String> {
+    if let Ok(abs) = url::Url::parse(path_or_url) {
+        return Ok(abs);
+    }
+    base.join(path_or_url)
+        .map_err(|e| format!("cannot join `{path_or_url}` onto {base}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rebase_keeps_paths_portable() {
+        let base = url::Url::parse("http://127.0.0.1:8000/app/").unwrap();
+        assert_eq!(
+            rebase(&base, "/todos#/active").unwrap().as_str(),
+            "http://127.0.0.1:8000/todos#/active"
+        );
+        assert_eq!(
+            rebase(&base, "https://example.com/x").unwrap().as_str(),
+            "https://example.com/x"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let err = parse_file("windup.toml", "base_url = \"http://x\"\nbase_ulr = 1\n").unwrap_err();
+        assert!(err.problem.contains("base_ulr"), "{err}");
+        assert_eq!(err.field, "line 2");
+    }
+}

@@ -1,0 +1,128 @@
+//! Fragments: reusable, tested sub-trajectories committed in `e2e/fragments/<id>.json`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use windup_model::validate::fragment_from_json;
+use windup_model::{ActionType, Fragment, InputError, Problems};
+
+/// Every fragment of a project, by id.
+#[derive(Debug, Clone, Default)]
+pub struct Fragments {
+    by_id: BTreeMap<String, Fragment>,
+}
+
+impl Fragments {
+    /// Reads `dir/*.json`; a missing folder is an empty catalogue.
+    pub fn load(dir: &Path) -> Result<Fragments, Problems> {
+        let mut by_id = BTreeMap::new();
+        let mut problems = Vec::new();
+        let entries = match std::fs::read_dir(dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Fragments::default()),
+            Err(e) => {
+                return Err(InputError::new(
+                    dir.display().to_string(),
+                    "(folder)",
+                    format!("cannot be read: {e}"),
+                    "check its permissions",
+                )
+                .into());
+            }
+        };
+        let mut paths: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let file = path.display().to_string();
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    problems.push(InputError::new(
+                        &file,
+                        "(file)",
+                        format!("cannot be read: {e}"),
+                        "check its permissions",
+                    ));
+                    continue;
+                }
+            };
+            match fragment_from_json(&file, &text, Some(stem)) {
+                Ok(f) => {
+                    by_id.insert(f.id.clone(), f);
+                }
+                Err(p) => problems.extend(p.0),
+            }
+        }
+        let fragments = Fragments { by_id };
+        problems.extend(fragments.cycles(dir));
+        if problems.is_empty() {
+            Ok(fragments)
+        } else {
+            Err(Problems(problems))
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Fragment> {
+        self.by_id.get(id)
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.by_id.keys().map(String::as_str)
+    }
+
+    /// A fragment that uses itself, directly or not, would never end.
+    fn cycles(&self, dir: &Path) -> Vec<InputError> {
+        let mut out = Vec::new();
+        for id in self.by_id.keys() {
+            let mut stack = vec![(id.as_str(), vec![id.as_str()])];
+            while let Some((current, path)) = stack.pop() {
+                let Some(f) = self.by_id.get(current) else { continue };
+                for a in f.actions.iter().filter(|a| a.kind == ActionType::Use) {
+                    let Some(next) = a.use_fragment.as_deref() else { continue };
+                    if next == id {
+                        out.push(InputError::new(
+                            dir.join(format!("{id}.json")).display().to_string(),
+                            "actions",
+                            format!("fragment uses itself: {} → {id}", path.join(" → ")),
+                            "remove the `use` that closes the loop",
+                        ));
+                    } else if !path.contains(&next) {
+                        let mut p = path.clone();
+                        p.push(next);
+                        stack.push((next, p));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Problems with a plan's `use` steps: fragments that do not exist.
+    pub fn check_uses(&self, file: &str, prefix: &str, plan: &windup_model::Plan) -> Vec<InputError> {
+        plan.actions
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| a.kind == ActionType::Use)
+            .filter_map(|(i, a)| {
+                let id = a.use_fragment.as_deref()?;
+                (!self.by_id.contains_key(id)).then(|| {
+                    let known: Vec<&str> = self.ids().collect();
+                    InputError::new(
+                        file,
+                        format!("{prefix}actions[{i}].use"),
+                        format!("no fragment `{id}` in e2e/fragments/"),
+                        if known.is_empty() {
+                            "add e2e/fragments/<id>.json or inline the steps".to_string()
+                        } else {
+                            format!("use one of: {}", known.join(", "))
+                        },
+                    )
+                })
+            })
+            .collect()
+    }
+}

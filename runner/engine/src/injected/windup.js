@@ -1,0 +1,2310 @@
+// Windup in-page runtime.
+//
+// Embedded by the engine with include_str! and evaluated in the page's main
+// world twice over: via Page.addScriptToEvaluateOnNewDocument (every frame, before
+// page scripts) and via Runtime.evaluate (pages that were already loaded). It
+// must therefore be idempotent, and it is a plain statement so that both
+// paths accept it.
+//
+// Realm-agnostic by design: the same functions are applied to nodes of
+// same-origin iframes, whose constructors differ from ours, so nothing here
+// uses `instanceof HTMLElement` & co; node kinds are told apart by nodeType,
+// namespaceURI and localName, and styles come from the node's own window.
+//
+// Reference algorithms: WAI-ARIA 1.2 (roles, presentational conflict
+// resolution), HTML-AAM (implicit roles, native names) and accname 1.2, each
+// as Chromium 156 computes them where Chromium differs from the letter of the
+// spec (the test harness compares with Chromium's own accessibility tree).
+//
+// The JS never parses selector strings: the Rust side sends an array of parts
+// (see `compilePart`). Every public entry point creates a fresh cache context
+// (`newCtx`), because the DOM may change between calls but not during one.
+if (!window.__windup) {
+  window.__windup = (() => {
+    'use strict';
+
+    const HTML_NS = 'http://www.w3.org/1999/xhtml';
+    const SVG_NS = 'http://www.w3.org/2000/svg';
+    const ELEMENT_NODE = 1;
+    const TEXT_NODE = 3;
+    const DOCUMENT_NODE = 9;
+    const FRAGMENT_NODE = 11;
+
+    // Page scripts run after us when installed on a new document; keep
+    // private references to the few globals whose replacement would break us.
+    const perfNow = performance.now.bind(performance);
+    const topWindow = window;
+    const setTimeoutFn = window.setTimeout.bind(window);
+    const clearTimeoutFn = window.clearTimeout.bind(window);
+
+    // ------------------------------------------------------------------
+    // Small helpers
+    // ------------------------------------------------------------------
+
+    /** Collapse runs of whitespace, drop zero-width spaces, trim. */
+    function norm(s) {
+      if (!s) return '';
+      return String(s).replace(/\u200b/g, '').replace(/\s+/g, ' ').trim();
+    }
+
+    function truncate(s, n) {
+      return s.length > n ? s.slice(0, n - 1) + '…' : s;
+    }
+
+    function isElement(n) {
+      return !!n && n.nodeType === ELEMENT_NODE;
+    }
+
+    /** localName for HTML elements, '' for everything else (SVG, MathML…). */
+    function htmlTag(el) {
+      return el.namespaceURI === HTML_NS ? el.localName : '';
+    }
+
+    function isSvg(el) {
+      return el.namespaceURI === SVG_NS;
+    }
+
+    function newCtx() {
+      return {
+        styles: new Map(),
+        pseudo: new Map(),
+        roles: new Map(),
+        names: new Map(),
+        rawText: new Map(),
+        normText: new Map(),
+        lowerText: new Map(),
+        hidden: new Map(), // hidden for ARIA (display/visibility/aria-hidden)
+        subtreeHidden: new Map(),
+        ariaHiddenAttr: new Map(),
+        visible: new Map(),
+      };
+    }
+
+    function styleOf(el, ctx) {
+      let s = ctx.styles.get(el);
+      if (s === undefined) {
+        const win = el.ownerDocument && el.ownerDocument.defaultView;
+        s = win ? win.getComputedStyle(el) : null;
+        ctx.styles.set(el, s);
+      }
+      return s;
+    }
+
+    /** Parent in the tree that includes shadow hosts (light tree + host hops). */
+    function parentOrHost(n) {
+      if (n.parentElement) return n.parentElement;
+      const p = n.parentNode;
+      return p && p.nodeType === FRAGMENT_NODE && p.host ? p.host : null;
+    }
+
+    /**
+     * Parent in the flat (rendered) tree: a slotted node's parent is its slot.
+     * Used for everything that depends on rendering (hidden-ness, text).
+     */
+    function flatParent(n) {
+      const slot = n.assignedSlot;
+      if (slot) return slot;
+      return parentOrHost(n);
+    }
+
+    /** Is `inner` a composed-tree descendant of (or equal to) `outer`? */
+    function composedContains(outer, inner) {
+      for (let n = inner; n; ) {
+        if (n === outer) return true;
+        const p = n.parentNode;
+        n = p && p.nodeType === FRAGMENT_NODE && p.host ? p.host : p;
+      }
+      return false;
+    }
+
+    /**
+     * Calls cb(node) for every child of `el` in the flat tree: the shadow
+     * root's children for a host, the assigned nodes (or fallback content)
+     * for a slot, the light children otherwise.
+     */
+    function forEachFlatChild(el, cb) {
+      const sr = el.shadowRoot;
+      if (sr) {
+        for (let c = sr.firstChild; c; c = c.nextSibling) cb(c);
+        return;
+      }
+      if (el.localName === 'slot' && typeof el.assignedNodes === 'function') {
+        const assigned = el.assignedNodes();
+        if (assigned.length) {
+          for (const c of assigned) cb(c);
+          return;
+        }
+      }
+      for (let c = el.firstChild; c; c = c.nextSibling) cb(c);
+    }
+
+    /** Elements referenced by an IDREF list, resolved in el's tree scope. */
+    function idRefs(el, attr) {
+      const v = el.getAttribute(attr);
+      if (!v) return [];
+      const root = el.getRootNode();
+      if (!root || typeof root.getElementById !== 'function') return [];
+      const out = [];
+      for (const id of v.split(/\s+/)) {
+        if (!id) continue;
+        const r = root.getElementById(id);
+        if (r && !out.includes(r)) out.push(r);
+      }
+      return out;
+    }
+
+    function frameDocument(frameEl) {
+      try {
+        const d = frameEl.contentDocument; // null when cross-origin
+        return d && d.documentElement ? d : null;
+      } catch (e) {
+        return null;
+      }
+    }
+
+    function isFrameElement(el) {
+      const t = htmlTag(el);
+      return t === 'iframe' || t === 'frame';
+    }
+
+    /**
+     * Visits every element below `root` (a Document, ShadowRoot or Element,
+     * the element itself excluded) in composed order: an element, then its
+     * open shadow tree, then its light children. Frame elements met on the
+     * way are appended to `frames` when given.
+     */
+    function walk(root, cb, frames) {
+      const visit = (el) => {
+        cb(el);
+        const sr = el.shadowRoot;
+        if (sr) for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
+        for (let c = el.firstElementChild; c; c = c.nextElementSibling) visit(c);
+        if (frames && isFrameElement(el)) frames.push(el);
+      };
+      if (root.nodeType === ELEMENT_NODE) {
+        const sr = root.shadowRoot;
+        if (sr) for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
+      }
+      for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c);
+    }
+
+    // ------------------------------------------------------------------
+    // Hidden-ness (for ARIA) and visibility (for actions)
+    // ------------------------------------------------------------------
+
+    // Elements whose content is never text for locators or names.
+    const NON_CONTENT_TAGS = new Set(['script', 'style', 'noscript', 'template']);
+
+    function isAriaHiddenTrue(el) {
+      const v = el.getAttribute('aria-hidden');
+      return v !== null && v.toLowerCase() === 'true';
+    }
+
+    /** display:none / aria-hidden=true on el or a flat-tree ancestor, or not slotted. */
+    function isSubtreeHidden(el, ctx) {
+      let r = ctx.subtreeHidden.get(el);
+      if (r !== undefined) return r;
+      const style = styleOf(el, ctx);
+      r = !style || style.display === 'none' || isAriaHiddenTrue(el);
+      if (!r) {
+        // A light child of an (open) shadow host that no slot takes is not rendered.
+        const lp = el.parentElement;
+        if (lp && lp.shadowRoot && !el.assignedSlot) r = true;
+      }
+      if (!r) {
+        const p = flatParent(el);
+        if (p) r = isSubtreeHidden(p, ctx);
+      }
+      ctx.subtreeHidden.set(el, r);
+      return r;
+    }
+
+    /** Excluded from the accessibility tree (accname "hidden"). */
+    function isHiddenForAria(el, ctx) {
+      let r = ctx.hidden.get(el);
+      if (r !== undefined) return r;
+      if (NON_CONTENT_TAGS.has(htmlTag(el))) {
+        r = true;
+      } else if (isSubtreeHidden(el, ctx)) {
+        r = true;
+      } else {
+        const style = styleOf(el, ctx);
+        // Options of a <select> are exposed whatever their own visibility.
+        r = style.visibility !== 'visible' && !isOptionInSelect(el);
+      }
+      ctx.hidden.set(el, r);
+      return r;
+    }
+
+    /** aria-hidden=true on el or an ancestor (the explicit opt-out of the a11y tree). */
+    function isInAriaHiddenSubtree(el, ctx) {
+      let r = ctx.ariaHiddenAttr.get(el);
+      if (r !== undefined) return r;
+      r = isAriaHiddenTrue(el);
+      if (!r) {
+        const p = flatParent(el);
+        if (p) r = isInAriaHiddenSubtree(p, ctx);
+      }
+      ctx.ariaHiddenAttr.set(el, r);
+      return r;
+    }
+
+    function isOptionInSelect(el) {
+      const t = htmlTag(el);
+      return (t === 'option' || t === 'optgroup') && !!closestSelect(el);
+    }
+
+    function closestSelect(el) {
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const t = htmlTag(p);
+        if (t === 'select') return p;
+        if (t !== 'optgroup' && t !== 'hr' && t !== 'div') return null;
+      }
+      return null;
+    }
+
+    function isVisibleTextNode(node) {
+      const range = node.ownerDocument.createRange();
+      range.selectNode(node);
+      const rect = range.getBoundingClientRect();
+      return rect.width > 0 && rect.height > 0;
+    }
+
+    /**
+     * Playwright's definition: a non-empty box, not visibility:hidden /
+     * collapse, and checkVisibility(); display:contents is visible when any
+     * child is. Inside a frame the frame element must be visible too.
+     */
+    function isVisible(el, ctx) {
+      let r = ctx.visible.get(el);
+      if (r !== undefined) return r;
+      r = computeVisible(el, ctx);
+      if (r) {
+        const win = el.ownerDocument.defaultView;
+        let fe = null;
+        try {
+          fe = win && win !== topWindow ? win.frameElement : null;
+        } catch (e) {
+          fe = null;
+        }
+        if (fe) r = isVisible(fe, ctx);
+      }
+      ctx.visible.set(el, r);
+      return r;
+    }
+
+    function computeVisible(el, ctx) {
+      if (isOptionInSelect(el)) {
+        const sel = closestSelect(el);
+        return isVisible(sel, ctx);
+      }
+      const style = styleOf(el, ctx);
+      if (!style) return false;
+      if (style.display === 'contents') {
+        for (let c = el.firstChild; c; c = c.nextSibling) {
+          if (c.nodeType === ELEMENT_NODE && isVisible(c, ctx)) return true;
+          if (c.nodeType === TEXT_NODE && isVisibleTextNode(c)) return true;
+        }
+        const sr = el.shadowRoot;
+        if (sr) {
+          for (let c = sr.firstChild; c; c = c.nextSibling) {
+            if (c.nodeType === ELEMENT_NODE && isVisible(c, ctx)) return true;
+            if (c.nodeType === TEXT_NODE && isVisibleTextNode(c)) return true;
+          }
+        }
+        return false;
+      }
+      if (style.visibility !== 'visible') return false;
+      if (typeof el.checkVisibility === 'function' && !el.checkVisibility()) return false;
+      const rect = el.getBoundingClientRect();
+      return rect.width > 0 && rect.height > 0;
+    }
+
+    // ------------------------------------------------------------------
+    // Roles (WAI-ARIA 1.2 + HTML-AAM, Chromium flavour)
+    // ------------------------------------------------------------------
+
+    const VALID_ROLES = new Set((
+      'alert alertdialog application article banner blockquote button caption cell checkbox code ' +
+      'columnheader combobox comment complementary contentinfo definition deletion dialog directory ' +
+      'document emphasis feed figure form generic grid gridcell group heading image img insertion ' +
+      'link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox ' +
+      'menuitemradio meter navigation none note option paragraph presentation progressbar radio ' +
+      'radiogroup region row rowgroup rowheader scrollbar search searchbox sectionfooter sectionheader ' +
+      'separator slider spinbutton status strong subscript suggestion superscript switch tab table ' +
+      'tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem ' +
+      'graphics-document graphics-object graphics-symbol ' +
+      'doc-abstract doc-acknowledgments doc-afterword doc-appendix doc-backlink doc-biblioentry ' +
+      'doc-bibliography doc-biblioref doc-chapter doc-colophon doc-conclusion doc-cover doc-credit ' +
+      'doc-credits doc-dedication doc-endnote doc-endnotes doc-epigraph doc-epilogue doc-errata ' +
+      'doc-example doc-footnote doc-foreword doc-glossary doc-glossref doc-index doc-introduction ' +
+      'doc-noteref doc-notice doc-pagebreak doc-pagefooter doc-pageheader doc-pagelist doc-part ' +
+      'doc-preface doc-prologue doc-pullquote doc-qna doc-subtitle doc-tip doc-toc'
+    ).split(' '));
+
+    // Synonyms are folded so that callers and our tables see one spelling.
+    const ROLE_SYNONYMS = { image: 'img', presentation: 'none' };
+
+    function canonicalRole(r) {
+      return ROLE_SYNONYMS[r] || r;
+    }
+
+    function explicitRole(el) {
+      const attr = el.getAttribute('role');
+      if (!attr) return null;
+      for (const tok of attr.trim().toLowerCase().split(/\s+/)) {
+        if (VALID_ROLES.has(tok)) return canonicalRole(tok);
+      }
+      return null;
+    }
+
+    // aria-* attributes that are global (apply to every role) in ARIA 1.2 and
+    // therefore defeat role=none / role=presentation (conflict resolution).
+    const GLOBAL_ARIA_ATTRS = [
+      'aria-atomic', 'aria-busy', 'aria-controls', 'aria-current', 'aria-describedby',
+      'aria-description', 'aria-details', 'aria-dropeffect', 'aria-flowto', 'aria-grabbed',
+      'aria-keyshortcuts', 'aria-label', 'aria-labelledby', 'aria-live', 'aria-owns',
+      'aria-relevant', 'aria-roledescription',
+    ];
+
+    function hasGlobalAriaAttribute(el) {
+      for (const a of GLOBAL_ARIA_ATTRS) if (el.hasAttribute(a)) return true;
+      return false;
+    }
+
+    function hasValidTabIndex(el) {
+      const v = el.getAttribute('tabindex');
+      return v !== null && /^\s*[+-]?\d+/.test(v);
+    }
+
+    const TEXT_INPUT_TYPES = new Set(['text', 'search', 'url', 'tel', 'email', 'password', 'number']);
+
+    function inputType(el) {
+      // `.type` normalises unknown values to "text"; read it defensively for
+      // elements that are not real inputs (e.g. in documents without a window).
+      const t = typeof el.type === 'string' ? el.type : (el.getAttribute('type') || 'text');
+      return t.toLowerCase();
+    }
+
+    function isNativelyDisabled(el) {
+      const t = htmlTag(el);
+      if (t === 'button' || t === 'input' || t === 'select' || t === 'textarea' ||
+          t === 'option' || t === 'optgroup' || t === 'fieldset') {
+        // :disabled implements the fieldset/first-legend and optgroup rules natively.
+        try {
+          if (el.matches(':disabled')) return true;
+        } catch (e) { /* ignore */ }
+        if (t === 'option') {
+          const sel = closestSelect(el);
+          if (sel && sel.matches(':disabled')) return true;
+        }
+        return false;
+      }
+      // Form-associated custom elements also honour :disabled.
+      if (el.localName.includes('-')) {
+        try {
+          return el.matches(':disabled');
+        } catch (e) {
+          return false;
+        }
+      }
+      return false;
+    }
+
+    function isFocusable(el) {
+      if (isNativelyDisabled(el)) return false;
+      if (hasValidTabIndex(el)) return true;
+      const t = htmlTag(el);
+      switch (t) {
+        case 'button': case 'select': case 'textarea': case 'iframe':
+          return true;
+        case 'input':
+          return inputType(el) !== 'hidden';
+        case 'a': case 'area':
+          return el.hasAttribute('href');
+        case 'summary':
+          return !!el.parentElement && htmlTag(el.parentElement) === 'details' &&
+            el.parentElement.querySelector(':scope > summary') === el;
+        case 'audio': case 'video':
+          return el.hasAttribute('controls');
+      }
+      return !!el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
+    }
+
+    /** Is el inside sectioning content (article, aside, nav, section) or main? */
+    function inSectioningOrMain(el, ctx) {
+      for (let p = parentOrHost(el); p; p = parentOrHost(p)) {
+        const t = htmlTag(p);
+        if (t === 'article' || t === 'aside' || t === 'nav' || t === 'section' || t === 'main') return true;
+        const r = explicitRole(p);
+        if (r === 'article' || r === 'complementary' || r === 'navigation' || r === 'region' || r === 'main') return true;
+        if (t === 'body') return false;
+      }
+      return false;
+    }
+
+    function hasAuthorName(el) {
+      const al = el.getAttribute('aria-label');
+      if (al && al.trim()) return true;
+      if (idRefs(el, 'aria-labelledby').length) return true;
+      const title = el.getAttribute('title');
+      return !!(title && title.trim());
+    }
+
+    /** Role of a <th>: Chromium decides from scope, then from its neighbours. */
+    function thRole(el) {
+      const scope = (el.getAttribute('scope') || '').toLowerCase();
+      if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
+      if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+      const row = el.parentElement;
+      if (row && row.parentElement && htmlTag(row.parentElement) === 'thead') return 'columnheader';
+      // A header cell in a row that also holds data cells labels that row.
+      if (row) {
+        for (let c = row.firstElementChild; c; c = c.nextElementSibling) {
+          if (htmlTag(c) === 'td') return 'rowheader';
+        }
+      }
+      return 'columnheader';
+    }
+
+    function closestTable(el) {
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        if (htmlTag(p) === 'table') return p;
+      }
+      return null;
+    }
+
+    function implicitRole(el, ctx) {
+      if (isSvg(el)) {
+        const ln = el.localName;
+        // An <svg> is an image, unless it holds meaningful parts of its own
+        // (then Chromium exposes a container without an ARIA role).
+        if (ln === 'svg') return svgHasSemanticParts(el) ? null : 'img';
+        if (ln === 'a' && (el.hasAttribute('href') || el.hasAttribute('xlink:href'))) return 'link';
+        if ((ln === 'g' || ln === 'use' || ln === 'image' || ln === 'text') && svgIsNamed(el)) return ln === 'g' ? 'group' : null;
+        if (SVG_SHAPES.has(ln)) return 'graphics-symbol';
+        return null;
+      }
+      const t = htmlTag(el);
+      switch (t) {
+        case 'a': case 'area':
+          if (el.hasAttribute('href')) return 'link';
+          // Chromium makes an anchor with a click listener a link. Listeners
+          // are invisible from here; an onclick or a pointer cursor stands in.
+          if (t === 'a' && (el.hasAttribute('onclick') || typeof el.onclick === 'function' || cursorIsPointer(el, ctx))) return 'link';
+          return 'generic';
+        case 'address': case 'details': case 'fieldset': case 'hgroup': case 'optgroup':
+          return 'group';
+        case 'article': return 'article';
+        case 'aside':
+          return !inSectioningOrMain(el, ctx) || hasAuthorName(el) ? 'complementary' : 'generic';
+        case 'b': case 'bdi': case 'bdo': case 'body': case 'data': case 'div': case 'i':
+        case 'pre': case 'q': case 'samp': case 'small': case 'span': case 'u':
+          if (t === 'body') return null;
+          // `content: url(…)` on the element itself makes it a replaced image.
+          // Only childless elements are checked, to spare style lookups.
+          if (!el.firstChild && isCssReplacedImage(el, ctx)) return 'img';
+          return 'generic';
+        case 'blockquote': return 'blockquote';
+        case 'button': return 'button';
+        case 'caption': return 'caption';
+        case 'code': return 'code';
+        case 'datalist': return 'listbox';
+        case 'dd': return 'definition';
+        case 'del': case 's': return 'deletion';
+        case 'dfn': case 'dt': return 'term';
+        case 'dialog': return 'dialog';
+        case 'em': return 'emphasis';
+        case 'figure': return 'figure';
+        case 'footer':
+          return inSectioningOrMain(el, ctx) ? 'sectionfooter' : 'contentinfo';
+        case 'header':
+          return inSectioningOrMain(el, ctx) ? 'sectionheader' : 'banner';
+        case 'form': return 'form';
+        case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
+          return 'heading';
+        case 'hr': return 'separator';
+        case 'html': return 'document';
+        case 'img': {
+          // alt="" means decorative unless something makes it interesting.
+          if (el.getAttribute('alt') === '' && !hasGlobalAriaAttribute(el) && !hasValidTabIndex(el) &&
+              !(el.getAttribute('title') || '').trim()) return 'none';
+          return 'img';
+        }
+        case 'input': return inputRole(el);
+        case 'ins': return 'insertion';
+        case 'li': return 'listitem';
+        case 'main': return 'main';
+        case 'mark': return 'mark';
+        case 'math': return 'math';
+        case 'menu': case 'ol': case 'ul': return 'list';
+        case 'meter': return 'meter';
+        case 'nav': return 'navigation';
+        case 'option': return 'option';
+        case 'output': return 'status';
+        case 'p': return 'paragraph';
+        case 'progress': return 'progressbar';
+        case 'search': return 'search';
+        case 'section': return hasAuthorName(el) || el.hasAttribute('title') ? 'region' : 'generic';
+        case 'select': {
+          const size = parseInt(el.getAttribute('size') || '0', 10);
+          return el.hasAttribute('multiple') || size > 1 ? 'listbox' : 'combobox';
+        }
+        case 'strong': return 'strong';
+        case 'sub': return 'subscript';
+        case 'sup': return 'superscript';
+        case 'table': return 'table';
+        case 'tbody': case 'thead': case 'tfoot': return 'rowgroup';
+        case 'td': {
+          const table = closestTable(el);
+          const tr = table ? explicitRole(table) : null;
+          return tr === 'grid' || tr === 'treegrid' ? 'gridcell' : 'cell';
+        }
+        case 'th': return thRole(el);
+        case 'textarea': return 'textbox';
+        case 'time': return 'time';
+        case 'tr': return 'row';
+      }
+      return null;
+    }
+
+    const SVG_SHAPES = new Set(['circle', 'ellipse', 'line', 'path', 'polygon', 'polyline', 'rect']);
+
+    function svgIsNamed(el) {
+      if (hasAuthorName(el)) return true;
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+        if (isSvg(c) && c.localName === 'title' && (c.textContent || '').trim()) return true;
+      }
+      return false;
+    }
+
+    function svgHasSemanticParts(svg) {
+      for (const d of svg.querySelectorAll('g, a, text, [role], [aria-label], [aria-labelledby]')) {
+        if (d.localName === 'a' || d.localName === 'text' || d.hasAttribute('role') || svgIsNamed(d)) return true;
+      }
+      return false;
+    }
+
+    function cursorIsPointer(el, ctx) {
+      const s = styleOf(el, ctx);
+      return !!s && s.cursor === 'pointer';
+    }
+
+    function isCssReplacedImage(el, ctx) {
+      const s = styleOf(el, ctx);
+      return !!s && /^(url|image-set|-webkit-image-set)\(/.test(s.content);
+    }
+
+    function inputRole(el) {
+      const type = inputType(el);
+      switch (type) {
+        case 'button': case 'image': case 'reset': case 'submit': case 'file':
+          return 'button';
+        case 'checkbox': return 'checkbox';
+        case 'radio': return 'radio';
+        case 'range': return 'slider';
+        case 'number': return 'spinbutton';
+        case 'hidden': return null;
+        // No ARIA role: Chromium exposes its own ColorWell/Date/InputTime.
+        case 'color': case 'date': case 'datetime-local': case 'month': case 'time': case 'week':
+          return null;
+      }
+      const hasList = el.hasAttribute('list') && idRefs(el, 'list').some((l) => htmlTag(l) === 'datalist');
+      if (type === 'search') return hasList ? 'combobox' : 'searchbox';
+      return hasList ? 'combobox' : 'textbox';
+    }
+
+    // Elements that must be owned by a specific parent; when that parent is
+    // presentational (and not rescued by conflict resolution) they lose their
+    // role as well. Chromium turns cells of a presentational table into generic.
+    const REQUIRED_PARENTS = {
+      li: ['ul', 'ol', 'menu'],
+      dt: ['dl', 'div'],
+      dd: ['dl', 'div'],
+      tr: ['table', 'thead', 'tbody', 'tfoot'],
+      thead: ['table'],
+      tbody: ['table'],
+      tfoot: ['table'],
+      td: ['tr'],
+      th: ['tr'],
+    };
+
+    function inheritsPresentation(el) {
+      let cur = el;
+      for (;;) {
+        const parents = REQUIRED_PARENTS[htmlTag(cur)];
+        const p = cur.parentElement;
+        if (!parents || !p || !parents.includes(htmlTag(p))) return null;
+        const pr = explicitRole(p);
+        if (pr === 'none' && !hasGlobalAriaAttribute(p) && !isFocusable(p)) {
+          return htmlTag(el) === 'td' || htmlTag(el) === 'th' ? 'generic' : 'none';
+        }
+        if (pr) return null;
+        cur = p;
+      }
+    }
+
+    function roleOf(el, ctx) {
+      let r = ctx.roles.get(el);
+      if (r !== undefined) return r;
+      r = computeRole(el, ctx);
+      ctx.roles.set(el, r);
+      return r;
+    }
+
+    function computeRole(el, ctx) {
+      const explicit = explicitRole(el);
+      if (explicit && explicit !== 'none') return explicit;
+      if (explicit === 'none') {
+        // ARIA 1.2 §9.3: focusable elements and elements with global ARIA
+        // attributes keep their native role.
+        if (hasGlobalAriaAttribute(el) || isFocusable(el)) return implicitRole(el, ctx);
+        return 'none';
+      }
+      const inherited = inheritsPresentation(el);
+      if (inherited) return inherited;
+      return implicitRole(el, ctx);
+    }
+
+    // ------------------------------------------------------------------
+    // States
+    // ------------------------------------------------------------------
+
+    const CHECKABLE_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+
+    function isNativeCheckable(el) {
+      if (htmlTag(el) !== 'input') return false;
+      const t = inputType(el);
+      return t === 'checkbox' || t === 'radio';
+    }
+
+    /** true | false | 'mixed' | null (not checkable). */
+    function checkedState(el, ctx) {
+      if (isNativeCheckable(el)) {
+        if (inputType(el) === 'checkbox' && el.indeterminate) return 'mixed';
+        return !!el.checked;
+      }
+      const role = roleOf(el, ctx);
+      const attr = (el.getAttribute('aria-checked') || '').toLowerCase();
+      if (CHECKABLE_ROLES.has(role) || ((role === 'option' || role === 'treeitem') && attr)) {
+        if (attr === 'true') return true;
+        if (attr === 'mixed' && (role === 'checkbox' || role === 'menuitemcheckbox')) return 'mixed';
+        return false;
+      }
+      return null;
+    }
+
+    function levelOf(el, ctx) {
+      const role = roleOf(el, ctx);
+      const attr = parseInt(el.getAttribute('aria-level') || '', 10);
+      const valid = Number.isInteger(attr) && attr >= 1;
+      if (role === 'heading') {
+        if (valid) return attr; // Chromium lets aria-level override h1..h6
+        const m = /^h([1-6])$/.exec(htmlTag(el));
+        return m ? Number(m[1]) : 2; // ARIA default for role=heading
+      }
+      if ((role === 'listitem' || role === 'treeitem' || role === 'row') && valid) return attr;
+      return null;
+    }
+
+    /** aria-disabled=true on el or an ancestor (composed tree). */
+    function hasAriaDisabled(el) {
+      for (let n = el; n; n = parentOrHost(n)) {
+        const v = n.getAttribute('aria-disabled');
+        if (v !== null && v.toLowerCase() === 'true') return true;
+      }
+      return false;
+    }
+
+    function isDisabled(el) {
+      return isNativelyDisabled(el) || hasAriaDisabled(el);
+    }
+
+    function selectedState(el, ctx) {
+      if (htmlTag(el) === 'option') return !!el.selected;
+      const role = roleOf(el, ctx);
+      if (['option', 'tab', 'row', 'gridcell', 'treeitem', 'columnheader', 'rowheader'].includes(role)) {
+        return (el.getAttribute('aria-selected') || '').toLowerCase() === 'true';
+      }
+      return false;
+    }
+
+    function expandedState(el) {
+      if (htmlTag(el) === 'details') return !!el.open;
+      const v = el.getAttribute('aria-expanded');
+      if (v === null) return null;
+      return v.toLowerCase() === 'true';
+    }
+
+    function pressedState(el, ctx) {
+      if (roleOf(el, ctx) !== 'button') return null;
+      const v = (el.getAttribute('aria-pressed') || '').toLowerCase();
+      if (v === 'true') return true;
+      if (v === 'mixed') return 'mixed';
+      return null;
+    }
+
+    // ------------------------------------------------------------------
+    // Accessible name (accname 1.2 + HTML-AAM, as Chromium computes it)
+    // ------------------------------------------------------------------
+
+    // Roles whose own name comes from their content (accname "name from content").
+    const NAME_FROM_CONTENT = new Set([
+      'button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem',
+      'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'rowheader', 'switch', 'tab',
+      'tooltip', 'treeitem', 'term', 'comment', 'suggestion', 'math',
+      'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref',
+    ]);
+
+    // Roles that are containers: when met while collecting a name from
+    // content they contribute only their own (author/native) name, never
+    // their descendants' text (Chromium's "no name from contents" roles).
+    const NO_CONTENT_CONTRIBUTION = new Set([
+      'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'complementary',
+      'contentinfo', 'dialog', 'document', 'feed', 'figure', 'form', 'grid', 'group', 'img',
+      'listbox', 'log', 'main', 'marquee', 'math', 'menu', 'menubar', 'meter', 'navigation', 'note',
+      'progressbar', 'radiogroup', 'scrollbar', 'search', 'searchbox', 'separator', 'slider',
+      'spinbutton', 'status', 'tablist', 'tabpanel', 'textbox', 'timer', 'toolbar', 'tree',
+      'treegrid', 'combobox', 'table',
+    ]);
+
+    const LABELABLE_TAGS = new Set(['button', 'input', 'meter', 'output', 'progress', 'select', 'textarea']);
+
+    function pseudoText(el, which, ctx) {
+      const key = which === '::before' ? 0 : 1;
+      let m = ctx.pseudo.get(el);
+      if (m && m[key] !== undefined) return m[key];
+      if (!m) {
+        m = [undefined, undefined];
+        ctx.pseudo.set(el, m);
+      }
+      let out = '';
+      const win = el.ownerDocument.defaultView;
+      const st = win ? win.getComputedStyle(el, which) : null;
+      if (st && st.display !== 'none' && st.visibility !== 'hidden') {
+        out = parseCssContent(st.content);
+        if (out && st.display !== 'inline') out = ' ' + out + ' ';
+      }
+      m[key] = out;
+      return out;
+    }
+
+    /**
+     * Extracts the text of a computed `content` value: the concatenated
+     * string tokens, or the alternative text after "/" when there is one
+     * (content: "★" / "Favourite").
+     */
+    function parseCssContent(content) {
+      if (!content || content === 'none' || content === 'normal') return '';
+      const strings = [];
+      let alt = null;
+      let i = 0;
+      while (i < content.length) {
+        const ch = content[i];
+        if (ch === '"' || ch === "'") {
+          let s = '';
+          i++;
+          while (i < content.length && content[i] !== ch) {
+            if (content[i] === '\\' && i + 1 < content.length) {
+              const hex = /^[0-9a-fA-F]{1,6} ?/.exec(content.slice(i + 1));
+              if (hex) {
+                s += String.fromCodePoint(parseInt(hex[0], 16));
+                i += 1 + hex[0].length;
+                continue;
+              }
+              s += content[i + 1];
+              i += 2;
+              continue;
+            }
+            s += content[i++];
+          }
+          i++;
+          if (alt) alt.push(s);
+          else strings.push(s);
+        } else if (ch === '/') {
+          alt = [];
+          i++;
+        } else {
+          i++;
+        }
+      }
+      return (alt || strings).join('');
+    }
+
+    function accessibleName(el, ctx) {
+      let n = ctx.names.get(el);
+      if (n !== undefined) return n;
+      // A hidden target is still named (diagnostics count hidden matches),
+      // from its hidden content too, like accname's "referenced hidden" rule.
+      const state = {
+        ctx,
+        visited: new Set(),
+        includeHidden: isHiddenForAria(el, ctx),
+        root: el,
+        isRoot: true,
+        inLabelledBy: false,
+        inLabel: false,
+        hiddenRef: false,
+      };
+      n = norm(textAlternative(el, state));
+      ctx.names.set(el, n);
+      return n;
+    }
+
+    function childState(st, over) {
+      return Object.assign({}, st, { isRoot: false }, over);
+    }
+
+    function textAlternative(el, st) {
+      const ctx = st.ctx;
+      if (st.visited.has(el)) return '';
+      const tag = htmlTag(el);
+      if (NON_CONTENT_TAGS.has(tag)) return '';
+
+      // 2A: hidden, unless we are inside a traversal whose root was hidden.
+      if (!st.includeHidden && !st.hiddenRef) {
+        if (isSubtreeHidden(el, ctx)) return '';
+        // visibility:hidden hides the element itself, but a descendant may
+        // turn visible again: only its children can contribute.
+        if (!st.isRoot && isHiddenForAria(el, ctx)) {
+          st.visited.add(el);
+          return contentText(el, st);
+        }
+      }
+
+      // The labelled element itself found again inside its own <label>.
+      if (!st.isRoot && st.inLabel && el === st.root) return '';
+
+      // 2B: aria-labelledby (not followed from within another labelledby).
+      if (!st.inLabelledBy) {
+        const refs = idRefs(el, 'aria-labelledby');
+        if (refs.length) {
+          const parts = refs.map((ref) => textAlternative(ref, {
+            ctx,
+            visited: st.visited,
+            includeHidden: st.includeHidden,
+            root: st.root,
+            isRoot: false,
+            inLabelledBy: true,
+            inLabel: false,
+            hiddenRef: isHiddenForAria(ref, ctx),
+          }));
+          const joined = parts.join(' ');
+          if (joined.trim()) return joined;
+        }
+      }
+
+      const role = roleOf(el, ctx);
+
+      // 2C: an embedded control contributes its value, not its label.
+      if (!st.isRoot && el !== st.root) {
+        const v = embeddedControlValue(el, role, st);
+        if (v !== null) return v;
+      }
+
+      // 2D: aria-label.
+      const ariaLabel = el.getAttribute('aria-label');
+      if (ariaLabel && ariaLabel.trim()) return ariaLabel;
+
+      // 2E: host language (HTML-AAM) text alternatives.
+      if (role !== 'none') {
+        const native = nativeTextAlternative(el, tag, role, st);
+        if (native !== null) return native;
+      }
+
+      // 2F/2H: name from content.
+      const fromContent = st.isRoot ? NAME_FROM_CONTENT.has(role) || tag === 'summary' || (role === 'row' && isInGrid(el, ctx))
+        : (st.inLabelledBy || st.inLabel || !NO_CONTENT_CONTRIBUTION.has(role));
+      if (fromContent) {
+        st.visited.add(el);
+        const text = contentText(el, st);
+        if (st.isRoot ? text.trim() : text) return text;
+      }
+
+      // 2I: tooltip. Chromium uses it for the target only, and not for generic.
+      if (st.isRoot && ((role !== 'none' && role !== 'generic') || tag === 'iframe')) {
+        const title = el.getAttribute('title');
+        if (title && title.trim()) return title;
+      }
+      // Chromium falls back to aria-placeholder for custom text fields.
+      if (st.isRoot && (role === 'textbox' || role === 'searchbox' || role === 'combobox')) {
+        const ph = el.getAttribute('aria-placeholder');
+        if (ph && ph.trim()) return ph;
+      }
+      return '';
+    }
+
+    /** Rows are named from content only in interactive grids (Chromium). */
+    function isInGrid(el, ctx) {
+      for (let p = parentOrHost(el); p; p = parentOrHost(p)) {
+        const r = roleOf(p, ctx);
+        if (r === 'grid' || r === 'treegrid') return true;
+        if (r === 'table') return false;
+      }
+      return false;
+    }
+
+    /** Value of a control met inside a label or content traversal, or null. */
+    function embeddedControlValue(el, role, st) {
+      const tag = htmlTag(el);
+      if (role === 'textbox' || role === 'searchbox') {
+        st.visited.add(el);
+        if (tag === 'input' || tag === 'textarea') return el.value;
+        return el.textContent || '';
+      }
+      if (role === 'combobox' || role === 'listbox') {
+        st.visited.add(el);
+        if (tag === 'select') {
+          let opts = Array.from(el.selectedOptions || []);
+          if (!opts.length && el.options && el.options.length && role === 'combobox') opts = [el.options[0]];
+          return opts.map((o) => norm(o.label || o.textContent)).join(' ');
+        }
+        if (tag === 'input') return el.value;
+        const sel = [];
+        walk(el, (d) => {
+          if ((d.getAttribute('aria-selected') || '').toLowerCase() === 'true' && roleOf(d, st.ctx) === 'option') sel.push(d);
+        }, null);
+        return sel.map((o) => norm(o.textContent)).join(' ');
+      }
+      if (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'scrollbar' || role === 'meter') {
+        st.visited.add(el);
+        const vt = el.getAttribute('aria-valuetext');
+        if (vt) return vt;
+        const vn = el.getAttribute('aria-valuenow');
+        if (vn) return vn;
+        if (tag === 'input') return el.value;
+        return el.getAttribute('value') || '';
+      }
+      if (role === 'menu') {
+        st.visited.add(el);
+        return '';
+      }
+      return null;
+    }
+
+    function namesFromLabels(el, st) {
+      const labels = el.labels;
+      if (!labels || !labels.length) return null;
+      const ctx = st.ctx;
+      const parts = [];
+      for (const label of labels) {
+        // Chromium ignores a hidden <label> (unlike a hidden aria-labelledby target).
+        if (!st.includeHidden && isHiddenForAria(label, ctx)) continue;
+        const t = textAlternative(label, {
+          ctx,
+          visited: st.visited,
+          includeHidden: st.includeHidden,
+          root: st.root,
+          isRoot: false,
+          inLabelledBy: false,
+          inLabel: true,
+          hiddenRef: false,
+        });
+        if (t.trim()) parts.push(t);
+      }
+      return parts.length ? parts.join(' ') : null;
+    }
+
+    function firstChildTagged(el, tag) {
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (htmlTag(c) === tag) return c;
+      return null;
+    }
+
+    /** HTML-AAM native text alternatives; null means "fall through". */
+    function nativeTextAlternative(el, tag, role, st) {
+      const ctx = st.ctx;
+      const title = () => (el.getAttribute('title') || '');
+      if (tag === 'input') {
+        const type = inputType(el);
+        if (type === 'button' || type === 'submit' || type === 'reset') {
+          st.visited.add(el);
+          const fromLabel = st.isRoot ? namesFromLabels(el, st) : null;
+          if (fromLabel) return fromLabel;
+          // A value attribute, even empty, replaces the default label.
+          if (el.hasAttribute('value')) return el.value || '';
+          if (type === 'submit') return 'Submit';
+          if (type === 'reset') return 'Reset';
+          return title();
+        }
+        if (type === 'image') {
+          st.visited.add(el);
+          const fromLabel = namesFromLabels(el, st);
+          if (fromLabel) return fromLabel;
+          const alt = el.getAttribute('alt') || '';
+          if (alt.trim()) return alt;
+          if (title().trim()) return title();
+          return 'Submit';
+        }
+        if (type === 'file' && st.isRoot) {
+          const fromLabel = namesFromLabels(el, st);
+          if (fromLabel) return fromLabel;
+          if (title().trim()) return title();
+          return el.files && el.files.length ? el.files[0].name : 'Choose File';
+        }
+        if (!st.isRoot) return null;
+        st.visited.add(el);
+        const fromLabel = namesFromLabels(el, st);
+        if (fromLabel) return fromLabel;
+        if (title().trim()) return title();
+        if (TEXT_INPUT_TYPES.has(type)) {
+          const ph = el.getAttribute('placeholder') || '';
+          if (ph.trim()) return ph;
+        }
+        return '';
+      }
+      if (tag === 'textarea' || tag === 'select') {
+        if (!st.isRoot) return null;
+        st.visited.add(el);
+        const fromLabel = namesFromLabels(el, st);
+        if (fromLabel) return fromLabel;
+        if (title().trim()) return title();
+        if (tag === 'textarea') {
+          const ph = el.getAttribute('placeholder') || '';
+          if (ph.trim()) return ph;
+        }
+        return '';
+      }
+      if (LABELABLE_TAGS.has(tag) && st.isRoot) {
+        // button, meter, output, progress: a <label> wins over content.
+        const fromLabel = namesFromLabels(el, st);
+        if (fromLabel) {
+          st.visited.add(el);
+          return fromLabel;
+        }
+        return null;
+      }
+      if (tag === 'img' || tag === 'area') {
+        st.visited.add(el);
+        const alt = el.getAttribute('alt');
+        if (alt !== null) return alt.trim() ? alt : '';
+        return title();
+      }
+      if (tag === 'fieldset') {
+        const legend = firstChildTagged(el, 'legend');
+        if (legend) {
+          st.visited.add(el);
+          const t = textAlternative(legend, childState(st, { inLabel: true, hiddenRef: isHiddenForAria(legend, ctx) }));
+          if (t.trim()) return t;
+        }
+        return null;
+      }
+      if (tag === 'table') {
+        const cap = firstChildTagged(el, 'caption');
+        if (cap) {
+          st.visited.add(el);
+          const t = textAlternative(cap, childState(st, { inLabel: true, hiddenRef: isHiddenForAria(cap, ctx) }));
+          if (t.trim()) return t;
+        }
+        const summary = el.getAttribute('summary');
+        if (summary && summary.trim()) return summary;
+        return null;
+      }
+      if (tag === 'optgroup') {
+        return el.getAttribute('label') || '';
+      }
+      if (tag === 'option') {
+        const label = el.getAttribute('label');
+        if (label && label.trim()) return label;
+        return null;
+      }
+      if (isSvg(el)) {
+        for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+          if (isSvg(c) && c.localName === 'title') return c.textContent || '';
+        }
+        if (el.localName === 'a') {
+          const xt = el.getAttribute('xlink:title');
+          if (xt && xt.trim()) return xt;
+        }
+        return null;
+      }
+      return null;
+    }
+
+    /** Text collected from content: ::before, flat children, aria-owns, ::after. */
+    function contentText(el, st) {
+      const ctx = st.ctx;
+      let out = pseudoText(el, '::before', ctx);
+      const cst = childState(st, {});
+      const visitNode = (n) => {
+        if (n.nodeType === TEXT_NODE) {
+          // Text inherits visibility and text-transform from its parent element.
+          const pe = n.parentElement;
+          const ps = pe ? styleOf(pe, ctx) : null;
+          if (!st.includeHidden && !st.hiddenRef && ps && ps.visibility !== 'visible') return;
+          out += ps ? transformText(n.data, ps.textTransform) : n.data;
+        } else if (n.nodeType === ELEMENT_NODE) {
+          if (NON_CONTENT_TAGS.has(htmlTag(n))) return;
+          let t = textAlternative(n, cst);
+          const s = styleOf(n, ctx);
+          const display = s ? s.display : 'inline';
+          if (display === 'none') return;
+          // Block boundaries separate words; inline ones do not.
+          if ((display !== 'inline' && display !== 'contents') || htmlTag(n) === 'br') t = ' ' + t + ' ';
+          out += t;
+        }
+      };
+      forEachFlatChild(el, visitNode);
+      // Owned elements become children elsewhere in the tree: word-separated.
+      for (const owned of idRefs(el, 'aria-owns')) {
+        out += ' ';
+        visitNode(owned);
+        out += ' ';
+      }
+      out += pseudoText(el, '::after', ctx);
+      return out;
+    }
+
+    /** Chromium names use the rendered (transformed) text. */
+    function transformText(text, tt) {
+      if (!tt || tt === 'none') return text;
+      if (tt === 'uppercase') return text.toUpperCase();
+      if (tt === 'lowercase') return text.toLowerCase();
+      if (tt === 'capitalize') return text.replace(/(^|[\s\-(\[{"'])(\p{L})/gu, (m, pre, ch) => pre + ch.toUpperCase());
+      return text;
+    }
+
+    // ------------------------------------------------------------------
+    // Element text (text= / has-text= / value)
+    // ------------------------------------------------------------------
+
+    // The text engine treats <head> like script: nothing in it is content.
+    const NON_TEXT_TAGS = new Set(['script', 'style', 'noscript', 'template', 'head']);
+
+    function isButtonLikeInput(el) {
+      if (htmlTag(el) !== 'input') return false;
+      const t = inputType(el);
+      return t === 'button' || t === 'submit' || t === 'reset';
+    }
+
+    /** Concatenated flat-tree text (un-normalised), memoised per element. */
+    function rawText(el, ctx) {
+      let t = ctx.rawText.get(el);
+      if (t !== undefined) return t;
+      t = '';
+      if (NON_TEXT_TAGS.has(htmlTag(el))) {
+        t = '';
+      } else if (isButtonLikeInput(el)) {
+        t = el.value || '';
+      } else {
+        forEachFlatChild(el, (n) => {
+          if (n.nodeType === TEXT_NODE) t += n.data;
+          else if (n.nodeType === ELEMENT_NODE) t += rawText(n, ctx);
+        });
+      }
+      ctx.rawText.set(el, t);
+      return t;
+    }
+
+    function normText(el, ctx) {
+      let t = ctx.normText.get(el);
+      if (t === undefined) {
+        t = norm(rawText(el, ctx));
+        ctx.normText.set(el, t);
+      }
+      return t;
+    }
+
+    function lowerText(el, ctx) {
+      let t = ctx.lowerText.get(el);
+      if (t === undefined) {
+        t = normText(el, ctx).toLowerCase();
+        ctx.lowerText.set(el, t);
+      }
+      return t;
+    }
+
+    /** Text like rawText, but skipping form controls (for a label's own words). */
+    function textSkippingControls(el, ctx) {
+      let t = '';
+      forEachFlatChild(el, (n) => {
+        if (n.nodeType === TEXT_NODE) t += n.data;
+        else if (n.nodeType === ELEMENT_NODE) {
+          const tag = htmlTag(n);
+          if (tag === 'input' || tag === 'select' || tag === 'textarea') return;
+          t += textSkippingControls(n, ctx);
+        }
+      });
+      return NON_TEXT_TAGS.has(htmlTag(el)) ? '' : t;
+    }
+
+    function flatChildElements(el, cb) {
+      if (isButtonLikeInput(el)) return;
+      forEachFlatChild(el, (n) => {
+        if (n.nodeType === ELEMENT_NODE) cb(n);
+      });
+    }
+
+    // ------------------------------------------------------------------
+    // Selector engines
+    // ------------------------------------------------------------------
+
+    function stringMatcher(value, exact) {
+      const v = norm(value);
+      if (exact) return (s) => s === v;
+      const lv = v.toLowerCase();
+      return (s) => s.toLowerCase().includes(lv);
+    }
+
+    // Roles for which the `label=` engine considers an element a control.
+    const WIDGET_ROLES = new Set([
+      'button', 'checkbox', 'combobox', 'gridcell', 'link', 'listbox', 'menuitem', 'menuitemcheckbox',
+      'menuitemradio', 'option', 'radio', 'scrollbar', 'searchbox', 'separator', 'slider',
+      'spinbutton', 'switch', 'tab', 'textbox', 'treeitem',
+    ]);
+
+    function isLabelTarget(el, ctx) {
+      const tag = htmlTag(el);
+      if (tag === 'input') return inputType(el) !== 'hidden';
+      if (LABELABLE_TAGS.has(tag)) return true;
+      if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+      return WIDGET_ROLES.has(roleOf(el, ctx));
+    }
+
+    /** All label texts of a control (normalised): labelledby, aria-label, <label>s. */
+    function labelTexts(el, ctx) {
+      const out = [];
+      const refs = idRefs(el, 'aria-labelledby');
+      if (refs.length) out.push(norm(refs.map((r) => rawText(r, ctx)).join(' ')));
+      const al = el.getAttribute('aria-label');
+      if (al && al.trim()) out.push(norm(al));
+      if (LABELABLE_TAGS.has(htmlTag(el)) && el.labels) {
+        for (const label of el.labels) out.push(norm(textSkippingControls(label, ctx)));
+      }
+      return out.filter((s) => s);
+    }
+
+    function textPredicate(value, exact, ctx) {
+      const needle = exact ? norm(value) : norm(value).toLowerCase();
+      const textOf = exact ? (el) => normText(el, ctx) : (el) => lowerText(el, ctx);
+      const full = exact ? (t) => t === needle : (t) => t.includes(needle);
+      // An element can only hold the needle if every flat ancestor does:
+      // that prunes the search to the few branches that contain the text.
+      const memo = new Map();
+      const mayContain = (el) => {
+        let r = memo.get(el);
+        if (r !== undefined) return r;
+        const p = flatParent(el);
+        r = (!p || mayContain(p)) && textOf(el).includes(needle);
+        memo.set(el, r);
+        return r;
+      };
+      return (el) => {
+        const tag = htmlTag(el);
+        if (NON_TEXT_TAGS.has(tag) || tag === 'html') return false;
+        if (!mayContain(el) || !full(textOf(el))) return false;
+        let childMatches = false;
+        flatChildElements(el, (c) => {
+          if (!childMatches && mayContain(c) && full(textOf(c))) childMatches = true;
+        });
+        return !childMatches;
+      };
+    }
+
+    function compilePart(part, ctx) {
+      switch (part.kind) {
+        case 'css': {
+          const sel = String(part.value);
+          try {
+            document.createDocumentFragment().querySelector(sel);
+          } catch (e) {
+            throw new Error('windup: invalid CSS selector ' + JSON.stringify(sel));
+          }
+          return (el) => el.matches(sel);
+        }
+        case 'role': {
+          const want = canonicalRole(String(part.role).toLowerCase());
+          const name = part.name ? stringMatcher(part.name.value, !!part.name.exact) : null;
+          const checked = part.checked === undefined ? null : part.checked;
+          const level = part.level === undefined ? null : part.level;
+          return (el) => {
+            if (roleOf(el, ctx) !== want) return false;
+            // aria-hidden opts an element out of the role tree; CSS-hidden
+            // elements stay (they are reported as hidden matches).
+            if (isInAriaHiddenSubtree(el, ctx)) return false;
+            if (checked !== null && checkedState(el, ctx) !== checked) return false;
+            if (level !== null && levelOf(el, ctx) !== level) return false;
+            if (name && !name(accessibleName(el, ctx))) return false;
+            return true;
+          };
+        }
+        case 'text':
+          return textPredicate(part.value, !!part.exact, ctx);
+        case 'label': {
+          const m = stringMatcher(part.value, !!part.exact);
+          return (el) => isLabelTarget(el, ctx) && labelTexts(el, ctx).some(m);
+        }
+        case 'placeholder': {
+          const m = stringMatcher(part.value, !!part.exact);
+          return (el) => {
+            const tag = htmlTag(el);
+            if (tag !== 'input' && tag !== 'textarea') return false;
+            const ph = el.getAttribute('placeholder');
+            return ph !== null && m(norm(ph));
+          };
+        }
+        case 'testid': {
+          const v = String(part.value);
+          return (el) => el.getAttribute('data-testid') === v;
+        }
+        default:
+          throw new Error('windup: unknown selector part ' + JSON.stringify(part.kind));
+      }
+    }
+
+    /** Search from the top document, then same-origin frames (depth first). */
+    function searchTop(pred) {
+      const out = [];
+      searchDocument(document, pred, out);
+      return out;
+    }
+
+    function searchDocument(doc, pred, out) {
+      const frames = [];
+      walk(doc, (el) => {
+        if (pred(el)) out.push(el);
+      }, frames);
+      for (const f of frames) {
+        const d = frameDocument(f);
+        if (d) searchDocument(d, pred, out);
+      }
+    }
+
+    /**
+     * Search below each scope. Scopes arrive in document order, so skipping
+     * scopes nested in the previous one keeps results ordered and unique.
+     * A frame element as scope is searched through its document.
+     */
+    function searchScoped(scopes, pred) {
+      const out = [];
+      let last = null;
+      for (const s of scopes) {
+        if (last && composedContains(last, s)) continue;
+        last = s;
+        walk(s, (el) => {
+          if (pred(el)) out.push(el);
+        }, null);
+        if (isFrameElement(s)) {
+          const d = frameDocument(s);
+          if (d) searchDocument(d, pred, out);
+        }
+      }
+      return out;
+    }
+
+    function applyFilter(list, part, ctx) {
+      if (part.kind === 'has_text') {
+        const needle = norm(part.value).toLowerCase();
+        return list.filter((el) => lowerText(el, ctx).includes(needle));
+      }
+      if (part.kind === 'nth') {
+        const vis = list.filter((el) => isVisible(el, ctx));
+        let i = Number(part.index);
+        if (i < 0) i = vis.length + i;
+        return i >= 0 && i < vis.length ? [vis[i]] : [];
+      }
+      return null;
+    }
+
+    /**
+     * All matches (visible and hidden) of a selector, in order. With
+     * `trace`, records the match list after every part (for diagnose).
+     */
+    function resolve(parts, ctx, trace) {
+      if (!Array.isArray(parts) || !parts.length) throw new Error('windup: empty selector');
+      let current = null;
+      for (const part of parts) {
+        const filtered = current === null && (part.kind === 'has_text' || part.kind === 'nth')
+          ? applyFilter(searchTop(() => true), part, ctx)
+          : current !== null ? applyFilter(current, part, ctx) : null;
+        if (filtered !== null) {
+          current = filtered;
+        } else {
+          const pred = compilePart(part, ctx);
+          current = current === null ? searchTop(pred) : searchScoped(current, pred);
+        }
+        if (trace) trace.push(current);
+      }
+      return current;
+    }
+
+    function splitVisible(list, ctx) {
+      let visible = 0;
+      for (const el of list) if (isVisible(el, ctx)) visible++;
+      return { visible, hidden: list.length - visible };
+    }
+
+    function firstVisible(list, ctx) {
+      for (const el of list) if (isVisible(el, ctx)) return el;
+      return null;
+    }
+
+    // ------------------------------------------------------------------
+    // Navigation tracking ("is this document being left?")
+    // ------------------------------------------------------------------
+
+    const LEAVE_WINDOW_MS = 10000;
+    const nav = { pending: null, beforeUnload: null, pageHidden: false };
+
+    try {
+      const navigation = window.navigation;
+      if (navigation && typeof navigation.addEventListener === 'function') {
+        navigation.addEventListener('navigate', (e) => {
+          // Same-document navigations (hash changes, pushState, traversals
+          // within the document) do not leave; nor do downloads.
+          if (e.hashChange || (e.destination && e.destination.sameDocument)) return;
+          if (e.downloadRequest !== null && e.downloadRequest !== undefined) return;
+          const rec = { at: perfNow(), event: e, intercepted: false };
+          // A router listening after us may intercept() the navigation and
+          // turn it into a same-document one: notice that by wrapping the
+          // method on this very event object.
+          try {
+            const orig = e.intercept;
+            if (typeof orig === 'function') {
+              Object.defineProperty(e, 'intercept', {
+                configurable: true,
+                value: function (...args) {
+                  rec.intercepted = true;
+                  return orig.apply(this, args);
+                },
+              });
+            }
+          } catch (err) { /* ignore */ }
+          nav.pending = rec;
+        });
+        navigation.addEventListener('navigateerror', () => {
+          nav.pending = null;
+        });
+      }
+      window.addEventListener('beforeunload', (e) => {
+        nav.beforeUnload = { at: perfNow(), event: e };
+      });
+      window.addEventListener('pagehide', () => {
+        nav.pageHidden = true;
+      });
+      window.addEventListener('pageshow', () => {
+        // Back from the back/forward cache: this document is current again.
+        nav.pageHidden = false;
+        nav.pending = null;
+        nav.beforeUnload = null;
+      });
+    } catch (e) { /* navigation tracking is best effort */ }
+
+    function isLeaving() {
+      if (nav.pageHidden) return true;
+      const now = perfNow();
+      const p = nav.pending;
+      if (p && !p.intercepted && !p.event.defaultPrevented && now - p.at < LEAVE_WINDOW_MS) return true;
+      const b = nav.beforeUnload;
+      if (b && !b.event.defaultPrevented && now - b.at < LEAVE_WINDOW_MS) return true;
+      return false;
+    }
+
+    // ------------------------------------------------------------------
+    // Actionability
+    // ------------------------------------------------------------------
+
+    function describeElement(el, ctx) {
+      const tag = el.localName;
+      let name = accessibleName(el, ctx);
+      if (!name) name = normText(el, ctx);
+      return name ? '<' + tag + '> ' + JSON.stringify(truncate(name, 60)) : '<' + tag + '>';
+    }
+
+    /** `<div id="x" class="a b">`, for "covered by" messages. */
+    function describeTag(el) {
+      let s = '<' + el.localName;
+      if (el.id) s += ' id="' + truncate(el.id, 40) + '"';
+      const cls = typeof el.className === 'string' ? norm(el.className) : norm(el.getAttribute('class'));
+      if (cls) s += ' class="' + truncate(cls, 40) + '"';
+      return s + '>';
+    }
+
+    function frameWaitFactory(win) {
+      // One animation frame, or ~100 ms when rAF is throttled (background tab).
+      return () => new Promise((resolve) => {
+        let done = false;
+        let id = 0;
+        const finish = () => {
+          if (done) return;
+          done = true;
+          resolve();
+        };
+        const timer = setTimeoutFn(() => {
+          if (!done && id) {
+            try {
+              win.cancelAnimationFrame(id);
+            } catch (e) { /* ignore */ }
+          }
+          finish();
+        }, 100);
+        try {
+          id = win.requestAnimationFrame(() => {
+            clearTimeoutFn(timer);
+            finish();
+          });
+        } catch (e) { /* keep the timer */ }
+      });
+    }
+
+    function rectKey(r) {
+      return r.left + ',' + r.top + ',' + r.width + ',' + r.height;
+    }
+
+    function scrollIntoViewIfNeeded(el) {
+      if (typeof el.scrollIntoViewIfNeeded === 'function') el.scrollIntoViewIfNeeded(true);
+      else el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    }
+
+    function viewportSize(doc) {
+      const de = doc.documentElement;
+      const win = doc.defaultView;
+      const w = (de && de.clientWidth) || (win && win.innerWidth) || 0;
+      const h = (de && de.clientHeight) || (win && win.innerHeight) || 0;
+      return { w, h };
+    }
+
+    /** Centre of the visible part of the first client rect inside the viewport. */
+    function clickPoint(el) {
+      const { w, h } = viewportSize(el.ownerDocument);
+      for (const r of el.getClientRects()) {
+        const left = Math.max(r.left, 0);
+        const top = Math.max(r.top, 0);
+        const right = Math.min(r.right, w);
+        const bottom = Math.min(r.bottom, h);
+        if (right > left && bottom > top) return { x: (left + right) / 2, y: (top + bottom) / 2 };
+      }
+      return null;
+    }
+
+    /** elementFromPoint, descending through open shadow roots. */
+    function deepElementFromPoint(doc, x, y) {
+      let hit = doc.elementFromPoint(x, y);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      return hit;
+    }
+
+    /** Does a pointer event at `hit` reach `target`? */
+    function hitReaches(hit, target) {
+      for (let n = hit; n; ) {
+        if (n === target) return true;
+        // A click on a <label> is forwarded to its control.
+        if (n.nodeType === ELEMENT_NODE && htmlTag(n) === 'label' && n.control === target) return true;
+        const p = n.parentNode;
+        n = p && p.nodeType === FRAGMENT_NODE && p.host ? p.host : p;
+      }
+      return false;
+    }
+
+    function frameElementOf(doc) {
+      try {
+        const win = doc.defaultView;
+        return win && win !== topWindow ? win.frameElement : null;
+      } catch (e) {
+        return null;
+      }
+    }
+
+    /** Offset of a frame's viewport in its parent's viewport (border + padding). */
+    function frameContentOffset(fe) {
+      const r = fe.getBoundingClientRect();
+      const win = fe.ownerDocument.defaultView;
+      const s = win ? win.getComputedStyle(fe) : null;
+      const pl = s ? parseFloat(s.paddingLeft) || 0 : 0;
+      const pt = s ? parseFloat(s.paddingTop) || 0 : 0;
+      return { x: r.left + fe.clientLeft + pl, y: r.top + fe.clientTop + pt };
+    }
+
+    /**
+     * Hit-tests the point (local to el's document) in el's document and in
+     * every ancestor frame. Returns null when el receives the event, else a
+     * reason string.
+     */
+    function hitTest(el, point) {
+      const doc = el.ownerDocument;
+      const hit = deepElementFromPoint(doc, point.x, point.y);
+      if (!hit) return 'element is not hit at the click point (outside the viewport?)';
+      if (!hitReaches(hit, el)) return 'element is covered by ' + describeTag(hit) + ' at the click point';
+      let x = point.x;
+      let y = point.y;
+      for (let fe = frameElementOf(doc); fe; fe = frameElementOf(fe.ownerDocument)) {
+        const off = frameContentOffset(fe);
+        x += off.x;
+        y += off.y;
+        const ph = deepElementFromPoint(fe.ownerDocument, x, y);
+        if (ph !== fe && !(ph && composedContains(fe, ph))) {
+          return 'element is covered by ' + (ph ? describeTag(ph) : 'nothing hittable') + ' (over its frame) at the click point';
+        }
+      }
+      return null;
+    }
+
+    /** Local point → top-level viewport CSS pixels. */
+    function toTopCoordinates(el, point) {
+      let x = point.x;
+      let y = point.y;
+      for (let fe = frameElementOf(el.ownerDocument); fe; fe = frameElementOf(fe.ownerDocument)) {
+        const off = frameContentOffset(fe);
+        x += off.x;
+        y += off.y;
+      }
+      return { x, y };
+    }
+
+    const FILL_EXCLUDED_TYPES = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'hidden', 'range', 'color']);
+    const ENABLED_ACTIONS = new Set(['click', 'check', 'uncheck', 'fill', 'select', 'press']);
+    const HIT_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover', 'fill']);
+
+    function isCheckable(el, ctx) {
+      return isNativeCheckable(el) || CHECKABLE_ROLES.has(roleOf(el, ctx));
+    }
+
+    /** Kind-specific precondition; null when fine, else a reason. */
+    function kindProblem(el, action, ctx) {
+      const tag = htmlTag(el);
+      if (action === 'fill') {
+        if (tag === 'input') {
+          const type = inputType(el);
+          if (FILL_EXCLUDED_TYPES.has(type)) return 'element is not fillable (<input type="' + type + '">)';
+          if (el.readOnly || el.hasAttribute('readonly')) return 'element is not editable (readonly)';
+          return null;
+        }
+        if (tag === 'textarea') {
+          if (el.readOnly || el.hasAttribute('readonly')) return 'element is not editable (readonly)';
+          return null;
+        }
+        if (el.isContentEditable) {
+          if ((el.getAttribute('aria-readonly') || '').toLowerCase() === 'true') return 'element is not editable (aria-readonly)';
+          return null;
+        }
+        return 'element is not an <input>, <textarea> or [contenteditable] element';
+      }
+      if (action === 'select' && tag !== 'select') return 'element is not a <select>';
+      if ((action === 'check' || action === 'uncheck') && !isCheckable(el, ctx)) return 'element is not a checkbox or radio';
+      return null;
+    }
+
+    /** A <label> stands for its control when acting on form fields. */
+    function retarget(el, action) {
+      if (htmlTag(el) === 'label' && (action === 'fill' || action === 'check' || action === 'uncheck' || action === 'select')) {
+        const c = el.control;
+        if (c) return c;
+      }
+      return el;
+    }
+
+    async function locateImpl(parts, action) {
+      if (isLeaving()) return { status: 'navigating' };
+      let ctx = newCtx();
+      const all = resolve(parts, ctx);
+      const first = firstVisible(all, ctx);
+      if (!first) return { status: 'not_found', hidden: all.length };
+      const el = retarget(first, action);
+
+      // (a) scroll, (b) stable across two animation frames.
+      try {
+        scrollIntoViewIfNeeded(el);
+      } catch (e) { /* detached or not scrollable */ }
+      const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
+      await nextFrame();
+      const r1 = rectKey(el.getBoundingClientRect());
+      await nextFrame();
+      if (isLeaving()) return { status: 'navigating' };
+      if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
+      const r2 = rectKey(el.getBoundingClientRect());
+      if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
+
+      ctx = newCtx(); // the page ran between frames
+      if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
+
+      // (c) enabled, (d) right kind of element.
+      if (ENABLED_ACTIONS.has(action) && isDisabled(el)) return { status: 'not_actionable', reason: 'element is disabled' };
+      const kind = kindProblem(el, action, ctx);
+      if (kind) return { status: 'not_actionable', reason: kind };
+
+      // (e) receives events.
+      const point = clickPoint(el);
+      if (!point) return { status: 'not_actionable', reason: 'element is outside of the viewport' };
+      if (HIT_ACTIONS.has(action)) {
+        const problem = hitTest(el, point);
+        if (problem) return { status: 'not_actionable', reason: problem };
+      }
+
+      // (f) coordinates in the top-level viewport.
+      const top = toTopCoordinates(el, point);
+      const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx) };
+      const checked = isCheckable(el, ctx) ? checkedState(el, ctx) : null;
+      if (checked !== null) result.checked = checked;
+
+      if (action === 'fill') {
+        el.focus();
+        const tag = htmlTag(el);
+        if (tag === 'input' || tag === 'textarea') {
+          try {
+            el.select();
+          } catch (e) { /* some input types have no selection */ }
+        } else {
+          const win = el.ownerDocument.defaultView;
+          const range = el.ownerDocument.createRange();
+          range.selectNodeContents(el);
+          const sel = win.getSelection();
+          sel.removeAllRanges();
+          sel.addRange(range);
+        }
+      } else if (action === 'press') {
+        el.focus();
+      }
+      return result;
+    }
+
+    // ------------------------------------------------------------------
+    // Public API
+    // ------------------------------------------------------------------
+
+    function query(parts) {
+      const ctx = newCtx();
+      return splitVisible(resolve(parts, ctx), ctx);
+    }
+
+    async function locate(parts, action) {
+      return locateImpl(parts, String(action || ''));
+    }
+
+    async function select(parts, value) {
+      const res = await locateImpl(parts, 'select');
+      if (res.status !== 'ok') return res;
+      const ctx = newCtx();
+      const el = retarget(firstVisible(resolve(parts, ctx), ctx), 'select');
+      const want = String(value);
+      const wantNorm = norm(want);
+      const options = Array.from(el.options);
+      let chosen = options.find((o) => o.value === want);
+      if (!chosen) chosen = options.find((o) => norm(o.label) === wantNorm || norm(o.textContent) === wantNorm);
+      if (!chosen) {
+        const names = options.map((o) => norm(o.label || o.textContent) || o.value);
+        const list = truncate(names.join(', '), 200);
+        return { status: 'not_actionable', reason: 'no option with value or label ' + JSON.stringify(want) + ' (options: ' + list + ')' };
+      }
+      if (isNativelyDisabled(chosen)) return { status: 'not_actionable', reason: 'option ' + JSON.stringify(want) + ' is disabled' };
+      if (el.multiple) {
+        for (const o of options) o.selected = o === chosen;
+      } else {
+        chosen.selected = true;
+      }
+      const win = el.ownerDocument.defaultView || topWindow;
+      el.dispatchEvent(new win.Event('input', { bubbles: true, composed: true }));
+      el.dispatchEvent(new win.Event('change', { bubbles: true }));
+      return { status: 'ok', describe: res.describe };
+    }
+
+    function valueOf(el, ctx) {
+      const tag = htmlTag(el);
+      if (tag === 'input' || tag === 'textarea' || tag === 'select') return String(el.value);
+      return norm(el.textContent);
+    }
+
+    function check(spec) {
+      const ctx = newCtx();
+      const out = { url: location.href };
+      if (spec.visible) out.visible = !!firstVisible(resolve(spec.visible, ctx), ctx);
+      if (spec.hidden) out.hidden = !firstVisible(resolve(spec.hidden, ctx), ctx);
+      if (spec.value) {
+        const el = firstVisible(resolve(spec.value.parts, ctx), ctx);
+        const actual = el ? valueOf(el, ctx) : null;
+        out.value = { ok: actual !== null && actual === String(spec.value.equals), actual };
+      }
+      if (spec.count) {
+        const actual = splitVisible(resolve(spec.count.parts, ctx), ctx).visible;
+        out.count = { ok: actual === Number(spec.count.equals), actual };
+      }
+      out.navigating = isLeaving();
+      return out;
+    }
+
+    function isChecked(parts) {
+      const ctx = newCtx();
+      const el = firstVisible(resolve(parts, ctx), ctx);
+      if (!el) return null;
+      return checkedState(retarget(el, 'check'), ctx);
+    }
+
+    // ---------------- accessibility snapshot ----------------
+
+    // Roles that never show up as snapshot nodes: their children are hoisted.
+    const SNAPSHOT_TRANSPARENT = new Set(['generic', 'none', 'sectionheader', 'sectionfooter', 'graphics-symbol']);
+
+    function buildSnapshotTree(ctx) {
+      const root = { role: 'fragment', name: '', children: [], props: '' };
+      const visitNode = (node, parent) => {
+        if (node.nodeType === TEXT_NODE) {
+          const pe = node.parentElement;
+          const s = pe ? styleOf(pe, ctx) : null;
+          if (!s || s.visibility === 'visible') parent.children.push(node.data);
+          return;
+        }
+        if (node.nodeType !== ELEMENT_NODE) return;
+        const el = node;
+        if (isHiddenForAria(el, ctx)) return;
+        const tag = htmlTag(el);
+        const role = roleOf(el, ctx);
+        const style = styleOf(el, ctx);
+        const block = style && style.display !== 'inline' && style.display !== 'contents' || tag === 'br';
+        if (isFrameElement(el)) {
+          const fnode = { role: 'iframe', name: norm(el.getAttribute('title') || ''), children: [], props: '' };
+          parent.children.push(fnode);
+          const d = frameDocument(el);
+          if (d && d.body) visitElementChildren(d.body, fnode);
+          return;
+        }
+        const named = role && !SNAPSHOT_TRANSPARENT.has(role);
+        let target = parent;
+        if (named) {
+          target = { role, name: accessibleName(el, ctx), children: [], props: snapshotProps(el, role, ctx) };
+          parent.children.push(target);
+        }
+        if (block) target.children.push(' ');
+        if (named && (role === 'textbox' || role === 'searchbox' || (role === 'combobox' && tag === 'input') ||
+            role === 'spinbutton' || role === 'slider')) {
+          // Form fields show their value, not their content.
+          const v = tag === 'input' || tag === 'textarea'
+            ? (tag === 'input' && inputType(el) === 'password' && el.value ? '••••' : el.value)
+            : norm(el.textContent);
+          if (v) target.children.push(v);
+        } else if (!(named && (role === 'img' || tag === 'input'))) {
+          visitElementChildren(el, target);
+        }
+        if (block) target.children.push(' ');
+      };
+      const visitElementChildren = (el, target) => {
+        target.children.push(pseudoText(el, '::before', ctx));
+        forEachFlatChild(el, (c) => visitNode(c, target));
+        target.children.push(pseudoText(el, '::after', ctx));
+      };
+      const body = document.body || document.documentElement;
+      if (body) visitElementChildren(body, root);
+      normalizeSnapshot(root);
+      return root;
+    }
+
+    function snapshotProps(el, role, ctx) {
+      let s = '';
+      const checked = checkedState(el, ctx);
+      if (checked === 'mixed') s += ' [checked=mixed]';
+      else if (checked === true) s += ' [checked]';
+      if (isDisabled(el) && (WIDGET_ROLES.has(role) || role === 'group' || role === 'listbox' || role === 'combobox')) s += ' [disabled]';
+      if (expandedState(el) === true) s += ' [expanded]';
+      const level = levelOf(el, ctx);
+      if (level) s += ' [level=' + level + ']';
+      const pressed = pressedState(el, ctx);
+      if (pressed === 'mixed') s += ' [pressed=mixed]';
+      else if (pressed === true) s += ' [pressed]';
+      if (selectedState(el, ctx)) s += ' [selected]';
+      return s;
+    }
+
+    function normalizeSnapshot(node) {
+      const out = [];
+      let buf = '';
+      const flush = () => {
+        const t = norm(buf);
+        if (t) out.push(t);
+        buf = '';
+      };
+      for (const c of node.children) {
+        if (typeof c === 'string') {
+          buf += c;
+        } else {
+          flush();
+          normalizeSnapshot(c);
+          out.push(c);
+        }
+      }
+      flush();
+      node.children = out;
+      if (out.length === 1 && typeof out[0] === 'string' && out[0] === node.name) node.children = [];
+    }
+
+    function yamlText(s) {
+      // Quote what YAML would otherwise misread.
+      if (/^[\s\-?:,[\]{}#&*!|>'"%@`]|: |\s#|:$|^(true|false|null|yes|no|~|[-+]?\d[\d.eE+-]*)$/i.test(s) || s.includes('\n')) {
+        return JSON.stringify(s);
+      }
+      return s;
+    }
+
+    function renderSnapshot(root, maxChars) {
+      const lines = [];
+      const visit = (n, indent) => {
+        if (typeof n === 'string') {
+          lines.push(indent + '- text: ' + yamlText(n));
+          return;
+        }
+        let key = n.role;
+        if (n.name) key += ' ' + JSON.stringify(truncate(n.name, 900));
+        key += n.props;
+        if (!n.children.length) {
+          lines.push(indent + '- ' + key);
+        } else if (n.children.length === 1 && typeof n.children[0] === 'string') {
+          lines.push(indent + '- ' + key + ': ' + yamlText(n.children[0]));
+        } else {
+          lines.push(indent + '- ' + key + ':');
+          for (const c of n.children) visit(c, indent + '  ');
+        }
+      };
+      for (const c of root.children) visit(c, '');
+      const limit = Math.max(0, Number(maxChars) || 0);
+      const marker = '- … (truncated)';
+      let out = '';
+      for (let i = 0; i < lines.length; i++) {
+        const add = (out ? '\n' : '') + lines[i];
+        const rest = i + 1 < lines.length;
+        if (out.length + add.length + (rest ? marker.length + 1 : 0) > limit) {
+          return out + (out ? '\n' : '') + marker;
+        }
+        out += add;
+      }
+      return out;
+    }
+
+    function snapshot(maxChars) {
+      const ctx = newCtx();
+      return renderSnapshot(buildSnapshotTree(ctx), maxChars === undefined ? 20000 : maxChars);
+    }
+
+    // ---------------- interactive elements ----------------
+
+    const INTERACTIVE_ROLES = new Set([
+      'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox',
+      'menuitemradio', 'option', 'combobox', 'listbox', 'textbox', 'searchbox', 'slider',
+      'spinbutton', 'treeitem',
+    ]);
+
+    function isInteractive(el, ctx) {
+      const tag = htmlTag(el);
+      switch (tag) {
+        case 'a': case 'area':
+          if (el.hasAttribute('href')) return true;
+          break;
+        case 'button': case 'select': case 'textarea':
+          return true;
+        case 'input':
+          return inputType(el) !== 'hidden';
+        case 'option':
+          return false; // the <select> is the control
+        case 'summary':
+          if (isFocusable(el)) return true;
+          break;
+      }
+      const role = roleOf(el, ctx);
+      if (INTERACTIVE_ROLES.has(role)) return true;
+      if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
+      const ti = el.getAttribute('tabindex');
+      if (ti !== null && parseInt(ti, 10) >= 0) return true;
+      if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return true;
+      return false;
+    }
+
+    function visibleInteractive(ctx, limit) {
+      const out = [];
+      const max = limit === undefined ? Infinity : Number(limit);
+      searchTop((el) => {
+        if (out.length < max && isInteractive(el, ctx) && isVisible(el, ctx)) out.push(el);
+        return false;
+      });
+      return out;
+    }
+
+    function quoteValue(v) {
+      return JSON.stringify(v);
+    }
+
+    // Looks generated by a framework or a counter rather than written by hand.
+    function isStableId(id) {
+      if (!id || id.length > 40) return false;
+      if (/\d{3,}|[:]|^[-_\d]|[0-9a-f]{8,}|^(ember|react|radix|headlessui|mui|rc-|__)/i.test(id)) return false;
+      return /^[A-Za-z][\w-]*$/.test(id);
+    }
+
+    function cssPath(el) {
+      const root = el.getRootNode();
+      const segs = [];
+      for (let n = el; n && n.nodeType === ELEMENT_NODE; n = n.parentElement) {
+        if (n.id && isStableId(n.id) && root.querySelectorAll('#' + CSS.escape(n.id)).length === 1) {
+          segs.unshift('#' + CSS.escape(n.id));
+          break;
+        }
+        let seg = CSS.escape(n.localName);
+        const parent = n.parentElement;
+        if (parent) {
+          let idx = 0;
+          let count = 0;
+          for (let c = parent.firstElementChild; c; c = c.nextElementSibling) {
+            if (c.localName === n.localName) {
+              count++;
+              if (c === n) idx = count;
+            }
+          }
+          if (count > 1) seg += ':nth-of-type(' + idx + ')';
+        }
+        segs.unshift(seg);
+        if (!parent || htmlTag(n) === 'body') break;
+      }
+      return segs.join(' > ');
+    }
+
+    /**
+     * Builds a selector for `el`. `index` groups visible elements by the
+     * exact key each engine would match, so uniqueness checks are lookups;
+     * engines whose semantics are subtler (text, css) are verified by query.
+     */
+    function selectorFor(el, ctx, index) {
+      const candidates = [];
+      const role = roleOf(el, ctx);
+      if (role && role !== 'generic' && role !== 'none' && !isInAriaHiddenSubtree(el, ctx)) {
+        const name = accessibleName(el, ctx);
+        if (name) {
+          const list = index.byRoleName(role, name);
+          candidates.push({ sel: 'role=' + role + '[name=' + quoteValue(name) + ']', list });
+        }
+      }
+      const testid = el.getAttribute('data-testid');
+      if (testid) {
+        const list = index.byTestId(testid);
+        const v = /^[\w.:-]+$/.test(testid) ? testid : quoteValue(testid);
+        candidates.push({ sel: 'testid=' + v, list });
+      }
+      if (isLabelTarget(el, ctx)) {
+        for (const lt of labelTexts(el, ctx)) {
+          candidates.push({ sel: 'label=' + quoteValue(lt), list: index.byLabel(lt) });
+        }
+      }
+      const tag = htmlTag(el);
+      if ((tag === 'input' || tag === 'textarea') && norm(el.getAttribute('placeholder'))) {
+        const ph = norm(el.getAttribute('placeholder'));
+        candidates.push({ sel: 'placeholder=' + quoteValue(ph), list: index.byPlaceholder(ph) });
+      }
+      for (const c of candidates) {
+        if (c.list.length === 1 && c.list[0] === el) return c.sel;
+      }
+      const text = normText(el, ctx);
+      if (text && text.length <= 80) {
+        const list = resolve([{ kind: 'text', value: text, exact: true }], ctx).filter((e) => isVisible(e, ctx));
+        if (list.length === 1 && list[0] === el) return 'text=' + quoteValue(text);
+        candidates.push({ sel: 'text=' + quoteValue(text), list });
+      }
+      if (el.id && isStableId(el.id)) {
+        const sel = '#' + CSS.escape(el.id);
+        const list = resolve([{ kind: 'css', value: sel }], ctx).filter((e) => isVisible(e, ctx));
+        if (list.length === 1 && list[0] === el) return 'css=' + sel;
+      }
+      const path = cssPath(el);
+      const plist = resolve([{ kind: 'css', value: path }], ctx).filter((e) => isVisible(e, ctx));
+      if (plist.length === 1 && plist[0] === el) return 'css=' + path;
+      candidates.push({ sel: 'css=' + path, list: plist });
+      // Nothing unique: the first candidate that finds el at all, plus nth.
+      for (const c of candidates) {
+        const k = c.list.indexOf(el);
+        if (k >= 0) return c.sel + ' >> nth=' + k;
+      }
+      return 'css=' + path;
+    }
+
+    function buildIndex(ctx) {
+      const visibleAll = [];
+      searchTop((el) => {
+        if (isVisible(el, ctx)) visibleAll.push(el);
+        return false;
+      });
+      const roleMaps = new Map();
+      const lazy = (fn) => {
+        let m = null;
+        return () => (m || (m = fn()));
+      };
+      const group = (keysOf) => {
+        const m = new Map();
+        for (const el of visibleAll) {
+          for (const k of keysOf(el)) {
+            let l = m.get(k);
+            if (!l) m.set(k, (l = []));
+            if (l[l.length - 1] !== el) l.push(el);
+          }
+        }
+        return m;
+      };
+      const testIds = lazy(() => group((el) => {
+        const t = el.getAttribute('data-testid');
+        return t ? [t] : [];
+      }));
+      const labels = lazy(() => group((el) => (isLabelTarget(el, ctx) ? labelTexts(el, ctx) : [])));
+      const placeholders = lazy(() => group((el) => {
+        const tag = htmlTag(el);
+        if (tag !== 'input' && tag !== 'textarea') return [];
+        const ph = norm(el.getAttribute('placeholder'));
+        return ph ? [ph] : [];
+      }));
+      return {
+        byRoleName(role, name) {
+          let m = roleMaps.get(role);
+          if (!m) {
+            m = new Map();
+            for (const el of visibleAll) {
+              if (roleOf(el, ctx) !== role || isInAriaHiddenSubtree(el, ctx)) continue;
+              const n = accessibleName(el, ctx);
+              let l = m.get(n);
+              if (!l) m.set(n, (l = []));
+              l.push(el);
+            }
+            roleMaps.set(role, m);
+          }
+          return m.get(name) || [];
+        },
+        byTestId: (t) => testIds().get(t) || [],
+        byLabel: (t) => labels().get(t) || [],
+        byPlaceholder: (t) => placeholders().get(t) || [],
+      };
+    }
+
+    function interactive(limit) {
+      const ctx = newCtx();
+      const els = visibleInteractive(ctx, limit === undefined ? 200 : limit);
+      const index = buildIndex(ctx);
+      return els.map((el) => {
+        const tag = el.localName;
+        const role = roleOf(el, ctx);
+        const item = { selector: selectorFor(el, ctx, index), role: role || null, name: accessibleName(el, ctx), tag };
+        if (htmlTag(el) === 'input') item.type = inputType(el);
+        const t = htmlTag(el);
+        if ((t === 'input' && !isNativeCheckable(el) && !isButtonLikeInput(el) && inputType(el) !== 'password' && inputType(el) !== 'file') ||
+            t === 'textarea' || t === 'select') {
+          item.value = String(el.value);
+        }
+        const checked = isCheckable(el, ctx) ? checkedState(el, ctx) : null;
+        if (checked !== null) item.checked = checked;
+        if (isDisabled(el)) item.disabled = true;
+        return item;
+      });
+    }
+
+    function signature() {
+      const ctx = newCtx();
+      return visibleInteractive(ctx).map((el) => {
+        const type = htmlTag(el) === 'input' ? inputType(el) : '';
+        return el.localName + '|' + (roleOf(el, ctx) || '') + '|' + type;
+      });
+    }
+
+    // ---------------- diagnose ----------------
+
+    function editDistance(a, b) {
+      if (a === b) return 0;
+      if (!a.length) return b.length;
+      if (!b.length) return a.length;
+      let prev = new Array(b.length + 1);
+      let cur = new Array(b.length + 1);
+      for (let j = 0; j <= b.length; j++) prev[j] = j;
+      for (let i = 1; i <= a.length; i++) {
+        cur[0] = i;
+        for (let j = 1; j <= b.length; j++) {
+          const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+          cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+        }
+        [prev, cur] = [cur, prev];
+      }
+      return prev[b.length];
+    }
+
+    /** 0 (identical) … 1 (unrelated): edit distance blended with word overlap. */
+    function dissimilarity(want, got) {
+      const a = want.toLowerCase();
+      const b = got.toLowerCase();
+      if (b.includes(a) || a.includes(b)) return 0.1 * (1 - Math.min(a.length, b.length) / Math.max(a.length, b.length, 1));
+      const ed = editDistance(a.slice(0, 200), b.slice(0, 200)) / Math.max(a.length, b.length, 1);
+      const ta = new Set(a.split(/\W+/).filter(Boolean));
+      const tb = new Set(b.split(/\W+/).filter(Boolean));
+      let common = 0;
+      for (const t of ta) if (tb.has(t)) common++;
+      const overlap = ta.size && tb.size ? common / Math.max(ta.size, tb.size) : 0;
+      return Math.min(ed, 1 - overlap);
+    }
+
+    function diagnose(parts) {
+      const ctx = newCtx();
+      const trace = [];
+      const all = resolve(parts, ctx, trace);
+      const counts = splitVisible(all, ctx);
+      // The step that lost the last visible match is the one to explain.
+      let k = 0;
+      while (k < trace.length && trace[k].some((el) => isVisible(el, ctx))) k++;
+      if (k >= parts.length) k = parts.length - 1;
+      const part = parts[k];
+      const scope = k > 0 ? trace[k - 1] : null;
+      const pool = [];
+      const collect = (pred) => {
+        const els = scope === null ? searchTop(pred) : searchScoped(scope, pred);
+        for (const el of els) if (isVisible(el, ctx)) pool.push(el);
+      };
+      let wanted = '';
+      let keysOf = null;
+      if (part.kind === 'role') {
+        const role = canonicalRole(String(part.role).toLowerCase());
+        wanted = part.name ? String(part.name.value) : '';
+        collect((el) => roleOf(el, ctx) === role && !isInAriaHiddenSubtree(el, ctx));
+        keysOf = (el) => [accessibleName(el, ctx)];
+      } else if (part.kind === 'text' || part.kind === 'has_text') {
+        wanted = String(part.value);
+        // Elements that hold text directly are the candidates a human reads.
+        collect((el) => {
+          for (let c = el.firstChild; c; c = c.nextSibling) if (c.nodeType === TEXT_NODE && c.data.trim()) return !NON_TEXT_TAGS.has(htmlTag(el));
+          return isButtonLikeInput(el);
+        });
+        keysOf = (el) => [normText(el, ctx)];
+      } else if (part.kind === 'label') {
+        wanted = String(part.value);
+        collect((el) => isLabelTarget(el, ctx));
+        keysOf = (el) => labelTexts(el, ctx);
+      } else if (part.kind === 'placeholder') {
+        wanted = String(part.value);
+        collect((el) => (htmlTag(el) === 'input' || htmlTag(el) === 'textarea') && el.hasAttribute('placeholder'));
+        keysOf = (el) => [norm(el.getAttribute('placeholder'))];
+      } else if (part.kind === 'testid') {
+        wanted = String(part.value);
+        collect((el) => el.hasAttribute('data-testid'));
+        keysOf = (el) => [el.getAttribute('data-testid')];
+      }
+      const nearest = [];
+      if (keysOf && wanted) {
+        const seen = new Set();
+        const scored = [];
+        for (const el of pool) {
+          for (const key of keysOf(el)) {
+            if (!key || seen.has(key) || key.length > 300) continue;
+            seen.add(key);
+            scored.push({ key, d: dissimilarity(norm(wanted), key) });
+          }
+        }
+        scored.sort((x, y) => x.d - y.d);
+        for (const s of scored.slice(0, 3)) if (s.d < 0.9) nearest.push(s.key);
+      }
+      return { visible: counts.visible, hidden: counts.hidden, nearest };
+    }
+
+    return Object.freeze({
+      version: 1,
+      query,
+      locate,
+      select,
+      check,
+      isChecked,
+      snapshot,
+      interactive,
+      signature,
+      diagnose,
+      accessibleName: (el) => accessibleName(el, newCtx()),
+      role: (el) => roleOf(el, newCtx()),
+      isLeaving,
+    });
+  })();
+}

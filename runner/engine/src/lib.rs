@@ -1,0 +1,17 @@
+//! Windup's engine: the browser boundary, locators, the deterministic executor and verifier,
+//! the plan cache and signatures. It never links a web server or a database.
+
+pub mod browser;
+pub mod cache;
+pub mod config;
+pub mod events;
+pub mod executor;
+pub mod fragments;
+pub mod fsutil;
+pub mod locator;
+pub mod project;
+pub mod reporters;
+pub mod runner;
+pub mod secrets;
+pub mod signature;
+pub mod verifier;

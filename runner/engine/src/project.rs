@@ -1,0 +1,94 @@
+//! The layout of a user's repository: `windup.toml`, `e2e/scenarios/*.yaml`,
+//! `e2e/fragments/*.json`, `e2e/.windup/`.
+
+use std::path::{Path, PathBuf};
+
+use windup_model::validate::scenario_from_yaml;
+use windup_model::{InputError, Problems, Scenario};
+
+pub const SCENARIOS_DIR: &str = "e2e/scenarios";
+pub const FRAGMENTS_DIR: &str = "e2e/fragments";
+
+/// A scenario and the file it came from.
+#[derive(Debug, Clone)]
+pub struct ScenarioFile {
+    pub path: PathBuf,
+    pub scenario: Scenario,
+}
+
+/// Reads every scenario, sorted by id. All problems are reported together.
+pub fn load_scenarios(root: &Path) -> Result<Vec<ScenarioFile>, Problems> {
+    let dir = root.join(SCENARIOS_DIR);
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(InputError::new(
+                dir.display().to_string(),
+                "(folder)",
+                format!("cannot be read: {e}"),
+                "check its permissions",
+            )
+            .into());
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x == "yaml" || x == "yml")
+        })
+        .collect();
+    paths.sort();
+    let mut problems = Vec::new();
+    let mut out: Vec<ScenarioFile> = Vec::new();
+    for path in paths {
+        let file = display(root, &path);
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                problems.push(InputError::new(
+                    &file,
+                    "(file)",
+                    format!("cannot be read: {e}"),
+                    "check its permissions",
+                ));
+                continue;
+            }
+        };
+        match scenario_from_yaml(&file, &text, Some(stem)) {
+            Ok(scenario) => {
+                if let Some(other) = out.iter().find(|s| s.scenario.id == scenario.id) {
+                    problems.push(InputError::new(
+                        &file,
+                        "id",
+                        format!(
+                            "id `{}` is also used by {}",
+                            scenario.id,
+                            display(root, &other.path)
+                        ),
+                        "give each scenario its own id",
+                    ));
+                    continue;
+                }
+                out.push(ScenarioFile { path, scenario });
+            }
+            Err(p) => problems.extend(p.0),
+        }
+    }
+    if problems.is_empty() {
+        out.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
+        Ok(out)
+    } else {
+        Err(Problems(problems))
+    }
+}
+
+/// A path relative to the project root when it is inside it, for messages.
+pub fn display(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}

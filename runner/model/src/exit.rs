@@ -1,0 +1,27 @@
+//! Named process exit codes, shared by the CLI, the Action and anything that wraps them.
+
+/// What a `windup` process tells its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitCode {
+    /// Every scenario passed (or `validate` found nothing wrong).
+    Success = 0,
+    /// At least one scenario failed.
+    ScenarioFailed = 1,
+    /// Bad usage, configuration or input, found before anything ran.
+    BadInput = 2,
+    /// The run could not happen at all (for example the browser would not start).
+    Infrastructure = 3,
+}
+
+impl ExitCode {
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+impl From<ExitCode> for std::process::ExitCode {
+    fn from(code: ExitCode) -> Self {
+        std::process::ExitCode::from(code.code())
+    }
+}

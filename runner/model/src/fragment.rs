@@ -1,0 +1,24 @@
+//! A fragment: a reusable, tested sub-trajectory, `e2e/fragments/<id>.json`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::plan::{Action, Expect};
+
+pub const FRAGMENT_VERSION: &str = "0.1";
+
+/// A named list of actions with its own postconditions. A plan runs it in place with `use: <id>`;
+/// the cache stores the reference, so a fixed fragment fixes every plan that uses it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Fragment {
+    pub fragment_version: String,
+    #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9._-]*$"))]
+    pub id: String,
+    /// What the fragment does, for planners and people.
+    pub description: String,
+    #[schemars(length(min = 1))]
+    pub actions: Vec<Action>,
+    /// Checked after the last action; the fragment fails if any does not hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+}

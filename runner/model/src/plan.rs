@@ -1,0 +1,187 @@
+//! The action plan: validated data, never code. `plan_version: "0.1"`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub const PLAN_VERSION: &str = "0.1";
+
+/// A plan: the steps that carry out one scenario, as produced by the planner or written by hand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Plan {
+    pub plan_version: String,
+    pub scenario_id: String,
+    pub task: String,
+    /// A path on the base URL (`/`), or an absolute URL.
+    pub start_url: String,
+    /// Who made the plan: `human`, or `provider/model` for a planned one.
+    pub generated_by: String,
+    #[schemars(length(min = 1))]
+    pub actions: Vec<Action>,
+}
+
+/// The kinds of step a plan can take. Nothing else: no conditionals, loops or code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionType {
+    Goto,
+    Click,
+    Fill,
+    Press,
+    Select,
+    Check,
+    Uncheck,
+    Hover,
+    WaitFor,
+    Use,
+}
+
+impl ActionType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionType::Goto => "goto",
+            ActionType::Click => "click",
+            ActionType::Fill => "fill",
+            ActionType::Press => "press",
+            ActionType::Select => "select",
+            ActionType::Check => "check",
+            ActionType::Uncheck => "uncheck",
+            ActionType::Hover => "hover",
+            ActionType::WaitFor => "wait_for",
+            ActionType::Use => "use",
+        }
+    }
+
+    /// Whether the step acts on an element and so needs `target.selector`.
+    /// `press` may also go to whatever has focus, so its target is optional.
+    pub fn needs_target(self) -> bool {
+        matches!(
+            self,
+            ActionType::Click
+                | ActionType::Fill
+                | ActionType::Select
+                | ActionType::Check
+                | ActionType::Uncheck
+                | ActionType::Hover
+                | ActionType::WaitFor
+        )
+    }
+}
+
+impl std::fmt::Display for ActionType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One step. Unknown fields are rejected: a misspelt `expect` must not silently drop a check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    /// Unique within the plan (`a1`, `a2`, …); failures name it.
+    #[schemars(length(min = 1, max = 64))]
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: ActionType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+    /// Literal text for `fill`, or the option's value or label for `select`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The ENV name whose value `fill` types; resolved only at the input boundary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Z][A-Z0-9_]*$"))]
+    pub value_ref: Option<String>,
+    /// For `goto`: a path on the base URL, or an absolute URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// For `press`: a key such as `Enter`, `Tab`, `Escape`, or a chord such as `Control+A`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// For `use`: the id of a fragment in `e2e/fragments/`.
+    #[serde(default, rename = "use", skip_serializing_if = "Option::is_none")]
+    pub use_fragment: Option<String>,
+    /// Postconditions that must all hold after the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Expect>,
+    /// How long the step may wait for its target and its postconditions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 600000))]
+    pub timeout_ms: Option<u64>,
+}
+
+/// The element a step acts on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// A selector in Windup's syntax, such as `role=button[name="Save"]`.
+    #[schemars(length(min = 1))]
+    pub selector: String,
+    /// What the element is, for people reading the plan and for failure messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Postconditions checked after a step, all LLM-free. Every given field must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// A selector that must have a visible match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible: Option<String>,
+    /// A selector that must have no visible match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<String>,
+    /// A glob matched against path+query+fragment for same-origin URLs, the full URL otherwise.
+    /// `*` stays within one path segment, `**` crosses them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The first visible match's value (inputs) or text must equal `equals`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<ValueExpect>,
+    /// The number of visible matches must equal `equals`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<CountExpect>,
+}
+
+impl Expect {
+    pub fn is_empty(&self) -> bool {
+        self.visible.is_none()
+            && self.hidden.is_none()
+            && self.url.is_none()
+            && self.value.is_none()
+            && self.count.is_none()
+    }
+
+    /// Every selector the postconditions use, with the field that holds it.
+    pub fn selectors(&self) -> Vec<(&'static str, &str)> {
+        let mut out = Vec::new();
+        if let Some(s) = &self.visible {
+            out.push(("visible", s.as_str()));
+        }
+        if let Some(s) = &self.hidden {
+            out.push(("hidden", s.as_str()));
+        }
+        if let Some(v) = &self.value {
+            out.push(("value.selector", v.selector.as_str()));
+        }
+        if let Some(c) = &self.count {
+            out.push(("count.selector", c.selector.as_str()));
+        }
+        out
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValueExpect {
+    pub selector: String,
+    pub equals: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CountExpect {
+    pub selector: String,
+    #[schemars(range(min = 0))]
+    pub equals: u32,
+}

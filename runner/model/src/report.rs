@@ -1,0 +1,191 @@
+//! The run report, `report_version: "0.1"`: what one `windup run` did, for people and machines.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::plan::ActionType;
+
+pub const REPORT_VERSION: &str = "0.1";
+
+/// Why a scenario failed. One meaning each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureClass {
+    /// No visible match for the target when the action's timeout ran out.
+    SelectorNotFound,
+    /// The target matched but never became actionable (hidden, moving, disabled, covered).
+    NotActionable,
+    /// An `expect` did not hold in time.
+    PostconditionFailed,
+    /// A page did not load.
+    NavigationFailed,
+    /// The whole scenario ran out of its time budget.
+    ScenarioTimeout,
+    /// The browser died or stopped answering.
+    BrowserCrashed,
+    /// The plan failed validation.
+    PlanInvalid,
+    /// Nothing cached and no LLM provider configured.
+    NoPlan,
+    /// The LLM provider failed after its retries.
+    LlmError,
+    /// The LLM's plan was still invalid after the retries.
+    PlanRejected,
+    /// A call could have overshot the spend budget, so it was not made.
+    BudgetExceeded,
+    /// `--require-cached` and no cached plan.
+    NotCached,
+}
+
+impl FailureClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureClass::SelectorNotFound => "selector_not_found",
+            FailureClass::NotActionable => "not_actionable",
+            FailureClass::PostconditionFailed => "postcondition_failed",
+            FailureClass::NavigationFailed => "navigation_failed",
+            FailureClass::ScenarioTimeout => "scenario_timeout",
+            FailureClass::BrowserCrashed => "browser_crashed",
+            FailureClass::PlanInvalid => "plan_invalid",
+            FailureClass::NoPlan => "no_plan",
+            FailureClass::LlmError => "llm_error",
+            FailureClass::PlanRejected => "plan_rejected",
+            FailureClass::BudgetExceeded => "budget_exceeded",
+            FailureClass::NotCached => "not_cached",
+        }
+    }
+}
+
+impl std::fmt::Display for FailureClass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunReport {
+    pub report_version: String,
+    /// UUID v7: sortable by time.
+    pub run_id: String,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schemars(with = "String")]
+    pub started_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schemars(with = "String")]
+    pub finished_at: OffsetDateTime,
+    /// The windup version that ran.
+    pub windup_version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci: Option<CiInfo>,
+    pub totals: Totals,
+    pub scenarios: Vec<ScenarioResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GitInfo {
+    pub commit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CiInfo {
+    /// `github`, `gitlab`, … or `ci` when only `CI` is set.
+    pub provider: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_run: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    /// `i/n` when the suite was split across machines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Totals {
+    pub scenarios: u32,
+    pub passed: u32,
+    pub failed: u32,
+    pub skipped: u32,
+    pub llm_calls: u32,
+    pub cost_micro_usd: u64,
+    pub cache_hits: u32,
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioStatus {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+/// Where the plan that ran came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheOutcome {
+    /// A cached plan replayed.
+    Hit,
+    /// No usable cached plan: planned afresh.
+    Miss,
+    /// The cached plan failed, was kept as stale evidence, and a new plan replaced it.
+    StaleReplanned,
+    /// No cache involved (`windup replay`, or a scenario that never got a plan).
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ScenarioResult {
+    pub scenario_id: String,
+    pub status: ScenarioStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<FailureClass>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_action_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    pub cache: CacheOutcome,
+    pub llm_calls: u32,
+    pub cost_micro_usd: u64,
+    pub duration_ms: u64,
+    /// The page URL when the scenario ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
+    pub actions: Vec<ActionResult>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionStatus {
+    Passed,
+    Failed,
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ActionResult {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: ActionType,
+    /// For steps inside a fragment: the `use` step's id and the fragment's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragment: Option<String>,
+    pub status: ActionStatus,
+    /// Milliseconds from the scenario's start to the step's start.
+    pub started_ms: u64,
+    pub duration_ms: u64,
+    /// Waiting for the target to be found and actionable.
+    pub wait_ms: u64,
+    /// Performing the input.
+    pub act_ms: u64,
+    /// Checking the postconditions.
+    pub verify_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}

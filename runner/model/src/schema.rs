@@ -1,0 +1,62 @@
+//! JSON Schemas generated from the types; published under `schemas/` in the repository.
+
+use schemars::JsonSchema;
+use serde_json::Value;
+
+use crate::cache::CacheEntry;
+use crate::fragment::Fragment;
+use crate::plan::Plan;
+use crate::report::RunReport;
+use crate::scenario::Scenario;
+
+/// The formats that have a published schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Scenario,
+    Plan,
+    Fragment,
+    CacheEntry,
+    RunReport,
+}
+
+impl Format {
+    pub const ALL: [Format; 5] = [
+        Format::Scenario,
+        Format::Plan,
+        Format::Fragment,
+        Format::CacheEntry,
+        Format::RunReport,
+    ];
+
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Format::Scenario => "scenario.schema.json",
+            Format::Plan => "plan.schema.json",
+            Format::Fragment => "fragment.schema.json",
+            Format::CacheEntry => "cache-entry.schema.json",
+            Format::RunReport => "run-report.schema.json",
+        }
+    }
+}
+
+fn generate<T: JsonSchema>() -> Value {
+    serde_json::to_value(schemars::schema_for!(T)).expect("a schema serialises")
+}
+
+/// The JSON Schema of a format.
+pub fn schema_value(format: Format) -> Value {
+    match format {
+        Format::Scenario => generate::<Scenario>(),
+        Format::Plan => generate::<Plan>(),
+        Format::Fragment => generate::<Fragment>(),
+        Format::CacheEntry => generate::<CacheEntry>(),
+        Format::RunReport => generate::<RunReport>(),
+    }
+}
+
+/// The schema as published: pretty JSON with a trailing newline.
+pub fn schema_text(format: Format) -> String {
+    let mut text = serde_json::to_string_pretty(&schema_value(format)).expect("serialises");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Install the third-party test pages used by Windup's integration tests.
+#
+#   npm  todomvc@0.1.1          -> $FIXTURES/npm/node_modules/todomvc        (TodoMVC examples)
+#   npm  playwright-core@1.65.1 -> $FIXTURES/npm/node_modules/playwright-core (reference driver, Node >= 20)
+#   PyPI miniwob==1.1.0         -> $FIXTURES/miniwob/miniwob/html            (MiniWoB++ task pages)
+#
+# $FIXTURES defaults to <repo>/target/fixtures (never committed) and can be
+# overridden with WINDUP_FIXTURES_DIR. Idempotent: a second run only checks
+# the installed versions and prints the paths. See scripts/FIXTURES.md.
+set -euo pipefail
+
+TODOMVC_VERSION=0.1.1
+PLAYWRIGHT_CORE_VERSION=1.65.1
+MINIWOB_VERSION=1.1.0
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
+FIXTURES="${WINDUP_FIXTURES_DIR:-$REPO_ROOT/target/fixtures}"
+mkdir -p "$FIXTURES"
+FIXTURES="$(cd "$FIXTURES" && pwd)"
+
+NPM_DIR="$FIXTURES/npm"
+TODOMVC_ROOT="$NPM_DIR/node_modules/todomvc"
+PLAYWRIGHT_CORE="$NPM_DIR/node_modules/playwright-core"
+MINIWOB_DIR="$FIXTURES/miniwob"
+MINIWOB_HTML="$MINIWOB_DIR/miniwob/html"
+
+log() { echo "fetch-fixtures: $*" >&2; }
+
+# Serialise concurrent runs (e.g. several test binaries calling the script).
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$FIXTURES/.fetch-fixtures.lock"
+  flock 9
+fi
+
+# True if the package.json at $1 declares exactly version $2.
+has_version() {
+  [ -f "$1" ] && grep -Eq "\"version\"[[:space:]]*:[[:space:]]*\"$2\"" "$1"
+}
+
+npm_ok() {
+  has_version "$TODOMVC_ROOT/package.json" "$TODOMVC_VERSION" &&
+    has_version "$PLAYWRIGHT_CORE/package.json" "$PLAYWRIGHT_CORE_VERSION" &&
+    [ -f "$TODOMVC_ROOT/examples/vanillajs/index.html" ]
+}
+
+miniwob_ok() {
+  [ -d "$MINIWOB_DIR/miniwob-$MINIWOB_VERSION.dist-info" ] &&
+    [ -f "$MINIWOB_HTML/core/core.js" ] &&
+    [ -f "$MINIWOB_HTML/miniwob/click-checkboxes.html" ]
+}
+
+if ! npm_ok; then
+  command -v npm >/dev/null 2>&1 || { log "npm not found (need Node >= 20)"; exit 1; }
+  log "installing todomvc@$TODOMVC_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION into $NPM_DIR"
+  mkdir -p "$NPM_DIR"
+  npm install --prefix "$NPM_DIR" --no-audit --no-fund --save-exact --loglevel=error \
+    "todomvc@$TODOMVC_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" >&2
+  npm_ok || { log "npm install finished but the expected files are missing"; exit 1; }
+fi
+
+if ! miniwob_ok; then
+  PYTHON="${PYTHON:-python3}"
+  log "installing miniwob==$MINIWOB_VERSION into $MINIWOB_DIR"
+  tmp="$FIXTURES/.miniwob.tmp.$$"
+  rm -rf "$tmp"
+  trap 'rm -rf "$tmp"' EXIT
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-input --root-user-action=ignore --no-deps \
+    --target "$tmp" "miniwob==$MINIWOB_VERSION" >&2
+  rm -rf "$MINIWOB_DIR"
+  mv "$tmp" "$MINIWOB_DIR"
+  trap - EXIT
+  miniwob_ok || { log "pip install finished but the expected files are missing"; exit 1; }
+fi
+
+# Machine-readable summary (KEY=VALUE, absolute paths) on stdout.
+cat <<EOF
+WINDUP_FIXTURES_DIR=$FIXTURES
+TODOMVC_ROOT=$TODOMVC_ROOT
+PLAYWRIGHT_CORE=$PLAYWRIGHT_CORE
+MINIWOB_HTML=$MINIWOB_HTML
+EOF
