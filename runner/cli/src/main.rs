@@ -38,6 +38,9 @@ enum Command {
     Replay {
         /// The plan to run (JSON, plan_version 0.1).
         plan: PathBuf,
+        /// When it passes, save it as the cached plan of the scenario it names.
+        #[arg(long)]
+        save: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -79,7 +82,7 @@ fn main() -> ProcessExit {
         Command::Run { scenarios, common } => execute(common, |runner, sink| {
             Box::pin(async move { runner.run(&scenarios, sink).await })
         }),
-        Command::Replay { plan, common } => replay(plan, common),
+        Command::Replay { plan, save, common } => replay(plan, save, common),
     };
     code.into()
 }
@@ -187,7 +190,7 @@ fn write_reports(reports: &[ReportSpec], report: &RunReport) -> anyhow::Result<(
     Ok(())
 }
 
-fn replay(path: PathBuf, common: Common) -> ExitCode {
+fn replay(path: PathBuf, save: bool, common: Common) -> ExitCode {
     let file = path.display().to_string();
     let plan = match std::fs::read_to_string(&path) {
         Ok(text) => match plan_from_json(&file, &text) {
@@ -203,6 +206,6 @@ fn replay(path: PathBuf, common: Common) -> ExitCode {
         }
     };
     execute(common, move |runner, sink| {
-        Box::pin(async move { runner.replay(&plan, sink).await })
+        Box::pin(async move { runner.replay(&plan, save, sink).await })
     })
 }

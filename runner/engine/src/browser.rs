@@ -295,7 +295,18 @@ impl Browser {
     /// Opens an isolated context with one page in it.
     pub async fn new_session(&self) -> Result<Session, BrowserError> {
         let instance = self.instance().await?;
-        Session::open(instance).await
+        match Session::open(instance.clone()).await {
+            Err(BrowserError::Crashed(reason)) => {
+                // The handler may not have noticed the death yet: mark it, start afresh once.
+                tracing::warn!("the browser did not answer ({reason}); restarting it");
+                instance.alive.store(false, Ordering::SeqCst);
+                if let Some(pid) = instance.pid {
+                    kill_pid(pid);
+                }
+                Session::open(self.instance().await?).await
+            }
+            other => other,
+        }
     }
 
     /// Closes the browser and waits for it to exit.

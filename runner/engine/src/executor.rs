@@ -69,8 +69,18 @@ struct Runner<'s, 'c> {
     dialogs_reported: usize,
 }
 
-/// Runs `plan` in `session`.
+/// Runs `plan` in `session`: opens its start URL, then its steps.
 pub async fn execute(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>) -> Execution {
+    run(session, plan, cx, true).await
+}
+
+/// Runs `plan`'s steps on the page as it is, without opening the start URL first (for harnesses
+/// that prepare the page themselves, such as seeding a MiniWoB episode).
+pub async fn execute_steps(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>) -> Execution {
+    run(session, plan, cx, false).await
+}
+
+async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: bool) -> Execution {
     let start = Instant::now();
     let mut runner = Runner {
         session,
@@ -81,7 +91,12 @@ pub async fn execute(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>) -
         dialogs_reported: 0,
     };
     let mut start_sig = None;
-    let failure = match runner.open_start(&plan.start_url).await {
+    let opened = if open {
+        runner.open_start(&plan.start_url).await
+    } else {
+        Ok(None)
+    };
+    let failure = match opened {
         Err(f) => Some(f),
         Ok(sig) => {
             start_sig = sig;

@@ -281,13 +281,49 @@ impl Runner {
         Ok(execution)
     }
 
-    /// `windup replay PLAN.json`: one plan, no cache, no LLM.
+    /// `windup replay PLAN.json`: one plan, no LLM. With `save`, a plan that passes becomes the
+    /// cached plan of the project's scenario with the plan's `scenario_id` (how hand-written
+    /// plans enter the cache: verified first, like every cached plan).
     pub async fn replay(
         &self,
         plan: &Plan,
+        save: bool,
         events: &dyn EventSink,
     ) -> Result<RunReport, RunError> {
         self.config.require_base_url()?;
+        let scenario = if save {
+            let scenarios = load_scenarios(&self.config.root)?;
+            let found = scenarios
+                .into_iter()
+                .find(|s| s.scenario.id == plan.scenario_id)
+                .ok_or_else(|| {
+                    InputError::new(
+                        "plan",
+                        "scenario_id",
+                        format!(
+                            "no scenario `{}` in {}",
+                            plan.scenario_id,
+                            display(&self.config.root, &self.config.root.join(crate::project::SCENARIOS_DIR))
+                        ),
+                        "add e2e/scenarios/<id>.yaml for the plan, or replay without --save",
+                    )
+                })?;
+            if found.scenario.start_url != plan.start_url {
+                return Err(InputError::new(
+                    "plan",
+                    "start_url",
+                    format!(
+                        "the plan starts at `{}` but the scenario at `{}`",
+                        plan.start_url, found.scenario.start_url
+                    ),
+                    "make them the same path",
+                )
+                .into());
+            }
+            Some(found.scenario)
+        } else {
+            None
+        };
         let fragments = Fragments::load(&self.config.root.join(FRAGMENTS_DIR))?;
         let problems = fragments.check_uses("plan", "", plan);
         if !problems.is_empty() {
@@ -312,7 +348,21 @@ impl Runner {
             )
             .await
         {
-            Ok(x) => scenario_result(&plan.scenario_id, CacheOutcome::None, x),
+            Ok(x) => {
+                if let (Some(scenario), None) = (&scenario, &x.failure) {
+                    let cache = PlanCache::new(&self.config.root);
+                    if let Err(e) = cache.save_verified(
+                        scenario,
+                        plan,
+                        x.start_sig.clone(),
+                        x.duration.as_millis() as u64,
+                        &run_id,
+                    ) {
+                        tracing::error!("could not save the verified plan: {e}");
+                    }
+                }
+                scenario_result(&plan.scenario_id, CacheOutcome::None, x)
+            }
             Err(e) => crashed_id(&plan.scenario_id, CacheOutcome::None, e),
         };
         events.on_event(&Event::ScenarioFinished {

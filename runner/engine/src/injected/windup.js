@@ -1290,7 +1290,8 @@ if (!window.__windup) {
       };
       return (el) => {
         const tag = htmlTag(el);
-        if (NON_TEXT_TAGS.has(tag) || tag === 'html') return false;
+        // Whole-page containers never match, even when the text spans blocks.
+        if (NON_TEXT_TAGS.has(tag) || tag === 'html' || tag === 'body') return false;
         if (!mayContain(el) || !full(textOf(el))) return false;
         let childMatches = false;
         flatChildElements(el, (c) => {
@@ -2304,6 +2305,8 @@ if (!window.__windup) {
       diagnose,
       accessibleName: (el) => accessibleName(el, newCtx()),
       role: (el) => roleOf(el, newCtx()),
+      // For tests: the matched nodes themselves (visible and hidden, in order).
+      elements: (parts) => resolve(parts, newCtx()),
       isLeaving,
     });
   })();

@@ -1,0 +1,5 @@
+//! Engine integration tests: real Chromium, real pages on loopback, no LLM.
+
+mod failures;
+mod support;
+mod thirdparty;

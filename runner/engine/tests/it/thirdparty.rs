@@ -1,0 +1,144 @@
+//! Verified plans replayed against real third-party pages from the registries:
+//! TodoMVC implementations (npm todomvc@0.1.1) and MiniWoB++ tasks (PyPI miniwob==1.1.0).
+
+use crate::support::*;
+use serde_json::Value;
+
+/// Implementations that work offline, in different frameworks (see scripts/FIXTURES.md).
+const TODOMVC: &[&str] = &[
+    "vanillajs",
+    "backbone",
+    "react",
+    "vue",
+    "angularjs",
+    "knockoutjs",
+    "emberjs",
+    "mithril",
+];
+
+#[test]
+fn todomvc_flow_replays_on_every_implementation() {
+    let server = Server::start(&fixtures().todomvc);
+    let template = load_plan("todomvc.json");
+    block_on(async {
+        for name in TODOMVC {
+            let mut plan = template.clone();
+            plan.start_url = format!("/examples/{name}/index.html");
+            let x = Run::new(&server.base).exec(browser(), &plan).await;
+            assert_passed(&x, name);
+            assert_eq!(x.actions.len(), plan.actions.len());
+            assert!(x.final_url.as_deref().unwrap().ends_with("#/active"), "{name}");
+        }
+    });
+}
+
+#[test]
+fn todomvc_detects_a_wrong_outcome() {
+    // The same flow, but claiming both todos stay visible under "Active": must fail, not pass.
+    let server = Server::start(&fixtures().todomvc);
+    let mut plan = load_plan("todomvc.json");
+    let last = plan.actions.last_mut().unwrap();
+    last.expect.as_mut().unwrap().count.as_mut().unwrap().equals = 2;
+    block_on(async {
+        let x = Run::new(&server.base)
+            .action_timeout(1_000)
+            .exec(browser(), &plan)
+            .await;
+        let f = x.failure.expect("must fail");
+        assert_eq!(f.class, windup_model::FailureClass::PostconditionFailed);
+        assert_eq!(f.action_id.as_deref(), Some("a6"));
+        assert!(f.message.contains("expected 2 visible matches"), "{}", f.message);
+    });
+}
+
+/// Starts a seeded MiniWoB episode through the engine's library API, replays the plan's steps
+/// and returns the episode's (raw reward, reward).
+async fn miniwob_episode(base: &url::Url, task: &str, seed: u32) -> (f64, f64) {
+    let plan = load_plan(&format!("miniwob/{task}-{seed}.json"));
+    let mut session = browser().new_session().await.expect("session");
+    let url = base.join(&plan.start_url[1..]).unwrap();
+    session
+        .goto(url.as_str(), std::time::Duration::from_secs(10))
+        .await
+        .expect("task page loads");
+    let mut ready = false;
+    for _ in 0..100 {
+        ready = session
+            .eval::<bool>("typeof core === 'object' && core.cover_div !== null")
+            .await
+            .unwrap_or(false);
+        if ready {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(ready, "{task}: MiniWoB core never became ready");
+    let query: String = session
+        .eval(&format!(
+            "core.EPISODE_MAX_TIME = 60000; Math.seedrandom({seed}); core.startEpisodeReal(); core.getUtterance()"
+        ))
+        .await
+        .expect("episode starts");
+    let x = Run::new(base).exec_in(&mut session, &plan, false).await;
+    assert_passed(&x, &format!("{task} seed {seed} ({query})"));
+    let reward: Value = session
+        .eval("({raw: WOB_RAW_REWARD_GLOBAL, reward: WOB_REWARD_GLOBAL, done: WOB_DONE_GLOBAL})")
+        .await
+        .expect("reward");
+    session.close().await;
+    assert_eq!(reward["done"], true, "{task} seed {seed}: episode not done");
+    (
+        reward["raw"].as_f64().unwrap(),
+        reward["reward"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn miniwob_tasks_earn_their_reward() {
+    let server = Server::start(&fixtures().miniwob_html);
+    block_on(async {
+        for task in ["click-button", "enter-text", "login-user", "click-checkboxes"] {
+            for seed in 1..=3 {
+                let (raw, reward) = miniwob_episode(&server.base, task, seed).await;
+                assert_eq!(raw, 1.0, "{task} seed {seed}");
+                assert!(reward > 0.0, "{task} seed {seed}: reward {reward}");
+            }
+        }
+    });
+}
+
+#[test]
+fn miniwob_plan_for_another_seed_is_caught() {
+    // The seed-1 plan of click-button ("Ok") on the seed-3 episode (buttons "no", "Okay",
+    // "okay"): the exact-name selector finds nothing, so no wrong button is clicked.
+    let server = Server::start(&fixtures().miniwob_html);
+    block_on(async {
+        let mut session = browser().new_session().await.unwrap();
+        let url = server.base.join("miniwob/click-button.html").unwrap();
+        session.goto(url.as_str(), std::time::Duration::from_secs(10)).await.unwrap();
+        for _ in 0..100 {
+            if session
+                .eval::<bool>("typeof core === 'object' && core.cover_div !== null")
+                .await
+                .unwrap_or(false)
+            {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        session
+            .eval::<Value>("Math.seedrandom(3); core.startEpisodeReal(); null")
+            .await
+            .unwrap();
+        let plan = load_plan("miniwob/click-button-1.json");
+        let x = Run::new(&server.base)
+            .action_timeout(800)
+            .exec_in(&mut session, &plan, false)
+            .await;
+        let f = x.failure.expect("must fail");
+        assert_eq!(f.class, windup_model::FailureClass::SelectorNotFound);
+        let done: bool = session.eval("WOB_DONE_GLOBAL").await.unwrap();
+        assert!(!done, "no button may have been clicked");
+        session.close().await;
+    });
+}
