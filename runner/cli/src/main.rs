@@ -100,7 +100,10 @@ fn init_tracing() {
 
 fn print_problems(problems: &Problems) {
     for p in &problems.0 {
-        eprintln!("error: {}: {}: {}\n  fix: {}", p.file, p.field, p.problem, p.fix);
+        eprintln!(
+            "error: {}: {}: {}\n  fix: {}",
+            p.file, p.field, p.problem, p.fix
+        );
     }
 }
 
@@ -201,7 +204,9 @@ fn replay(path: PathBuf, save: bool, common: Common) -> ExitCode {
             }
         },
         Err(e) => {
-            eprintln!("error: {file}: (file): cannot be read: {e}\n  fix: give the path of a plan JSON file");
+            eprintln!(
+                "error: {file}: (file): cannot be read: {e}\n  fix: give the path of a plan JSON file"
+            );
             return ExitCode::BadInput;
         }
     };

@@ -56,10 +56,7 @@ impl EventSink for Terminal {
                 );
             }
             ScenarioStatus::Failed => {
-                let class = result
-                    .failure_class
-                    .map(|c| c.as_str())
-                    .unwrap_or("failed");
+                let class = result.failure_class.map(|c| c.as_str()).unwrap_or("failed");
                 let at = result
                     .failed_action_id
                     .as_deref()

@@ -68,7 +68,10 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
         };
         match cache_entry_from_json(&file, &text) {
             Ok(entry) => {
-                let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+                let stem = path
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default();
                 if entry.key.scenario_id != stem {
                     problems.push(InputError::new(
                         &file,
@@ -77,7 +80,10 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
                         "delete the entry; the next run plans the scenario again",
                     ));
                 }
-                if !scenarios.iter().any(|s| s.scenario.id == entry.key.scenario_id) {
+                if !scenarios
+                    .iter()
+                    .any(|s| s.scenario.id == entry.key.scenario_id)
+                {
                     problems.push(InputError::new(
                         &file,
                         "key.scenario_id",
@@ -131,7 +137,10 @@ fn named(files: &[PathBuf]) -> (Vec<InputError>, usize) {
             continue;
         };
         let stem = path.file_stem().and_then(|s| s.to_str());
-        let ext = path.extension().and_then(|x| x.to_str()).unwrap_or_default();
+        let ext = path
+            .extension()
+            .and_then(|x| x.to_str())
+            .unwrap_or_default();
         let result = if ext == "yaml" || ext == "yml" {
             scenario_from_yaml(&file, &text, stem).map(|_| ())
         } else {

@@ -13,8 +13,8 @@ use std::time::Duration;
 use chromiumoxide::browser::{Browser as CdpBrowser, BrowserConfig};
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams,
-    DispatchMouseEventType, InsertTextParams, MouseButton,
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    InsertTextParams, MouseButton,
 };
 use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
 use chromiumoxide::cdp::browser_protocol::page::{
@@ -343,6 +343,8 @@ pub fn kill_pid(pid: u32) {
 struct DocState {
     /// The latest document's loader id (set when it commits).
     current: Option<String>,
+    /// Loader ids in the order their documents committed.
+    commits: Vec<String>,
     /// Lifecycle event names seen per loader.
     events: HashMap<String, Vec<String>>,
 }
@@ -439,8 +441,11 @@ impl Session {
                 let loader = ev.loader_id.as_ref().to_string();
                 {
                     let mut doc = shared.doc.lock().expect("doc lock");
-                    if ev.name == "init" || ev.name == "commit" {
+                    if (ev.name == "init" || ev.name == "commit")
+                        && doc.current.as_deref() != Some(loader.as_str())
+                    {
                         doc.current = Some(loader.clone());
+                        doc.commits.push(loader.clone());
                     }
                     doc.events.entry(loader).or_default().push(ev.name.clone());
                 }
@@ -582,7 +587,7 @@ impl Session {
         let Some(loader) = result.loader_id.map(|l| l.as_ref().to_string()) else {
             return Ok(()); // same-document navigation: nothing to load
         };
-        self.wait_lifecycle(&loader, "load", deadline).await?;
+        self.wait_loaded(&loader, deadline).await?;
         // A loaded error page is still a failed navigation.
         let status: Option<u64> = self
             .eval("performance.getEntriesByType('navigation')[0]?.responseStatus ?? null")
@@ -591,6 +596,41 @@ impl Session {
         match status {
             Some(code) if code >= 400 => Err(NavError::Failed(format!("HTTP status {code}"))),
             _ => Ok(()),
+        }
+    }
+
+    /// Waits for `load` of the document `loader` started, or of the document that replaced it
+    /// (a script or meta redirect before `load` means the first one never finishes).
+    async fn wait_loaded(
+        &self,
+        loader: &str,
+        deadline: tokio::time::Instant,
+    ) -> Result<(), NavError> {
+        loop {
+            let notified = self.shared.doc_changed.notified();
+            {
+                let doc = self.shared.doc.lock().expect("doc lock");
+                let target = match doc.commits.iter().position(|l| l == loader) {
+                    Some(i) => doc
+                        .commits
+                        .last()
+                        .map(String::as_str)
+                        .unwrap_or(&doc.commits[i]),
+                    None => loader,
+                };
+                if doc
+                    .events
+                    .get(target)
+                    .is_some_and(|names| names.iter().any(|n| n == "load"))
+                {
+                    return Ok(());
+                }
+            }
+            self.check_alive()
+                .map_err(|e| NavError::Crashed(e.to_string()))?;
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return Err(NavError::Timeout);
+            }
         }
     }
 
@@ -691,7 +731,12 @@ impl Session {
         self.eval("location.href").await
     }
 
-    async fn mouse(&self, kind: DispatchMouseEventType, x: f64, y: f64) -> Result<(), BrowserError> {
+    async fn mouse(
+        &self,
+        kind: DispatchMouseEventType,
+        x: f64,
+        y: f64,
+    ) -> Result<(), BrowserError> {
         self.check_alive()?;
         let mut params = DispatchMouseEventParams::new(kind.clone(), x, y);
         if kind != DispatchMouseEventType::MouseMoved {
@@ -790,7 +835,9 @@ impl Session {
         if self.instance.is_alive() {
             let _ = tokio::time::timeout(
                 Duration::from_secs(5),
-                self.instance.cdp.dispose_browser_context(self.context.clone()),
+                self.instance
+                    .cdp
+                    .dispose_browser_context(self.context.clone()),
             )
             .await;
         }

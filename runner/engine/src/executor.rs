@@ -107,12 +107,11 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
     let mut results = runner.results;
     // Steps that never ran are listed as skipped, so a report shows the whole plan.
     if failure.is_some() {
-        for a in plan.actions.iter().skip(
-            results
-                .iter()
-                .filter(|r| r.fragment.is_none())
-                .count(),
-        ) {
+        for a in plan
+            .actions
+            .iter()
+            .skip(results.iter().filter(|r| r.fragment.is_none()).count())
+        {
             results.push(skipped(a, None));
         }
     }
@@ -503,7 +502,10 @@ impl Runner<'_, '_> {
             Some(Located::NotActionable { reason }) => fail(
                 self.timeout_class(FailureClass::NotActionable),
                 Some(id),
-                format!("`{}` matched but never became actionable: {reason}", locator.source),
+                format!(
+                    "`{}` matched but never became actionable: {reason}",
+                    locator.source
+                ),
             ),
             _ => {
                 let found = locator
@@ -556,7 +558,10 @@ impl Runner<'_, '_> {
     ) -> Result<(), Failure> {
         let check =
             Check::compile(expect).map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
-        self.session.follow_popup().await.map_err(|e| browser_failure(e, id))?;
+        self.session
+            .follow_popup()
+            .await
+            .map_err(|e| browser_failure(e, id))?;
         match check
             .wait(self.session, self.cx.base_url, expect, deadline)
             .await

@@ -37,7 +37,10 @@ impl Fragments {
         paths.sort();
         for path in paths {
             let file = path.display().to_string();
-            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            let stem = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default();
             let text = match std::fs::read_to_string(&path) {
                 Ok(t) => t,
                 Err(e) => {
@@ -80,9 +83,13 @@ impl Fragments {
         for id in self.by_id.keys() {
             let mut stack = vec![(id.as_str(), vec![id.as_str()])];
             while let Some((current, path)) = stack.pop() {
-                let Some(f) = self.by_id.get(current) else { continue };
+                let Some(f) = self.by_id.get(current) else {
+                    continue;
+                };
                 for a in f.actions.iter().filter(|a| a.kind == ActionType::Use) {
-                    let Some(next) = a.use_fragment.as_deref() else { continue };
+                    let Some(next) = a.use_fragment.as_deref() else {
+                        continue;
+                    };
                     if next == id {
                         out.push(InputError::new(
                             dir.join(format!("{id}.json")).display().to_string(),
@@ -102,7 +109,12 @@ impl Fragments {
     }
 
     /// Problems with a plan's `use` steps: fragments that do not exist.
-    pub fn check_uses(&self, file: &str, prefix: &str, plan: &windup_model::Plan) -> Vec<InputError> {
+    pub fn check_uses(
+        &self,
+        file: &str,
+        prefix: &str,
+        plan: &windup_model::Plan,
+    ) -> Vec<InputError> {
         plan.actions
             .iter()
             .enumerate()

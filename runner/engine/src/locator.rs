@@ -49,7 +49,8 @@ pub struct Diagnosis {
 impl Diagnosis {
     /// `0 visible matches; 1 hidden match; nearest names: "Save changes"`.
     pub fn describe(&self) -> String {
-        let plural = |n: u32, what: &str| format!("{n} {what} match{}", if n == 1 { "" } else { "es" });
+        let plural =
+            |n: u32, what: &str| format!("{n} {what} match{}", if n == 1 { "" } else { "es" });
         let mut text = format!(
             "{}; {}",
             plural(self.visible, "visible"),

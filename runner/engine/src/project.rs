@@ -34,17 +34,17 @@ pub fn load_scenarios(root: &Path) -> Result<Vec<ScenarioFile>, Problems> {
     };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|x| x == "yaml" || x == "yml")
-        })
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
         .collect();
     paths.sort();
     let mut problems = Vec::new();
     let mut out: Vec<ScenarioFile> = Vec::new();
     for path in paths {
         let file = display(root, &path);
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => {

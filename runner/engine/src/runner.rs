@@ -162,7 +162,14 @@ impl Runner {
         let mut results = Vec::new();
         for p in planned {
             let result = self
-                .run_scenario(&p.file.scenario, p.lookup, &cache, &fragments, &run_id, events)
+                .run_scenario(
+                    &p.file.scenario,
+                    p.lookup,
+                    &cache,
+                    &fragments,
+                    &run_id,
+                    events,
+                )
                 .await;
             events.on_event(&Event::ScenarioFinished {
                 result: result.clone(),
@@ -203,7 +210,10 @@ impl Runner {
                     },
                 );
                 if let Err(e) = moved {
-                    tracing::warn!("could not move the outdated plan of {} to stale: {e}", scenario.id);
+                    tracing::warn!(
+                        "could not move the outdated plan of {} to stale: {e}",
+                        scenario.id
+                    );
                 }
                 return no_plan(
                     scenario,
@@ -246,7 +256,10 @@ impl Runner {
                 },
             );
             if let Err(e) = moved {
-                tracing::warn!("could not move the failed plan of {} to stale: {e}", scenario.id);
+                tracing::warn!(
+                    "could not move the failed plan of {} to stale: {e}",
+                    scenario.id
+                );
             }
         }
         scenario_result(&scenario.id, CacheOutcome::Hit, execution)
@@ -303,7 +316,10 @@ impl Runner {
                         format!(
                             "no scenario `{}` in {}",
                             plan.scenario_id,
-                            display(&self.config.root, &self.config.root.join(crate::project::SCENARIOS_DIR))
+                            display(
+                                &self.config.root,
+                                &self.config.root.join(crate::project::SCENARIOS_DIR)
+                            )
                         ),
                         "add e2e/scenarios/<id>.yaml for the plan, or replay without --save",
                     )
@@ -338,14 +354,13 @@ impl Runner {
         events.on_event(&Event::ScenarioStarted {
             scenario_id: plan.scenario_id.clone(),
         });
+        let timeout = scenario
+            .as_ref()
+            .and_then(|s| s.timeout_ms)
+            .map(Duration::from_millis)
+            .unwrap_or(self.config.timeouts.scenario);
         let result = match self
-            .execute_plan(
-                &plan.scenario_id,
-                plan,
-                self.config.timeouts.scenario,
-                &fragments,
-                events,
-            )
+            .execute_plan(&plan.scenario_id, plan, timeout, &fragments, events)
             .await
         {
             Ok(x) => {

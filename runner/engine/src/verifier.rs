@@ -119,7 +119,10 @@ impl Check {
         let mut attempt = 0;
         let mut last: Option<Observed> = None;
         loop {
-            match session.call::<Observed>("check", &[self.spec.clone()]).await {
+            match session
+                .call::<Observed>("check", &[self.spec.clone()])
+                .await
+            {
                 Ok(obs) => {
                     if !obs.navigating && self.failures(&obs, base, expect).is_empty() {
                         return Ok(());
@@ -207,7 +210,11 @@ mod tests {
         assert!(!url_glob("**/#/completed").unwrap().is_match(&u));
         let foreign = url_for_match("https://example.com/a?b=1", &base);
         assert_eq!(foreign, "https://example.com/a?b=1");
-        assert!(url_glob("https://example.com/*").unwrap().is_match(&foreign));
+        assert!(
+            url_glob("https://example.com/*")
+                .unwrap()
+                .is_match(&foreign)
+        );
         assert_eq!(
             url_for_match("http://127.0.0.1:8000/search?q=x", &base),
             "/search?q=x"

@@ -62,7 +62,11 @@ fn named(name: &str) -> Option<KeyDef> {
         .iter()
         .find(|(k, ..)| *k == name)
         .map(|(k, code, key_code, text)| KeyDef {
-            key: if *k == "Space" { " ".into() } else { (*k).into() },
+            key: if *k == "Space" {
+                " ".into()
+            } else {
+                (*k).into()
+            },
             code: (*code).into(),
             key_code: *key_code,
             text: text.map(str::to_string),
@@ -74,7 +78,10 @@ fn single_char(c: char) -> Option<KeyDef> {
         return None;
     }
     let (code, key_code) = match c {
-        'a'..='z' => (format!("Key{}", c.to_ascii_uppercase()), c.to_ascii_uppercase() as u32),
+        'a'..='z' => (
+            format!("Key{}", c.to_ascii_uppercase()),
+            c.to_ascii_uppercase() as u32,
+        ),
         'A'..='Z' => (format!("Key{c}"), c as u32),
         '0'..='9' => (format!("Digit{c}"), c as u32),
         ' ' => ("Space".into(), 32),

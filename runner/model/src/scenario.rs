@@ -87,6 +87,10 @@ mod tests {
         tagged.tags.push("smoke".into());
         assert_ne!(base.sha(), hinted.sha());
         assert_ne!(base.sha(), moved.sha());
-        assert_eq!(base.sha(), tagged.sha(), "tags do not change what is planned");
+        assert_eq!(
+            base.sha(),
+            tagged.sha(),
+            "tags do not change what is planned"
+        );
     }
 }

@@ -293,7 +293,9 @@ fn parse_role(body: &str) -> Result<Part, SelectorError> {
             (v, true, rest)
         } else {
             let end = after_op.find(']').ok_or_else(|| {
-                SelectorError(format!("role attribute `{attr}` is missing its closing `]`"))
+                SelectorError(format!(
+                    "role attribute `{attr}` is missing its closing `]`"
+                ))
             })?;
             (after_op[..end].trim().to_string(), false, &after_op[end..])
         };
@@ -325,7 +327,9 @@ fn parse_role(body: &str) -> Result<Part, SelectorError> {
             }
             "level" if exact => {
                 level = Some(value.parse::<u32>().map_err(|_| {
-                    SelectorError(format!("`[level={value}]` takes a number, e.g. `[level=2]`"))
+                    SelectorError(format!(
+                        "`[level={value}]` takes a number, e.g. `[level=2]`"
+                    ))
                 })?)
             }
             other => {

@@ -86,7 +86,10 @@ pub fn scenario_from_yaml(file: &str, text: &str, expected_id: Option<&str>) -> 
             file,
             "id",
             format!("id `{}` does not match the file name", scenario.id),
-            format!("set `id: {expected}` or rename the file to `{}.yaml`", scenario.id),
+            format!(
+                "set `id: {expected}` or rename the file to `{}.yaml`",
+                scenario.id
+            ),
         )
         .into());
     }
@@ -284,7 +287,8 @@ fn pattern_fix(pattern: &str) -> String {
     match pattern {
         r"^/" => "use a path that starts with `/`, such as `/login`".into(),
         r"^[a-z0-9][a-z0-9._-]*$" => {
-            "use lowercase letters, digits, `.`, `_` and `-`, starting with a letter or digit".into()
+            "use lowercase letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+                .into()
         }
         r"^[A-Z][A-Z0-9_]*$" => {
             "use an ENV variable name in capitals, such as `ADMIN_PASSWORD`".into()

@@ -207,9 +207,12 @@ if (!window.__windup) {
       const style = styleOf(el, ctx);
       r = !style || style.display === 'none' || isAriaHiddenTrue(el);
       if (!r) {
-        // A light child of an (open) shadow host that no slot takes is not rendered.
         const lp = el.parentElement;
+        // A light child of an (open) shadow host that no slot takes is not rendered.
         if (lp && lp.shadowRoot && !el.assignedSlot) r = true;
+        // The content of a closed <details> sits in a hidden user-agent slot,
+        // which no author-visible style reveals.
+        else if (lp && htmlTag(lp) === 'details' && !lp.open && !(htmlTag(el) === 'summary' && firstChildTagged(lp, 'summary') === el)) r = true;
       }
       if (!r) {
         const p = flatParent(el);
@@ -1834,6 +1837,12 @@ if (!window.__windup) {
 
     // ---------------- accessibility snapshot ----------------
 
+    // ARIA "Children Presentational: True": their content is their name.
+    const CHILDREN_PRESENTATIONAL = new Set([
+      'button', 'checkbox', 'img', 'math', 'menuitemcheckbox', 'menuitemradio', 'meter', 'option',
+      'progressbar', 'radio', 'scrollbar', 'separator', 'slider', 'switch', 'tab',
+    ]);
+
     // Roles that never show up as snapshot nodes: their children are hoisted.
     const SNAPSHOT_TRANSPARENT = new Set(['generic', 'none', 'sectionheader', 'sectionfooter', 'graphics-symbol']);
 
@@ -1848,10 +1857,15 @@ if (!window.__windup) {
         }
         if (node.nodeType !== ELEMENT_NODE) return;
         const el = node;
-        if (isHiddenForAria(el, ctx)) return;
+        if (NON_CONTENT_TAGS.has(htmlTag(el)) || isSubtreeHidden(el, ctx)) return;
+        const style = styleOf(el, ctx);
+        if (isHiddenForAria(el, ctx)) {
+          // visibility:hidden: the element is out, a visible descendant is not.
+          forEachFlatChild(el, (c) => { if (c.nodeType === ELEMENT_NODE) visitNode(c, parent); });
+          return;
+        }
         const tag = htmlTag(el);
         const role = roleOf(el, ctx);
-        const style = styleOf(el, ctx);
         const block = style && style.display !== 'inline' && style.display !== 'contents' || tag === 'br';
         if (isFrameElement(el)) {
           const fnode = { role: 'iframe', name: norm(el.getAttribute('title') || ''), children: [], props: '' };
@@ -1874,7 +1888,7 @@ if (!window.__windup) {
             ? (tag === 'input' && inputType(el) === 'password' && el.value ? '••••' : el.value)
             : norm(el.textContent);
           if (v) target.children.push(v);
-        } else if (!(named && (role === 'img' || tag === 'input'))) {
+        } else if (!(named && (CHILDREN_PRESENTATIONAL.has(role) || tag === 'input'))) {
           visitElementChildren(el, target);
         }
         if (block) target.children.push(' ');
@@ -1924,8 +1938,16 @@ if (!window.__windup) {
         }
       }
       flush();
-      node.children = out;
-      if (out.length === 1 && typeof out[0] === 'string' && out[0] === node.name) node.children = [];
+      // Drop text that only repeats a name: a legend/caption echoing its
+      // parent's name, or a label next to the control it names.
+      node.children = out.filter((c, i) => {
+        if (typeof c !== 'string') return true;
+        if (i === 0 && c === node.name && out.length > 1) return false;
+        const next = out[i + 1];
+        const prev = out[i - 1];
+        return !((next && typeof next !== 'string' && next.name === c) || (prev && typeof prev !== 'string' && prev.name === c));
+      });
+      if (node.children.length === 1 && typeof node.children[0] === 'string' && node.children[0] === node.name) node.children = [];
     }
 
     function yamlText(s) {
@@ -2056,53 +2078,133 @@ if (!window.__windup) {
       return segs.join(' > ');
     }
 
-    /**
-     * Builds a selector for `el`. `index` groups visible elements by the
-     * exact key each engine would match, so uniqueness checks are lookups;
-     * engines whose semantics are subtler (text, css) are verified by query.
-     */
-    function selectorFor(el, ctx, index) {
-      const candidates = [];
-      const role = roleOf(el, ctx);
-      if (role && role !== 'generic' && role !== 'none' && !isInAriaHiddenSubtree(el, ctx)) {
-        const name = accessibleName(el, ctx);
-        if (name) {
-          const list = index.byRoleName(role, name);
-          candidates.push({ sel: 'role=' + role + '[name=' + quoteValue(name) + ']', list });
+    const rolePart = (role, name) => ({ kind: 'role', role, name: name === null ? null : { value: name, exact: true }, checked: null, level: null });
+
+    function roleSel(role, name) {
+      return { sel: 'role=' + role + (name === null ? '' : '[name=' + quoteValue(name) + ']'), parts: [rolePart(role, name)] };
+    }
+
+    function testIdSel(t) {
+      return { sel: 'testid=' + (/^[\w.:-]+$/.test(t) ? t : quoteValue(t)), parts: [{ kind: 'testid', value: t }] };
+    }
+
+    /** Visible matches of `parts`, as the first-visible/nth rules see them. */
+    function visibleMatches(parts, ctx) {
+      return resolve(parts, ctx).filter((e) => isVisible(e, ctx));
+    }
+
+    /** Short texts inside `a` (outside `el`) that a has-text filter can use. */
+    function leafTexts(a, el, ctx, max) {
+      const out = [];
+      walk(a, (d) => {
+        if (out.length >= max || composedContains(el, d) || NON_TEXT_TAGS.has(htmlTag(d))) return;
+        for (let c = d.firstChild; c; c = c.nextSibling) {
+          if (c.nodeType === TEXT_NODE && c.data.trim()) {
+            const t = normText(d, ctx);
+            if (t && t.length <= 60 && !out.includes(t) && isVisible(d, ctx)) out.push(t);
+            return;
+          }
+        }
+      }, null);
+      return out;
+    }
+
+    /** Selectors that may pick out ancestor `a` (a scope for el's own selector). */
+    function ancestorSelectors(a, el, ctx) {
+      const out = [];
+      const tid = a.getAttribute('data-testid');
+      if (tid) out.push(testIdSel(tid));
+      if (isFrameElement(a)) {
+        if (a.id && isStableId(a.id)) out.push({ sel: 'css=#' + CSS.escape(a.id), parts: [{ kind: 'css', value: '#' + CSS.escape(a.id) }] });
+        const title = a.getAttribute('title');
+        if (title) {
+          const css = a.localName + '[title=' + JSON.stringify(title) + ']';
+          out.push({ sel: 'css=' + css, parts: [{ kind: 'css', value: css }] });
+        }
+        return out;
+      }
+      const role = roleOf(a, ctx);
+      if (role && role !== 'generic' && role !== 'none' && !SNAPSHOT_TRANSPARENT.has(role)) {
+        const name = accessibleName(a, ctx);
+        if (name && name.length <= 80) out.push(roleSel(role, name));
+        for (const t of leafTexts(a, el, ctx, 2)) {
+          const base = roleSel(role, null);
+          out.push({ sel: base.sel + ' >> has-text=' + quoteValue(t), parts: base.parts.concat([{ kind: 'has_text', value: t }]) });
+        }
+      } else if (a.id && isStableId(a.id)) {
+        out.push({ sel: 'css=#' + CSS.escape(a.id), parts: [{ kind: 'css', value: '#' + CSS.escape(a.id) }] });
+      }
+      return out;
+    }
+
+    /** `<scope> >> <inner>` where the scope is a nearby distinguishable ancestor. */
+    function scopedSelector(el, inner, ctx, budget) {
+      let a = el;
+      for (let depth = 0; depth < 8 && budget.ok(); depth++) {
+        let next = parentOrHost(a);
+        if (!next) next = frameElementOf(a.ownerDocument);
+        if (!next) return null;
+        a = next;
+        const tag = htmlTag(a);
+        if (tag === 'html' || tag === 'body') continue;
+        for (const p of ancestorSelectors(a, el, ctx)) {
+          if (!budget.ok()) return null;
+          const parts = p.parts.concat(inner.parts);
+          const list = visibleMatches(parts, ctx);
+          if (list.length === 1 && list[0] === el) return p.sel + ' >> ' + inner.sel;
         }
       }
+      return null;
+    }
+
+    /**
+     * Builds a selector for `el`: the first unique of role+name, testid,
+     * label, placeholder, text; then a scoped form (`scope >> own`); then
+     * CSS (stable id, else a structural path); else the best candidate plus
+     * `>> nth=K`. `index` groups visible elements by the exact key each
+     * engine would match, so most uniqueness checks are lookups; the text,
+     * scoped and CSS forms are verified by running the query.
+     */
+    function selectorFor(el, ctx, index, budget) {
+      const candidates = [];
+      const role = roleOf(el, ctx);
+      const hasRole = role && role !== 'generic' && role !== 'none' && !isInAriaHiddenSubtree(el, ctx);
+      const name = hasRole ? accessibleName(el, ctx) : '';
+      if (hasRole && name) candidates.push(Object.assign(roleSel(role, name), { list: index.byRoleName(role, name) }));
       const testid = el.getAttribute('data-testid');
-      if (testid) {
-        const list = index.byTestId(testid);
-        const v = /^[\w.:-]+$/.test(testid) ? testid : quoteValue(testid);
-        candidates.push({ sel: 'testid=' + v, list });
-      }
+      if (testid) candidates.push(Object.assign(testIdSel(testid), { list: index.byTestId(testid) }));
       if (isLabelTarget(el, ctx)) {
         for (const lt of labelTexts(el, ctx)) {
-          candidates.push({ sel: 'label=' + quoteValue(lt), list: index.byLabel(lt) });
+          candidates.push({ sel: 'label=' + quoteValue(lt), parts: [{ kind: 'label', value: lt, exact: true }], list: index.byLabel(lt) });
         }
       }
       const tag = htmlTag(el);
-      if ((tag === 'input' || tag === 'textarea') && norm(el.getAttribute('placeholder'))) {
-        const ph = norm(el.getAttribute('placeholder'));
-        candidates.push({ sel: 'placeholder=' + quoteValue(ph), list: index.byPlaceholder(ph) });
-      }
+      const ph = tag === 'input' || tag === 'textarea' ? norm(el.getAttribute('placeholder')) : '';
+      if (ph) candidates.push({ sel: 'placeholder=' + quoteValue(ph), parts: [{ kind: 'placeholder', value: ph, exact: true }], list: index.byPlaceholder(ph) });
       for (const c of candidates) {
         if (c.list.length === 1 && c.list[0] === el) return c.sel;
       }
-      const text = normText(el, ctx);
-      if (text && text.length <= 80) {
-        const list = resolve([{ kind: 'text', value: text, exact: true }], ctx).filter((e) => isVisible(e, ctx));
+      // Text identifies buttons and links, not fields (a <select>'s text is its options).
+      const isField = (tag === 'input' && !isButtonLikeInput(el)) || tag === 'select' || tag === 'textarea';
+      const text = isField ? '' : normText(el, ctx);
+      if (text && text.length <= 80 && budget.ok()) {
+        const parts = [{ kind: 'text', value: text, exact: true }];
+        const list = visibleMatches(parts, ctx);
         if (list.length === 1 && list[0] === el) return 'text=' + quoteValue(text);
-        candidates.push({ sel: 'text=' + quoteValue(text), list });
+        candidates.push({ sel: 'text=' + quoteValue(text), parts, list });
+      }
+      const inner = candidates.length ? candidates[0] : hasRole ? roleSel(role, null) : null;
+      if (inner && budget.ok()) {
+        const scoped = scopedSelector(el, inner, ctx, budget);
+        if (scoped) return scoped;
       }
       if (el.id && isStableId(el.id)) {
         const sel = '#' + CSS.escape(el.id);
-        const list = resolve([{ kind: 'css', value: sel }], ctx).filter((e) => isVisible(e, ctx));
+        const list = visibleMatches([{ kind: 'css', value: sel }], ctx);
         if (list.length === 1 && list[0] === el) return 'css=' + sel;
       }
       const path = cssPath(el);
-      const plist = resolve([{ kind: 'css', value: path }], ctx).filter((e) => isVisible(e, ctx));
+      const plist = visibleMatches([{ kind: 'css', value: path }], ctx);
       if (plist.length === 1 && plist[0] === el) return 'css=' + path;
       candidates.push({ sel: 'css=' + path, list: plist });
       // Nothing unique: the first candidate that finds el at all, plus nth.
@@ -2172,10 +2274,14 @@ if (!window.__windup) {
       const ctx = newCtx();
       const els = visibleInteractive(ctx, limit === undefined ? 200 : limit);
       const index = buildIndex(ctx);
+      // Verification queries are the expensive part on huge pages: past the
+      // budget, selectors fall back to the cheaper CSS/nth forms.
+      const started = perfNow();
+      const budget = { ok: () => perfNow() - started < 1500 };
       return els.map((el) => {
         const tag = el.localName;
         const role = roleOf(el, ctx);
-        const item = { selector: selectorFor(el, ctx, index), role: role || null, name: accessibleName(el, ctx), tag };
+        const item = { selector: selectorFor(el, ctx, index, budget), role: role || null, name: accessibleName(el, ctx), tag };
         if (htmlTag(el) === 'input') item.type = inputType(el);
         const t = htmlTag(el);
         if ((t === 'input' && !isNativeCheckable(el) && !isButtonLikeInput(el) && inputType(el) !== 'password' && inputType(el) !== 'file') ||

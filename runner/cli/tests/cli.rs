@@ -1,0 +1,443 @@
+//! The `windup` binary end to end: exit codes, messages, files on disk. Real Chromium, the
+//! bundled example app served on loopback, no LLM.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use windup_testkit::{Server, repo_root};
+
+fn windup(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_windup"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("WINDUP_BASE_URL")
+        .env("ACME_ADMIN_EMAIL", "admin@acme.test")
+        .env("ACME_ADMIN_PASSWORD", "correct horse battery staple")
+        .output()
+        .expect("run windup")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A private copy of the bundled example project (scenarios, plans, app).
+fn example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo_root().join("examples/acme"), dir.path());
+    dir
+}
+
+/// Every file under `dir` with its content, to prove nothing changed.
+fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn report(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_field_and_fix_and_changes_nothing() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        // (file to break, replace this, with this, expected in stderr)
+        (
+            "e2e/scenarios/sign-in.yaml",
+            "id: sign-in",
+            "id: sign-in\ntask: [unclosed",
+            "e2e/scenarios/sign-in.yaml: (file): not valid YAML",
+        ),
+        (
+            "e2e/scenarios/sign-in.yaml",
+            "id: sign-in",
+            "id: sign-in\nowner: qa",
+            "e2e/scenarios/sign-in.yaml: owner: unknown field `owner`",
+        ),
+        (
+            "e2e/.windup/cache/sign-in.json",
+            "\"plan_version\"",
+            ",,\"plan_version\"",
+            "e2e/.windup/cache/sign-in.json: (file): not valid JSON",
+        ),
+        (
+            "e2e/.windup/cache/sign-in.json",
+            "\"type\": \"click\"",
+            "\"type\": \"tap\"",
+            "e2e/.windup/cache/sign-in.json: plan.actions[2].type: \"tap\" is not an accepted value",
+        ),
+        (
+            "e2e/.windup/cache/sign-in.json",
+            "\"value_ref\": \"ACME_ADMIN_EMAIL\"",
+            "\"value_ref\": \"ACME_ADMIN_EMAIL\", \"value\": \"x\"",
+            "plan.actions[0].value: `fill` has both `value` and `value_ref`",
+        ),
+        (
+            "e2e/.windup/cache/sign-in.json",
+            "role=button[name=\\\"Sign in\\\"]",
+            "role=button[name=\\\"Sign in",
+            "plan.actions[2].target.selector: bad selector",
+        ),
+        (
+            "windup.toml",
+            "base_url = \"http://127.0.0.1:8080\"",
+            "# no base URL",
+            "windup.toml: base_url: no base URL is set",
+        ),
+    ];
+    for (file, from, to, expected) in cases {
+        let dir = example();
+        let path = dir.path().join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file} has no {from:?}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let before = tree(dir.path());
+        for args in [&["run"][..], &["run", "sign-in"][..]] {
+            let out = windup(dir.path(), args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{file} {args:?}: {err}");
+            assert!(
+                err.contains(expected),
+                "{file}: wanted {expected:?} in:\n{err}"
+            );
+            assert!(err.contains("fix: "), "{err}");
+        }
+        if *file != "windup.toml" {
+            let out = windup(dir.path(), &["validate"]);
+            assert_eq!(out.status.code(), Some(2), "validate: {}", stderr(&out));
+            assert!(stderr(&out).contains(expected), "{}", stderr(&out));
+        }
+        assert!(
+            before == tree(dir.path()),
+            "{file}: a bad-input run changed files"
+        );
+    }
+}
+
+#[test]
+fn bad_command_lines_exit_2() {
+    let dir = example();
+    let out = windup(
+        dir.path(),
+        &[
+            "run",
+            "no-such-scenario",
+            "--base-url",
+            "http://127.0.0.1:9",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no scenario `no-such-scenario`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("sign-in"), "lists the known ones");
+    let out = windup(dir.path(), &["run", "--report", "xml=r.xml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown report format `xml`"));
+    let out = windup(dir.path(), &["run", "--base-url", "not a url"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("base_url"), "{}", stderr(&out));
+    let out = windup(
+        dir.path(),
+        &["replay", "missing.json", "--base-url", "http://127.0.0.1:9"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = windup(dir.path(), &["frobnicate"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "clap's usage errors are 2 as well"
+    );
+}
+
+#[test]
+fn validate_accepts_the_example_and_checks_named_files() {
+    let dir = example();
+    let out = windup(dir.path(), &["validate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plan = dir.path().join("plan.json");
+    std::fs::write(&plan, r#"{"plan_version":"0.1"}"#).unwrap();
+    let out = windup(dir.path(), &["validate", "plan.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("plan.json: actions: required field `actions` is missing"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn example_replays_from_its_committed_plans() {
+    let dir = example();
+    let server = Server::start(&dir.path().join("app"));
+    let base = server.base.to_string();
+    let out = windup(
+        dir.path(),
+        &[
+            "run",
+            "--base-url",
+            &base,
+            "--report",
+            "json=out/report.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = report(&dir.path().join("out/report.json"));
+    assert_eq!(r["report_version"], "0.1");
+    assert_eq!(r["totals"]["passed"], 4);
+    assert_eq!(r["totals"]["cache_hits"], 4);
+    assert_eq!(r["totals"]["llm_calls"], 0);
+    assert_eq!(r["totals"]["cost_micro_usd"], 0);
+    let run_id = r["run_id"].as_str().unwrap();
+    assert_eq!(uuid::Uuid::parse_str(run_id).unwrap().get_version_num(), 7);
+    for s in r["scenarios"].as_array().unwrap() {
+        assert_eq!(s["cache"], "hit");
+        assert!(
+            s["actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|a| a["status"] == "passed")
+        );
+    }
+    // Credentials typed through value_ref are in no report.
+    let text = std::fs::read_to_string(dir.path().join("out/report.json")).unwrap();
+    assert!(!text.contains("correct horse battery staple"));
+    assert!(!stderr(&out).contains("correct horse battery staple"));
+}
+
+#[test]
+fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
+    let dir = example();
+    // The app changed: the Archive buttons are now called "Shelve".
+    let page = dir.path().join("app/projects.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Archive"));
+    std::fs::write(
+        &page,
+        html.replace("'Archive'", "'Shelve'")
+            .replace(">Archive<", ">Shelve<"),
+    )
+    .unwrap();
+    let server = Server::start(&dir.path().join("app"));
+    let base = server.base.to_string();
+    let out = windup(
+        dir.path(),
+        &[
+            "run",
+            "archive-project",
+            "sign-in",
+            "--base-url",
+            &base,
+            "--report",
+            "json=r.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = report(&dir.path().join("r.json"));
+    let archive = &r["scenarios"][0];
+    assert_eq!(archive["scenario_id"], "archive-project");
+    assert_eq!(archive["status"], "failed");
+    assert_eq!(archive["failure_class"], "selector_not_found");
+    assert!(archive["failed_action_id"].is_string());
+    assert_eq!(
+        r["scenarios"][1]["status"], "passed",
+        "other plans are unaffected"
+    );
+    let cache = dir.path().join("e2e/.windup/cache");
+    assert!(
+        !cache.join("archive-project.json").exists(),
+        "no longer active"
+    );
+    assert!(cache.join("sign-in.json").exists());
+    let stale: Vec<_> = std::fs::read_dir(cache.join("stale"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(stale.len(), 1);
+    let entry: Value = serde_json::from_str(&std::fs::read_to_string(&stale[0]).unwrap()).unwrap();
+    assert_eq!(entry["status"], "stale");
+    assert_eq!(entry["invalidation"]["reason"], "replay failed");
+    assert_eq!(entry["invalidation"]["failure_class"], "selector_not_found");
+    assert_eq!(entry["invalidation"]["run_id"], r["run_id"]);
+    assert!(
+        entry["invalidation"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("0 visible matches")
+    );
+    // The next run has no plan for it (planning arrives with the planner).
+    let out = windup(
+        dir.path(),
+        &[
+            "run",
+            "archive-project",
+            "--base-url",
+            &base,
+            "--report",
+            "json=r2.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        report(&dir.path().join("r2.json"))["scenarios"][0]["failure_class"],
+        "no_plan"
+    );
+}
+
+#[test]
+fn editing_a_scenario_is_a_miss_never_a_silent_replay() {
+    let dir = example();
+    let path = dir.path().join("e2e/scenarios/search-projects.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("task:", "task: Then sign out.", 1)).unwrap();
+    let server = Server::start(&dir.path().join("app"));
+    let base = server.base.to_string();
+    let out = windup(
+        dir.path(),
+        &[
+            "run",
+            "search-projects",
+            "--base-url",
+            &base,
+            "--report",
+            "json=r.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = report(&dir.path().join("r.json"));
+    assert_eq!(r["scenarios"][0]["cache"], "miss");
+    assert_eq!(r["scenarios"][0]["failure_class"], "no_plan");
+    let stale = dir.path().join("e2e/.windup/cache/stale");
+    let entry = std::fs::read_dir(&stale)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let entry: Value = serde_json::from_str(&std::fs::read_to_string(entry).unwrap()).unwrap();
+    assert_eq!(entry["invalidation"]["reason"], "scenario changed");
+}
+
+#[test]
+fn replay_runs_a_plan_file_and_save_makes_it_the_cached_plan() {
+    let dir = example();
+    let cache = dir.path().join("e2e/.windup/cache/sign-in.json");
+    let entry: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    let plan = dir.path().join("sign-in.plan.json");
+    std::fs::write(&plan, serde_json::to_string_pretty(&entry["plan"]).unwrap()).unwrap();
+    std::fs::remove_file(&cache).unwrap();
+    let server = Server::start(&dir.path().join("app"));
+    let base = server.base.to_string();
+    // Needs no project: run from an empty folder.
+    let empty = tempfile::tempdir().unwrap();
+    let out = windup(
+        empty.path(),
+        &[
+            "replay",
+            plan.to_str().unwrap(),
+            "--base-url",
+            &base,
+            "--report",
+            "json=r.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        report(&empty.path().join("r.json"))["scenarios"][0]["cache"],
+        "none"
+    );
+    assert!(!cache.exists(), "a plain replay caches nothing");
+    let out = windup(
+        dir.path(),
+        &["replay", "sign-in.plan.json", "--save", "--base-url", &base],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    assert_eq!(saved["cache_version"], "0.2");
+    assert_eq!(saved["status"], "active");
+    assert!(
+        saved["key"]["start_sig"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    let out = windup(dir.path(), &["run", "sign-in", "--base-url", &base]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn a_browser_that_will_not_start_exits_3() {
+    let dir = example();
+    let toml = dir.path().join("windup.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        format!("{text}\n[browser]\nexecutable = \"/nonexistent/chromium\"\n"),
+    )
+    .unwrap();
+    let out = windup(dir.path(), &["run"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/nonexistent/chromium"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn readme_usage_matches_help() {
+    // The README quotes `windup --help`; this fails when they drift apart.
+    let out = Command::new(env!("CARGO_BIN_EXE_windup"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout).to_string();
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let start = readme
+        .find("<!-- help-start -->")
+        .expect("README has a help block");
+    let end = readme
+        .find("<!-- help-end -->")
+        .expect("README has a help block");
+    let quoted = readme[start..end]
+        .lines()
+        .skip_while(|l| !l.starts_with("```"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        quoted.trim(),
+        help.trim(),
+        "update the README's usage block"
+    );
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what Windup and its tests need on a fresh Debian machine: Chromium and fonts (apt),
+# then the registry fixtures (npm todomvc, playwright-core; PyPI miniwob). Idempotent.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+need=()
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+dpkg -s fonts-liberation >/dev/null 2>&1 || need+=(fonts-liberation)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "install-deps: apt-get install ${need[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--tests" ]; then
+  bash "$here/fetch-fixtures.sh" >/dev/null
+fi
