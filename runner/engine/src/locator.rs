@@ -93,7 +93,9 @@ impl Locator {
     }
 
     pub async fn count(&self, session: &Session) -> Result<Counts, BrowserError> {
-        session.call("query", &[self.parts.clone()]).await
+        session
+            .call("query", std::slice::from_ref(&self.parts))
+            .await
     }
 
     /// Chooses an option of the target `<select>` by value or label.
@@ -105,10 +107,14 @@ impl Locator {
 
     /// `true`, `false`, `"mixed"` or null when there is no visible match.
     pub async fn is_checked(&self, session: &Session) -> Result<Value, BrowserError> {
-        session.call("isChecked", &[self.parts.clone()]).await
+        session
+            .call("isChecked", std::slice::from_ref(&self.parts))
+            .await
     }
 
     pub async fn diagnose(&self, session: &Session) -> Result<Diagnosis, BrowserError> {
-        session.call("diagnose", &[self.parts.clone()]).await
+        session
+            .call("diagnose", std::slice::from_ref(&self.parts))
+            .await
     }
 }

@@ -79,10 +79,7 @@ impl Runner {
     fn prepare(&self, ids: &[String]) -> Result<(Vec<Planned>, Fragments), RunError> {
         let root = &self.config.root;
         let mut problems = Vec::new();
-        let scenarios = match load_scenarios(root) {
-            Ok(s) => s,
-            Err(p) => return Err(p.into()),
-        };
+        let scenarios = load_scenarios(root)?;
         let fragments = match Fragments::load(&root.join(FRAGMENTS_DIR)) {
             Ok(f) => f,
             Err(p) => {

@@ -120,7 +120,7 @@ impl Check {
         let mut last: Option<Observed> = None;
         loop {
             match session
-                .call::<Observed>("check", &[self.spec.clone()])
+                .call::<Observed>("check", std::slice::from_ref(&self.spec))
                 .await
             {
                 Ok(obs) => {
