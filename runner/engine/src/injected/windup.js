@@ -77,6 +77,8 @@ if (!window.__windup) {
         subtreeHidden: new Map(),
         ariaHiddenAttr: new Map(),
         visible: new Map(),
+        labelMaps: new Map(), // tree scope -> Map(control -> [label])
+        pseudoScopes: new Map(), // tree scope -> Set of elements | null (= all)
       };
     }
 
@@ -170,20 +172,27 @@ if (!window.__windup) {
     /**
      * Visits every element below `root` (a Document, ShadowRoot or Element,
      * the element itself excluded) in composed order: an element, then its
-     * open shadow tree, then its light children. Frame elements met on the
-     * way are appended to `frames` when given.
+     * open shadow tree, then its light children. `cb` returning false skips
+     * the element's subtree. Frame elements met on the way are appended to
+     * `frames` when given; `onShadow` sees each shadow root before its content.
      */
-    function walk(root, cb, frames) {
+    function walk(root, cb, frames, onShadow) {
       const visit = (el) => {
-        cb(el);
+        if (cb(el) === false) return;
         const sr = el.shadowRoot;
-        if (sr) for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
+        if (sr) {
+          if (onShadow) onShadow(sr);
+          for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
+        }
         for (let c = el.firstElementChild; c; c = c.nextElementSibling) visit(c);
         if (frames && isFrameElement(el)) frames.push(el);
       };
       if (root.nodeType === ELEMENT_NODE) {
         const sr = root.shadowRoot;
-        if (sr) for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
+        if (sr) {
+          if (onShadow) onShadow(sr);
+          for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
+        }
       }
       for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c);
     }
@@ -773,7 +782,95 @@ if (!window.__windup) {
 
     const LABELABLE_TAGS = new Set(['button', 'input', 'meter', 'output', 'progress', 'select', 'textarea']);
 
+    /** Splits a selector list on top-level commas. */
+    function splitSelectorList(text) {
+      const out = [];
+      let depth = 0;
+      let quote = '';
+      let cur = '';
+      for (let i = 0; i < text.length; i++) {
+        const ch = text[i];
+        if (quote) {
+          if (ch === '\\') { cur += ch + (text[++i] || ''); continue; }
+          if (ch === quote) quote = '';
+        } else if (ch === '"' || ch === "'") {
+          quote = ch;
+        } else if (ch === '(' || ch === '[') {
+          depth++;
+        } else if (ch === ')' || ch === ']') {
+          depth--;
+        } else if (ch === ',' && depth === 0) {
+          out.push(cur);
+          cur = '';
+          continue;
+        }
+        cur += ch;
+      }
+      out.push(cur);
+      return out;
+    }
+
+    /**
+     * Which elements of a tree scope may carry ::before/::after content?
+     * Computing a pseudo-element style costs several microseconds, so the
+     * scope's style sheets are read once: the selectors of rules that style
+     * ::before/::after, stripped of the pseudo-element, are run through the
+     * native selector engine. Returns null ("any element") whenever the
+     * sheets cannot be read or understood (cross-origin, nesting, ::part).
+     */
+    function pseudoCandidates(root, ctx) {
+      if (ctx.pseudoScopes.has(root)) return ctx.pseudoScopes.get(root);
+      let result = null;
+      try {
+        const bases = [];
+        let unknown = false;
+        const collect = (rules) => {
+          for (const rule of rules) {
+            if (unknown) return;
+            const sel = rule.selectorText;
+            if (typeof sel === 'string') {
+              if (/:(before|after)\b/i.test(sel)) {
+                if (/&|::part|::slotted/i.test(sel)) { unknown = true; return; }
+                for (const one of splitSelectorList(sel)) {
+                  if (!/:(before|after)\b/i.test(one)) continue;
+                  let base = one.replace(/::?(before|after)\b/gi, '').trim();
+                  if (!base || /[>+~]$/.test(base)) base += '*';
+                  bases.push(base);
+                }
+              }
+              if (rule.cssRules && rule.cssRules.length) collect(rule.cssRules); // nested rules
+            } else if (rule.styleSheet) {
+              collect(rule.styleSheet.cssRules); // @import (throws when cross-origin)
+            } else if (rule.cssRules) {
+              collect(rule.cssRules); // @media, @supports, @layer, @container…
+            }
+          }
+        };
+        const sheets = Array.from(root.styleSheets || []).concat(Array.from(root.adoptedStyleSheets || []));
+        for (const sheet of sheets) collect(sheet.cssRules);
+        if (!unknown) {
+          // <q> gets quotes from the user-agent sheet.
+          bases.push('q');
+          result = new Set(root.querySelectorAll(bases.join(',')));
+          // `:host::before` in a shadow tree styles the host.
+          if (root.host && bases.some((b) => b.startsWith(':host'))) result.add(root.host);
+        }
+      } catch (e) {
+        result = null;
+      }
+      ctx.pseudoScopes.set(root, result);
+      return result;
+    }
+
     function pseudoText(el, which, ctx) {
+      const cands = pseudoCandidates(el.getRootNode(), ctx);
+      if (cands && !cands.has(el)) {
+        // A shadow tree's :host rules may style its host from inside.
+        const sr = el.shadowRoot;
+        if (!sr) return '';
+        const inner = pseudoCandidates(sr, ctx);
+        if (inner && !inner.has(el)) return '';
+      }
       const key = which === '::before' ? 0 : 1;
       let m = ctx.pseudo.get(el);
       if (m && m[key] !== undefined) return m[key];
@@ -985,9 +1082,36 @@ if (!window.__windup) {
       return null;
     }
 
+    /**
+     * The <label>s of a control. Chromium's `el.labels` scans the document on
+     * first use per control (quadratic on big forms, and its cache dies with
+     * every DOM change), so one pass per tree scope maps controls to labels.
+     */
+    function labelsOf(el, ctx) {
+      if (!LABELABLE_TAGS.has(htmlTag(el))) return NO_LABELS;
+      const root = el.getRootNode();
+      let m = ctx.labelMaps.get(root);
+      if (!m) {
+        m = new Map();
+        if (typeof root.querySelectorAll === 'function') {
+          for (const label of root.querySelectorAll('label')) {
+            const c = label.control;
+            if (!c) continue;
+            let l = m.get(c);
+            if (!l) m.set(c, (l = []));
+            l.push(label);
+          }
+        }
+        ctx.labelMaps.set(root, m);
+      }
+      return m.get(el) || NO_LABELS;
+    }
+
+    const NO_LABELS = [];
+
     function namesFromLabels(el, st) {
-      const labels = el.labels;
-      if (!labels || !labels.length) return null;
+      const labels = labelsOf(el, st.ctx);
+      if (!labels.length) return null;
       const ctx = st.ctx;
       const parts = [];
       for (const label of labels) {
@@ -1188,6 +1312,8 @@ if (!window.__windup) {
         t = '';
       } else if (isButtonLikeInput(el)) {
         t = el.value || '';
+      } else if (!el.firstElementChild && !el.shadowRoot && el.localName !== 'slot') {
+        t = el.textContent || ''; // a leaf: its text nodes, natively
       } else {
         forEachFlatChild(el, (n) => {
           if (n.nodeType === TEXT_NODE) t += n.data;
@@ -1270,9 +1396,7 @@ if (!window.__windup) {
       if (refs.length) out.push(norm(refs.map((r) => rawText(r, ctx)).join(' ')));
       const al = el.getAttribute('aria-label');
       if (al && al.trim()) out.push(norm(al));
-      if (LABELABLE_TAGS.has(htmlTag(el)) && el.labels) {
-        for (const label of el.labels) out.push(norm(textSkippingControls(label, ctx)));
-      }
+      for (const label of labelsOf(el, ctx)) out.push(norm(textSkippingControls(label, ctx)));
       return out.filter((s) => s);
     }
 
@@ -1280,29 +1404,49 @@ if (!window.__windup) {
       const needle = exact ? norm(value) : norm(value).toLowerCase();
       const textOf = exact ? (el) => normText(el, ctx) : (el) => lowerText(el, ctx);
       const full = exact ? (t) => t === needle : (t) => t.includes(needle);
-      // An element can only hold the needle if every flat ancestor does:
-      // that prunes the search to the few branches that contain the text.
-      const memo = new Map();
-      const mayContain = (el) => {
-        let r = memo.get(el);
-        if (r !== undefined) return r;
-        const p = flatParent(el);
-        r = (!p || mayContain(p)) && textOf(el).includes(needle);
-        memo.set(el, r);
-        return r;
-      };
-      return (el) => {
-        const tag = htmlTag(el);
-        // Whole-page containers never match, even when the text spans blocks.
-        if (NON_TEXT_TAGS.has(tag) || tag === 'html' || tag === 'body') return false;
-        if (!mayContain(el) || !full(textOf(el))) return false;
-        let childMatches = false;
-        flatChildElements(el, (c) => {
-          if (!childMatches && mayContain(c) && full(textOf(c))) childMatches = true;
-        });
-        return !childMatches;
+      // An element can only hold the needle if its ancestors do: the walk
+      // skips every subtree whose text lacks it (`prune`), which confines
+      // the work to the few branches that contain the text.
+      const mayContain = (el) => !NON_TEXT_TAGS.has(htmlTag(el)) && textOf(el).includes(needle);
+      return {
+        css: null,
+        prune: (el) => !mayContain(el),
+        pred: (el) => {
+          const tag = htmlTag(el);
+          // Whole-page containers never match, even when the text spans blocks.
+          if (tag === 'html' || tag === 'body' || !full(textOf(el))) return false;
+          let childMatches = false;
+          flatChildElements(el, (c) => {
+            if (!childMatches && mayContain(c) && full(textOf(c))) childMatches = true;
+          });
+          return !childMatches;
+        },
       };
     }
+
+    // Native pre-filters: every element whose implicit role can be the key
+    // (elements with a role attribute are always candidates). Roles missing
+    // here are searched without pre-filter. Must stay in sync with implicitRole.
+    const GENERIC_TAGS = ['b', 'bdi', 'bdo', 'data', 'div', 'i', 'pre', 'q', 'samp', 'small', 'span', 'u'];
+    const ROLE_CANDIDATES = {
+      button: 'button, input',
+      link: 'a, area',
+      checkbox: 'input', radio: 'input', slider: 'input', spinbutton: 'input', searchbox: 'input',
+      textbox: 'input, textarea', combobox: 'input, select', listbox: 'select, datalist',
+      option: 'option', heading: 'h1, h2, h3, h4, h5, h6', list: 'ul, ol, menu', listitem: 'li',
+      img: 'img, svg, ' + GENERIC_TAGS.map((t) => t + ':empty').join(', '),
+      table: 'table', row: 'tr', cell: 'td', gridcell: 'td', columnheader: 'th', rowheader: 'th',
+      rowgroup: 'thead, tbody, tfoot', navigation: 'nav', main: 'main', banner: 'header',
+      contentinfo: 'footer', sectionheader: 'header', sectionfooter: 'footer', complementary: 'aside',
+      region: 'section', form: 'form', search: 'search', article: 'article', dialog: 'dialog',
+      group: 'details, fieldset, optgroup, address, hgroup, g', figure: 'figure', paragraph: 'p',
+      separator: 'hr', progressbar: 'progress', meter: 'meter', status: 'output', term: 'dfn, dt',
+      definition: 'dd', blockquote: 'blockquote', caption: 'caption', code: 'code',
+      deletion: 'del, s', insertion: 'ins', emphasis: 'em', strong: 'strong', subscript: 'sub',
+      superscript: 'sup', time: 'time', mark: 'mark', math: 'math', document: 'html',
+    };
+
+    const LABEL_TARGET_CSS = 'input, textarea, select, button, meter, output, progress, a, area, option, td, [contenteditable], [role]';
 
     function compilePart(part, ctx) {
       switch (part.kind) {
@@ -1313,14 +1457,15 @@ if (!window.__windup) {
           } catch (e) {
             throw new Error('windup: invalid CSS selector ' + JSON.stringify(sel));
           }
-          return (el) => el.matches(sel);
+          return { css: sel, pred: () => true };
         }
         case 'role': {
           const want = canonicalRole(String(part.role).toLowerCase());
           const name = part.name ? stringMatcher(part.name.value, !!part.name.exact) : null;
           const checked = part.checked === undefined ? null : part.checked;
           const level = part.level === undefined ? null : part.level;
-          return (el) => {
+          const cands = ROLE_CANDIDATES[want];
+          return { css: cands ? cands + ', [role]' : null, pred: (el) => {
             if (roleOf(el, ctx) !== want) return false;
             // aria-hidden opts an element out of the role tree; CSS-hidden
             // elements stay (they are reported as hidden matches).
@@ -1329,47 +1474,80 @@ if (!window.__windup) {
             if (level !== null && levelOf(el, ctx) !== level) return false;
             if (name && !name(accessibleName(el, ctx))) return false;
             return true;
-          };
+          } };
         }
         case 'text':
           return textPredicate(part.value, !!part.exact, ctx);
         case 'label': {
           const m = stringMatcher(part.value, !!part.exact);
-          return (el) => isLabelTarget(el, ctx) && labelTexts(el, ctx).some(m);
+          return { css: LABEL_TARGET_CSS, pred: (el) => isLabelTarget(el, ctx) && labelTexts(el, ctx).some(m) };
         }
         case 'placeholder': {
           const m = stringMatcher(part.value, !!part.exact);
-          return (el) => {
+          return { css: 'input[placeholder], textarea[placeholder]', pred: (el) => {
             const tag = htmlTag(el);
             if (tag !== 'input' && tag !== 'textarea') return false;
             const ph = el.getAttribute('placeholder');
             return ph !== null && m(norm(ph));
-          };
+          } };
         }
         case 'testid': {
           const v = String(part.value);
-          return (el) => el.getAttribute('data-testid') === v;
+          return { css: '[data-testid="' + CSS.escape(v) + '"]', pred: (el) => el.getAttribute('data-testid') === v };
         }
         default:
           throw new Error('windup: unknown selector part ' + JSON.stringify(part.kind));
       }
     }
 
+    /** A matcher is { pred, css?, prune? }; a bare function is a pred. */
+    function asMatcher(m) {
+      return typeof m === 'function' ? { css: null, pred: m } : m;
+    }
+
+    function addAll(set, list) {
+      for (let i = 0; i < list.length; i++) set.add(list[i]);
+    }
+
+    /**
+     * Matches below `root` (Document or Element) in composed order. The
+     * matcher's CSS pre-filter runs natively per tree scope, so the JS
+     * predicate only sees candidates.
+     */
+    function searchRoot(root, m, out, frames) {
+      let cands = null;
+      let onShadow = null;
+      if (m.css) {
+        cands = new Set();
+        addAll(cands, root.querySelectorAll(m.css));
+        onShadow = (sr) => addAll(cands, sr.querySelectorAll(m.css));
+      }
+      const prune = m.prune;
+      const pred = m.pred;
+      walk(root, (el) => {
+        if (prune && prune(el)) {
+          // Frames below a pruned element still get searched.
+          if (frames) for (const f of el.querySelectorAll('iframe, frame')) frames.push(f);
+          return false;
+        }
+        if ((cands === null || cands.has(el)) && pred(el)) out.push(el);
+        return true;
+      }, frames, onShadow);
+    }
+
     /** Search from the top document, then same-origin frames (depth first). */
-    function searchTop(pred) {
+    function searchTop(matcher) {
       const out = [];
-      searchDocument(document, pred, out);
+      searchDocument(document, asMatcher(matcher), out);
       return out;
     }
 
-    function searchDocument(doc, pred, out) {
+    function searchDocument(doc, m, out) {
       const frames = [];
-      walk(doc, (el) => {
-        if (pred(el)) out.push(el);
-      }, frames);
+      searchRoot(doc, m, out, frames);
       for (const f of frames) {
         const d = frameDocument(f);
-        if (d) searchDocument(d, pred, out);
+        if (d) searchDocument(d, m, out);
       }
     }
 
@@ -1378,18 +1556,17 @@ if (!window.__windup) {
      * scopes nested in the previous one keeps results ordered and unique.
      * A frame element as scope is searched through its document.
      */
-    function searchScoped(scopes, pred) {
+    function searchScoped(scopes, matcher) {
+      const m = asMatcher(matcher);
       const out = [];
       let last = null;
       for (const s of scopes) {
         if (last && composedContains(last, s)) continue;
         last = s;
-        walk(s, (el) => {
-          if (pred(el)) out.push(el);
-        }, null);
+        searchRoot(s, m, out, null);
         if (isFrameElement(s)) {
           const d = frameDocument(s);
-          if (d) searchDocument(d, pred, out);
+          if (d) searchDocument(d, m, out);
         }
       }
       return out;
@@ -1423,8 +1600,8 @@ if (!window.__windup) {
         if (filtered !== null) {
           current = filtered;
         } else {
-          const pred = compilePart(part, ctx);
-          current = current === null ? searchTop(pred) : searchScoped(current, pred);
+          const matcher = compilePart(part, ctx);
+          current = current === null ? searchTop(matcher) : searchScoped(current, matcher);
         }
         if (trace) trace.push(current);
       }
