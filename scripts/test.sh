@@ -5,4 +5,4 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/install-deps.sh --tests
-cargo test --workspace "$@"
+cargo nextest run --workspace --no-fail-fast "$@"

@@ -34,6 +34,30 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use windup_model::keys::Chord;
 
+/// A CDP command sent as-is, answered as JSON: for domains whose generated types lag behind
+/// Chromium (Accessibility) and for anything the typed client decodes badly.
+#[derive(Debug)]
+struct RawCommand {
+    method: String,
+    params: serde_json::Value,
+}
+
+impl serde::Serialize for RawCommand {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.params.serialize(s)
+    }
+}
+
+impl chromiumoxide::Method for RawCommand {
+    fn identifier(&self) -> chromiumoxide::types::MethodId {
+        self.method.clone().into()
+    }
+}
+
+impl chromiumoxide::Command for RawCommand {
+    type Response = serde_json::Value;
+}
+
 /// The in-page engine: locators, actionability, snapshots. Plain data in, plain data out.
 pub const INJECTED_JS: &str = include_str!("injected/windup.js");
 
@@ -182,16 +206,18 @@ impl Instance {
 }
 
 /// The process-wide browser: started on first use, restarted after a crash.
+/// Cloning is cheap and shares the same Chromium.
+#[derive(Clone)]
 pub struct Browser {
-    options: BrowserOptions,
-    state: tokio::sync::Mutex<Option<Arc<Instance>>>,
+    options: Arc<BrowserOptions>,
+    state: Arc<tokio::sync::Mutex<Option<Arc<Instance>>>>,
 }
 
 impl Browser {
     pub fn new(options: BrowserOptions) -> Self {
         Browser {
-            options,
-            state: tokio::sync::Mutex::new(None),
+            options: Arc::new(options),
+            state: Arc::new(tokio::sync::Mutex::new(None)),
         }
     }
 
@@ -395,10 +421,12 @@ impl Session {
             .browser_context_id(context.clone())
             .build()
             .map_err(BrowserError::Protocol)?;
+        let t = std::time::Instant::now();
         let page = tokio::time::timeout(Duration::from_secs(15), instance.cdp.new_page(params))
             .await
             .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))?
             .map_err(BrowserError::from_cdp)?;
+        tracing::debug!("page created in {:?}", t.elapsed());
         let shared = Arc::new(Shared {
             doc: Mutex::new(DocState::default()),
             doc_changed: Notify::new(),
@@ -553,6 +581,11 @@ impl Session {
         Ok(true)
     }
 
+    /// Whether the browser behind this session is still running.
+    pub fn is_alive(&self) -> bool {
+        self.instance.is_alive()
+    }
+
     pub fn log(&self) -> SessionLog {
         self.shared.log.lock().expect("log lock").clone()
     }
@@ -587,7 +620,7 @@ impl Session {
         let Some(loader) = result.loader_id.map(|l| l.as_ref().to_string()) else {
             return Ok(()); // same-document navigation: nothing to load
         };
-        self.wait_loaded(&loader, deadline).await?;
+        self.wait_lifecycle(&loader, "load", true, deadline).await?;
         // A loaded error page is still a failed navigation.
         let status: Option<u64> = self
             .eval("performance.getEntriesByType('navigation')[0]?.responseStatus ?? null")
@@ -599,11 +632,14 @@ impl Session {
         }
     }
 
-    /// Waits for `load` of the document `loader` started, or of the document that replaced it
-    /// (a script or meta redirect before `load` means the first one never finishes).
-    async fn wait_loaded(
+    /// Waits for lifecycle event `name` of the document `loader`; with `follow`, of the
+    /// document that replaced it instead (a script or meta redirect before `load` means the
+    /// first document never finishes).
+    async fn wait_lifecycle(
         &self,
         loader: &str,
+        name: &str,
+        follow: bool,
         deadline: tokio::time::Instant,
     ) -> Result<(), NavError> {
         loop {
@@ -611,42 +647,12 @@ impl Session {
             {
                 let doc = self.shared.doc.lock().expect("doc lock");
                 let target = match doc.commits.iter().position(|l| l == loader) {
-                    Some(i) => doc
-                        .commits
-                        .last()
-                        .map(String::as_str)
-                        .unwrap_or(&doc.commits[i]),
-                    None => loader,
+                    Some(_) if follow => doc.commits.last().map(String::as_str).unwrap_or(loader),
+                    _ => loader,
                 };
                 if doc
                     .events
                     .get(target)
-                    .is_some_and(|names| names.iter().any(|n| n == "load"))
-                {
-                    return Ok(());
-                }
-            }
-            self.check_alive()
-                .map_err(|e| NavError::Crashed(e.to_string()))?;
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return Err(NavError::Timeout);
-            }
-        }
-    }
-
-    async fn wait_lifecycle(
-        &self,
-        loader: &str,
-        name: &str,
-        deadline: tokio::time::Instant,
-    ) -> Result<(), NavError> {
-        loop {
-            let notified = self.shared.doc_changed.notified();
-            {
-                let doc = self.shared.doc.lock().expect("doc lock");
-                if doc
-                    .events
-                    .get(loader)
                     .is_some_and(|names| names.iter().any(|n| n == name))
                 {
                     return Ok(());
@@ -666,7 +672,7 @@ impl Session {
         let loader = self.shared.doc.lock().expect("doc lock").current.clone();
         if let Some(loader) = loader {
             let _ = self
-                .wait_lifecycle(&loader, "DOMContentLoaded", deadline)
+                .wait_lifecycle(&loader, "DOMContentLoaded", false, deadline)
                 .await;
         }
     }
@@ -725,6 +731,25 @@ impl Session {
             first
         };
         serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
+    }
+
+    /// Sends a raw CDP command to the current page and returns its result.
+    pub async fn cdp(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, BrowserError> {
+        self.check_alive()?;
+        let command = RawCommand {
+            method: method.to_string(),
+            params,
+        };
+        Ok(self
+            .page
+            .execute(command)
+            .await
+            .map_err(BrowserError::from_cdp)?
+            .result)
     }
 
     pub async fn url(&self) -> Result<String, BrowserError> {

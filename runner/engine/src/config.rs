@@ -146,7 +146,7 @@ fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
         let field = e
             .span()
             .map(|span| {
-                let line = text[..span.start].lines().count().max(1);
+                let line = text[..span.start].matches('\n').count() + 1;
                 format!("line {line}")
             })
             .unwrap_or_else(|| "(file)".into());

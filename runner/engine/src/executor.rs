@@ -178,7 +178,9 @@ impl Runner<'_, '_> {
         let url = rebase(self.cx.base_url, start_url)
             .map_err(|e| fail(FailureClass::PlanInvalid, None, e))?;
         let deadline = (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);
+        let t = Instant::now();
         self.navigate(url.as_str(), deadline, None).await?;
+        tracing::debug!(url = %url, "start page loaded in {:?}", t.elapsed());
         let sig = signature::of_page(self.session).await.ok();
         self.emit(Event::PageSeen {
             scenario_id: self.cx.scenario_id.to_string(),

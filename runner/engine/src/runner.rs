@@ -44,6 +44,9 @@ impl From<InputError> for RunError {
     }
 }
 
+/// A context being opened in the background for the next scenario.
+type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, BrowserError>>;
+
 /// Runs scenarios and plans against one browser.
 pub struct Runner {
     config: Config,
@@ -157,7 +160,16 @@ impl Runner {
         let run_id = uuid::Uuid::now_v7().to_string();
         let cache = PlanCache::new(&self.config.root);
         let mut results = Vec::new();
-        for p in planned {
+        let total = planned.len();
+        let mut next: Option<Prefetched> = None;
+        for (i, p) in planned.into_iter().enumerate() {
+            let session = next.take();
+            // Open the next scenario's context while this one runs: context set-up is the
+            // largest fixed cost of a replay.
+            if i + 1 < total {
+                let browser = self.browser.clone();
+                next = Some(tokio::spawn(async move { browser.new_session().await }));
+            }
             let result = self
                 .run_scenario(
                     &p.file.scenario,
@@ -165,6 +177,7 @@ impl Runner {
                     &cache,
                     &fragments,
                     &run_id,
+                    session,
                     events,
                 )
                 .await;
@@ -172,6 +185,11 @@ impl Runner {
                 result: result.clone(),
             });
             results.push(result);
+        }
+        if let Some(spare) = next
+            && let Ok(Ok(session)) = spare.await
+        {
+            session.close().await;
         }
         Ok(self.report(run_id, started_at, results))
     }
@@ -183,6 +201,7 @@ impl Runner {
         cache: &PlanCache,
         fragments: &Fragments,
         run_id: &str,
+        prefetched: Option<Prefetched>,
         events: &dyn EventSink,
     ) -> ScenarioResult {
         events.on_event(&Event::ScenarioStarted {
@@ -231,7 +250,14 @@ impl Runner {
             .map(Duration::from_millis)
             .unwrap_or(self.config.timeouts.scenario);
         let execution = match self
-            .execute_plan(&scenario.id, &entry.plan, timeout, fragments, events)
+            .execute_plan(
+                &scenario.id,
+                &entry.plan,
+                timeout,
+                fragments,
+                prefetched,
+                events,
+            )
             .await
         {
             Ok(x) => x,
@@ -269,6 +295,7 @@ impl Runner {
         plan: &Plan,
         timeout: Duration,
         fragments: &Fragments,
+        prefetched: Option<Prefetched>,
         events: &dyn EventSink,
     ) -> Result<Execution, BrowserError> {
         let base_url = self
@@ -276,7 +303,23 @@ impl Runner {
             .base_url
             .as_ref()
             .expect("prepare checked the base URL");
-        let mut session = self.browser.new_session().await?;
+        let opened = std::time::Instant::now();
+        let ready = match prefetched {
+            Some(handle) => match handle.await {
+                Ok(Ok(session)) if session.is_alive() => Some(session),
+                Ok(Ok(stale)) => {
+                    stale.close().await;
+                    None
+                }
+                _ => None,
+            },
+            None => None,
+        };
+        let mut session = match ready {
+            Some(s) => s,
+            None => self.browser.new_session().await?,
+        };
+        tracing::debug!(scenario_id, "context opened in {:?}", opened.elapsed());
         let cx = ExecContext {
             scenario_id,
             base_url,
@@ -287,7 +330,9 @@ impl Runner {
             events,
         };
         let execution = execute(&mut session, plan, &cx).await;
+        let closing = std::time::Instant::now();
         session.close().await;
+        tracing::debug!(scenario_id, "context closed in {:?}", closing.elapsed());
         Ok(execution)
     }
 
@@ -357,7 +402,7 @@ impl Runner {
             .map(Duration::from_millis)
             .unwrap_or(self.config.timeouts.scenario);
         let result = match self
-            .execute_plan(&plan.scenario_id, plan, timeout, &fragments, events)
+            .execute_plan(&plan.scenario_id, plan, timeout, &fragments, None, events)
             .await
         {
             Ok(x) => {

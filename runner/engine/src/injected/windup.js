@@ -78,6 +78,8 @@ if (!window.__windup) {
         ariaHiddenAttr: new Map(),
         visible: new Map(),
         labelMaps: new Map(), // tree scope -> Map(control -> [label])
+        hosts: new Map(), // document -> open shadow hosts in it (any depth)
+        complex: new Map(), // document -> Set of elements whose flat text is not textContent
         pseudoScopes: new Map(), // tree scope -> Set of elements | null (= all)
       };
     }
@@ -177,24 +179,54 @@ if (!window.__windup) {
      * `frames` when given; `onShadow` sees each shadow root before its content.
      */
     function walk(root, cb, frames, onShadow) {
+      // Frames are collected per tree scope with the native selector engine
+      // (checking every element's tag would cost more than the walk itself);
+      // frames inside shadow trees therefore come after the scope's others.
+      const scope = (r) => {
+        if (frames) for (const f of r.querySelectorAll('iframe, frame')) frames.push(f);
+      };
       const visit = (el) => {
         if (cb(el) === false) return;
         const sr = el.shadowRoot;
         if (sr) {
           if (onShadow) onShadow(sr);
+          scope(sr);
           for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
         }
         for (let c = el.firstElementChild; c; c = c.nextElementSibling) visit(c);
-        if (frames && isFrameElement(el)) frames.push(el);
       };
+      scope(root);
       if (root.nodeType === ELEMENT_NODE) {
         const sr = root.shadowRoot;
         if (sr) {
           if (onShadow) onShadow(sr);
+          scope(sr);
           for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
         }
       }
       for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c);
+    }
+
+    /** Open shadow hosts of a document, nested ones included (one bare walk). */
+    function shadowHosts(doc, ctx) {
+      let hosts = ctx.hosts.get(doc);
+      if (hosts) return hosts;
+      hosts = [];
+      const visit = (el) => {
+        const sr = el.shadowRoot;
+        if (sr) {
+          hosts.push(el);
+          for (let c = sr.firstElementChild; c; c = c.nextElementSibling) visit(c);
+        }
+        for (let c = el.firstElementChild; c; c = c.nextElementSibling) visit(c);
+      };
+      for (let c = doc.firstElementChild; c; c = c.nextElementSibling) visit(c);
+      ctx.hosts.set(doc, hosts);
+      return hosts;
+    }
+
+    function ownerDocumentOf(n) {
+      return n.nodeType === DOCUMENT_NODE ? n : n.ownerDocument;
     }
 
     // ------------------------------------------------------------------
@@ -1312,8 +1344,8 @@ if (!window.__windup) {
         t = '';
       } else if (isButtonLikeInput(el)) {
         t = el.value || '';
-      } else if (!el.firstElementChild && !el.shadowRoot && el.localName !== 'slot') {
-        t = el.textContent || ''; // a leaf: its text nodes, natively
+      } else if (!complexTextSet(el.ownerDocument, ctx).has(el)) {
+        t = el.textContent || ''; // nothing special below: the native text is the flat text
       } else {
         forEachFlatChild(el, (n) => {
           if (n.nodeType === TEXT_NODE) t += n.data;
@@ -1322,6 +1354,32 @@ if (!window.__windup) {
       }
       ctx.rawText.set(el, t);
       return t;
+    }
+
+    // Elements whose text differs from their textContent: they hold script-
+    // like content, slots, shadow trees or button inputs (value as text).
+    const COMPLEX_TEXT_CSS = 'head, script, style, noscript, template, slot, input[type=button i], input[type=submit i], input[type=reset i]';
+
+    /** The elements (with their ancestors) for which rawText must recurse. */
+    function complexTextSet(doc, ctx) {
+      let set = ctx.complex.get(doc);
+      if (set) return set;
+      set = new Set();
+      const mark = (n) => {
+        // Marking always climbs to the root, so a marked element's ancestors are marked.
+        for (let e = n; e && !set.has(e); e = parentOrHost(e)) set.add(e);
+      };
+      const scan = (root) => {
+        const list = root.querySelectorAll(COMPLEX_TEXT_CSS);
+        for (let i = 0; i < list.length; i++) mark(list[i]);
+      };
+      scan(doc);
+      for (const h of shadowHosts(doc, ctx)) {
+        mark(h);
+        scan(h.shadowRoot);
+      }
+      ctx.complex.set(doc, set);
+      return set;
     }
 
     function normText(el, ctx) {
@@ -1396,18 +1454,117 @@ if (!window.__windup) {
       if (refs.length) out.push(norm(refs.map((r) => rawText(r, ctx)).join(' ')));
       const al = el.getAttribute('aria-label');
       if (al && al.trim()) out.push(norm(al));
-      for (const label of labelsOf(el, ctx)) out.push(norm(textSkippingControls(label, ctx)));
+      for (const label of labelsOf(el, ctx)) {
+        const plain = plainText(label, el, ctx);
+        out.push(norm(plain !== null ? plain : textSkippingControls(label, ctx)));
+      }
       return out.filter((s) => s);
+    }
+
+    /**
+     * Text of an element made of text nodes only (optionally beside the one
+     * element `skip`), or null when anything else could contribute to a name.
+     */
+    function plainText(el, skip, ctx) {
+      if (el.shadowRoot) return null;
+      const cands = pseudoCandidates(el.getRootNode(), ctx);
+      if (!cands || cands.has(el)) return null;
+      let t = '';
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === TEXT_NODE) t += c.data;
+        else if (c.nodeType === ELEMENT_NODE && c !== skip) return null;
+      }
+      return t;
+    }
+
+    /**
+     * Cheap, exact test that an element's name cannot contain `needle`
+     * (lower case, whitespace removed), for the common simple shapes: a
+     * control named by one plain-text label or by attributes, or an element
+     * named from plain-text content. Every source the name could come from
+     * is collected, so a miss in all of them is a definite "no". Returns
+     * false ("unknown") for anything more complex.
+     */
+    function quickNameRejects(el, role, needle, ctx) {
+      if (el.hasAttribute('aria-labelledby') || el.hasAttribute('aria-owns')) return false;
+      const tag = htmlTag(el);
+      const sources = [];
+      const attr = (n) => {
+        const v = el.getAttribute(n);
+        if (v) sources.push(v);
+      };
+      if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+        if (tag === 'input') {
+          const t = inputType(el);
+          if (t === 'button' || t === 'submit' || t === 'reset' || t === 'image' || t === 'file') return false;
+        }
+        const labels = labelsOf(el, ctx);
+        if (labels.length > 1) return false;
+        if (labels.length === 1) {
+          const t = plainText(labels[0], el, ctx);
+          if (t === null) return false;
+          sources.push(t);
+        }
+        attr('aria-label');
+        attr('title');
+        attr('placeholder');
+        attr('aria-placeholder');
+      } else if (NAME_FROM_CONTENT.has(role)) {
+        if (tag === 'img' || tag === 'slot' || tag === 'option' || labelsOf(el, ctx).length) return false;
+        const t = plainText(el, null, ctx);
+        if (t !== null) {
+          sources.push(t);
+        } else {
+          // Richer content: the name is the text content minus hidden parts
+          // (so the needle must be a subsequence of it), unless something
+          // below can add text of its own.
+          if (el.shadowRoot || complexTextSet(el.ownerDocument, ctx).has(el) || el.querySelector(NAMING_DESCENDANTS_CSS)) return false;
+          const cands = pseudoCandidates(el.getRootNode(), ctx);
+          if (!cands || cands.has(el)) return false;
+          if (cands.size) {
+            const all = el.getElementsByTagName('*');
+            for (let i = 0; i < all.length; i++) if (cands.has(all[i])) return false;
+          }
+          const title = el.getAttribute('title');
+          const label = el.getAttribute('aria-label');
+          if ((title && norm(title).toLowerCase().replace(/\s+/g, '').includes(needle)) ||
+              (label && norm(label).toLowerCase().replace(/\s+/g, '').includes(needle))) return false;
+          return !isSubsequence(needle, (el.textContent || '').toLowerCase().replace(/\s+/g, ''));
+        }
+        attr('aria-label');
+        attr('title');
+      } else {
+        return false;
+      }
+      for (const src of sources) {
+        if (src.toLowerCase().replace(/\s+/g, '').includes(needle)) return false;
+      }
+      return true;
+    }
+
+    // Descendants that can put text into a name that is not their text content.
+    const NAMING_DESCENDANTS_CSS = '[aria-label], [aria-labelledby], [aria-owns], [title], [alt], [role], ' +
+      '[aria-valuetext], [aria-valuenow], img, svg, math, input, select, textarea, button, meter, progress, ' +
+      'output, object, embed, iframe, area, slot, script, style, template';
+
+    function isSubsequence(needle, hay) {
+      let j = 0;
+      for (let i = 0; i < hay.length && j < needle.length; i++) if (hay.charCodeAt(i) === needle.charCodeAt(j)) j++;
+      return j === needle.length;
     }
 
     function textPredicate(value, exact, ctx) {
       const needle = exact ? norm(value) : norm(value).toLowerCase();
       const textOf = exact ? (el) => normText(el, ctx) : (el) => lowerText(el, ctx);
       const full = exact ? (t) => t === needle : (t) => t.includes(needle);
+      // Before normalising an element's text, check that the raw text holds
+      // the needle's longest word (words survive whitespace normalisation).
+      const word = needle.split(' ').reduce((a, b) => (b.length > a.length ? b : a), '');
+      const rawHasWord = (raw) => raw.indexOf('\u200b') >= 0 || (exact ? raw.includes(word) : raw.toLowerCase().includes(word));
       // An element can only hold the needle if its ancestors do: the walk
       // skips every subtree whose text lacks it (`prune`), which confines
       // the work to the few branches that contain the text.
-      const mayContain = (el) => !NON_TEXT_TAGS.has(htmlTag(el)) && textOf(el).includes(needle);
+      const mayContain = (el) => !NON_TEXT_TAGS.has(htmlTag(el)) && rawHasWord(rawText(el, ctx)) && textOf(el).includes(needle);
       return {
         css: null,
         prune: (el) => !mayContain(el),
@@ -1429,10 +1586,11 @@ if (!window.__windup) {
     // here are searched without pre-filter. Must stay in sync with implicitRole.
     const GENERIC_TAGS = ['b', 'bdi', 'bdo', 'data', 'div', 'i', 'pre', 'q', 'samp', 'small', 'span', 'u'];
     const ROLE_CANDIDATES = {
-      button: 'button, input',
+      button: 'button, input[type=button i], input[type=submit i], input[type=reset i], input[type=image i], input[type=file i]',
       link: 'a, area',
-      checkbox: 'input', radio: 'input', slider: 'input', spinbutton: 'input', searchbox: 'input',
-      textbox: 'input, textarea', combobox: 'input, select', listbox: 'select, datalist',
+      checkbox: 'input[type=checkbox i]', radio: 'input[type=radio i]', slider: 'input[type=range i]',
+      spinbutton: 'input[type=number i]', searchbox: 'input[type=search i]',
+      textbox: 'input, textarea', combobox: 'input[list], select', listbox: 'select, datalist',
       option: 'option', heading: 'h1, h2, h3, h4, h5, h6', list: 'ul, ol, menu', listitem: 'li',
       img: 'img, svg, ' + GENERIC_TAGS.map((t) => t + ':empty').join(', '),
       table: 'table', row: 'tr', cell: 'td', gridcell: 'td', columnheader: 'th', rowheader: 'th',
@@ -1446,7 +1604,8 @@ if (!window.__windup) {
       superscript: 'sup', time: 'time', mark: 'mark', math: 'math', document: 'html',
     };
 
-    const LABEL_TARGET_CSS = 'input, textarea, select, button, meter, output, progress, a, area, option, td, [contenteditable], [role]';
+    // Only labelable elements have <label>s; anything else is labelled by attributes.
+    const LABEL_TARGET_CSS = 'input, textarea, select, button, meter, output, progress, [aria-label], [aria-labelledby]';
 
     function compilePart(part, ctx) {
       switch (part.kind) {
@@ -1462,6 +1621,7 @@ if (!window.__windup) {
         case 'role': {
           const want = canonicalRole(String(part.role).toLowerCase());
           const name = part.name ? stringMatcher(part.name.value, !!part.name.exact) : null;
+          const needle = part.name ? norm(part.name.value).toLowerCase().replace(/\s+/g, '') : '';
           const checked = part.checked === undefined ? null : part.checked;
           const level = part.level === undefined ? null : part.level;
           const cands = ROLE_CANDIDATES[want];
@@ -1472,7 +1632,10 @@ if (!window.__windup) {
             if (isInAriaHiddenSubtree(el, ctx)) return false;
             if (checked !== null && checkedState(el, ctx) !== checked) return false;
             if (level !== null && levelOf(el, ctx) !== level) return false;
-            if (name && !name(accessibleName(el, ctx))) return false;
+            if (name) {
+              const quick = quickNameRejects(el, want, needle, ctx);
+              if (quick || !name(accessibleName(el, ctx))) return false;
+            }
             return true;
           } };
         }
@@ -1514,7 +1677,15 @@ if (!window.__windup) {
      * matcher's CSS pre-filter runs natively per tree scope, so the JS
      * predicate only sees candidates.
      */
-    function searchRoot(root, m, out, frames) {
+    function searchRoot(root, m, out, frames, ctx) {
+      const pred = m.pred;
+      if (m.css && !m.prune && !shadowHosts(ownerDocumentOf(root), ctx).length) {
+        // No shadow trees: the native result is already in composed order.
+        const list = root.querySelectorAll(m.css);
+        for (let i = 0; i < list.length; i++) if (pred(list[i])) out.push(list[i]);
+        if (frames) for (const f of root.querySelectorAll('iframe, frame')) frames.push(f);
+        return;
+      }
       let cands = null;
       let onShadow = null;
       if (m.css) {
@@ -1523,31 +1694,26 @@ if (!window.__windup) {
         onShadow = (sr) => addAll(cands, sr.querySelectorAll(m.css));
       }
       const prune = m.prune;
-      const pred = m.pred;
       walk(root, (el) => {
-        if (prune && prune(el)) {
-          // Frames below a pruned element still get searched.
-          if (frames) for (const f of el.querySelectorAll('iframe, frame')) frames.push(f);
-          return false;
-        }
+        if (prune && prune(el)) return false; // its frames were collected up front
         if ((cands === null || cands.has(el)) && pred(el)) out.push(el);
         return true;
       }, frames, onShadow);
     }
 
     /** Search from the top document, then same-origin frames (depth first). */
-    function searchTop(matcher) {
+    function searchTop(matcher, ctx) {
       const out = [];
-      searchDocument(document, asMatcher(matcher), out);
+      searchDocument(document, asMatcher(matcher), out, ctx);
       return out;
     }
 
-    function searchDocument(doc, m, out) {
+    function searchDocument(doc, m, out, ctx) {
       const frames = [];
-      searchRoot(doc, m, out, frames);
+      searchRoot(doc, m, out, frames, ctx);
       for (const f of frames) {
         const d = frameDocument(f);
-        if (d) searchDocument(d, m, out);
+        if (d) searchDocument(d, m, out, ctx);
       }
     }
 
@@ -1556,17 +1722,17 @@ if (!window.__windup) {
      * scopes nested in the previous one keeps results ordered and unique.
      * A frame element as scope is searched through its document.
      */
-    function searchScoped(scopes, matcher) {
+    function searchScoped(scopes, matcher, ctx) {
       const m = asMatcher(matcher);
       const out = [];
       let last = null;
       for (const s of scopes) {
         if (last && composedContains(last, s)) continue;
         last = s;
-        searchRoot(s, m, out, null);
+        searchRoot(s, m, out, null, ctx);
         if (isFrameElement(s)) {
           const d = frameDocument(s);
-          if (d) searchDocument(d, m, out);
+          if (d) searchDocument(d, m, out, ctx);
         }
       }
       return out;
@@ -1595,13 +1761,13 @@ if (!window.__windup) {
       let current = null;
       for (const part of parts) {
         const filtered = current === null && (part.kind === 'has_text' || part.kind === 'nth')
-          ? applyFilter(searchTop(() => true), part, ctx)
+          ? applyFilter(searchTop(() => true, ctx), part, ctx)
           : current !== null ? applyFilter(current, part, ctx) : null;
         if (filtered !== null) {
           current = filtered;
         } else {
           const matcher = compilePart(part, ctx);
-          current = current === null ? searchTop(matcher) : searchScoped(current, matcher);
+          current = current === null ? searchTop(matcher, ctx) : searchScoped(current, matcher, ctx);
         }
         if (trace) trace.push(current);
       }
@@ -2023,10 +2189,18 @@ if (!window.__windup) {
     // Roles that never show up as snapshot nodes: their children are hoisted.
     const SNAPSHOT_TRANSPARENT = new Set(['generic', 'none', 'sectionheader', 'sectionfooter', 'graphics-symbol']);
 
-    function buildSnapshotTree(ctx) {
-      const root = { role: 'fragment', name: '', children: [], props: '' };
+    function buildSnapshotTree(ctx, maxChars) {
+      const root = { role: 'fragment', name: '', children: [], props: '', truncated: false };
+      // Stop collecting once clearly more than maxChars worth was gathered.
+      let gathered = 0;
+      const enough = maxChars * 1.5 + 500;
       const visitNode = (node, parent) => {
+        if (gathered > enough) {
+          root.truncated = true;
+          return;
+        }
         if (node.nodeType === TEXT_NODE) {
+          gathered += node.data.length;
           const pe = node.parentElement;
           const s = pe ? styleOf(pe, ctx) : null;
           if (!s || s.visibility === 'visible') parent.children.push(node.data);
@@ -2055,6 +2229,7 @@ if (!window.__windup) {
         let target = parent;
         if (named) {
           target = { role, name: accessibleName(el, ctx), children: [], props: snapshotProps(el, role, ctx) };
+          gathered += role.length + target.name.length + target.props.length + 8;
           parent.children.push(target);
         }
         if (block) target.children.push(' ');
@@ -2086,7 +2261,7 @@ if (!window.__windup) {
       const checked = checkedState(el, ctx);
       if (checked === 'mixed') s += ' [checked=mixed]';
       else if (checked === true) s += ' [checked]';
-      if (isDisabled(el) && (WIDGET_ROLES.has(role) || role === 'group' || role === 'listbox' || role === 'combobox')) s += ' [disabled]';
+      if ((WIDGET_ROLES.has(role) || role === 'group' || role === 'listbox' || role === 'combobox') && isDisabled(el)) s += ' [disabled]';
       if (expandedState(el) === true) s += ' [expanded]';
       const level = levelOf(el, ctx);
       if (level) s += ' [level=' + level + ']';
@@ -2136,6 +2311,7 @@ if (!window.__windup) {
     }
 
     function renderSnapshot(root, maxChars) {
+      const marker = '- … (truncated)';
       const lines = [];
       const visit = (n, indent) => {
         if (typeof n === 'string') {
@@ -2156,7 +2332,6 @@ if (!window.__windup) {
       };
       for (const c of root.children) visit(c, '');
       const limit = Math.max(0, Number(maxChars) || 0);
-      const marker = '- … (truncated)';
       let out = '';
       for (let i = 0; i < lines.length; i++) {
         const add = (out ? '\n' : '') + lines[i];
@@ -2166,12 +2341,14 @@ if (!window.__windup) {
         }
         out += add;
       }
+      if (root.truncated) return out + (out ? '\n' : '') + marker;
       return out;
     }
 
     function snapshot(maxChars) {
       const ctx = newCtx();
-      return renderSnapshot(buildSnapshotTree(ctx), maxChars === undefined ? 20000 : maxChars);
+      const limit = maxChars === undefined || maxChars === null ? 20000 : Math.max(0, Number(maxChars) || 0);
+      return renderSnapshot(buildSnapshotTree(ctx, limit), limit);
     }
 
     // ---------------- interactive elements ----------------
@@ -2203,17 +2380,23 @@ if (!window.__windup) {
       if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return true;
       const ti = el.getAttribute('tabindex');
       if (ti !== null && parseInt(ti, 10) >= 0) return true;
-      if (el.hasAttribute('onclick') || typeof el.onclick === 'function') return true;
-      return false;
+      // Listeners added with addEventListener are invisible from here.
+      return el.hasAttribute('onclick');
     }
+
+    // Everything isInteractive can accept (a pre-filter for the native engine).
+    const INTERACTIVE_CSS = 'a, area, button, input, select, textarea, summary, [role], [tabindex], [onclick], [contenteditable]';
 
     function visibleInteractive(ctx, limit) {
       const out = [];
       const max = limit === undefined ? Infinity : Number(limit);
-      searchTop((el) => {
-        if (out.length < max && isInteractive(el, ctx) && isVisible(el, ctx)) out.push(el);
-        return false;
-      });
+      searchTop({
+        css: INTERACTIVE_CSS,
+        pred: (el) => {
+          if (out.length < max && isInteractive(el, ctx) && isVisible(el, ctx)) out.push(el);
+          return false;
+        },
+      }, ctx);
       return out;
     }
 
@@ -2347,18 +2530,20 @@ if (!window.__windup) {
       const role = roleOf(el, ctx);
       const hasRole = role && role !== 'generic' && role !== 'none' && !isInAriaHiddenSubtree(el, ctx);
       const name = hasRole ? accessibleName(el, ctx) : '';
-      if (hasRole && name) candidates.push(Object.assign(roleSel(role, name), { list: index.byRoleName(role, name) }));
+      // Lists are computed lazily: the first unique candidate wins.
+      if (hasRole && name) candidates.push(Object.assign(roleSel(role, name), { lazy: () => index.byRoleName(role, name) }));
       const testid = el.getAttribute('data-testid');
-      if (testid) candidates.push(Object.assign(testIdSel(testid), { list: index.byTestId(testid) }));
+      if (testid) candidates.push(Object.assign(testIdSel(testid), { lazy: () => index.byTestId(testid) }));
       if (isLabelTarget(el, ctx)) {
         for (const lt of labelTexts(el, ctx)) {
-          candidates.push({ sel: 'label=' + quoteValue(lt), parts: [{ kind: 'label', value: lt, exact: true }], list: index.byLabel(lt) });
+          candidates.push({ sel: 'label=' + quoteValue(lt), parts: [{ kind: 'label', value: lt, exact: true }], lazy: () => index.byLabel(lt) });
         }
       }
       const tag = htmlTag(el);
       const ph = tag === 'input' || tag === 'textarea' ? norm(el.getAttribute('placeholder')) : '';
-      if (ph) candidates.push({ sel: 'placeholder=' + quoteValue(ph), parts: [{ kind: 'placeholder', value: ph, exact: true }], list: index.byPlaceholder(ph) });
+      if (ph) candidates.push({ sel: 'placeholder=' + quoteValue(ph), parts: [{ kind: 'placeholder', value: ph, exact: true }], lazy: () => index.byPlaceholder(ph) });
       for (const c of candidates) {
+        c.list = c.lazy();
         if (c.list.length === 1 && c.list[0] === el) return c.sel;
       }
       // Text identifies buttons and links, not fields (a <select>'s text is its options).
@@ -2392,20 +2577,20 @@ if (!window.__windup) {
       return 'css=' + path;
     }
 
+    /**
+     * Groups visible elements by the exact key each engine matches (role +
+     * name, test id, label text, placeholder), built lazily per key type
+     * from the engines' own pre-filters.
+     */
     function buildIndex(ctx) {
-      const visibleAll = [];
-      searchTop((el) => {
-        if (isVisible(el, ctx)) visibleAll.push(el);
-        return false;
-      });
-      const roleMaps = new Map();
       const lazy = (fn) => {
         let m = null;
         return () => (m || (m = fn()));
       };
-      const group = (keysOf) => {
+      const group = (matcher, keysOf) => {
         const m = new Map();
-        for (const el of visibleAll) {
+        for (const el of searchTop(matcher, ctx)) {
+          if (!isVisible(el, ctx)) continue;
           for (const k of keysOf(el)) {
             let l = m.get(k);
             if (!l) m.set(k, (l = []));
@@ -2414,14 +2599,10 @@ if (!window.__windup) {
         }
         return m;
       };
-      const testIds = lazy(() => group((el) => {
-        const t = el.getAttribute('data-testid');
-        return t ? [t] : [];
-      }));
-      const labels = lazy(() => group((el) => (isLabelTarget(el, ctx) ? labelTexts(el, ctx) : [])));
-      const placeholders = lazy(() => group((el) => {
-        const tag = htmlTag(el);
-        if (tag !== 'input' && tag !== 'textarea') return [];
+      const roleMaps = new Map();
+      const testIds = lazy(() => group({ css: '[data-testid]', pred: () => true }, (el) => [el.getAttribute('data-testid')]));
+      const labels = lazy(() => group({ css: LABEL_TARGET_CSS, pred: (el) => isLabelTarget(el, ctx) }, (el) => labelTexts(el, ctx)));
+      const placeholders = lazy(() => group({ css: 'input[placeholder], textarea[placeholder]', pred: () => true }, (el) => {
         const ph = norm(el.getAttribute('placeholder'));
         return ph ? [ph] : [];
       }));
@@ -2429,14 +2610,7 @@ if (!window.__windup) {
         byRoleName(role, name) {
           let m = roleMaps.get(role);
           if (!m) {
-            m = new Map();
-            for (const el of visibleAll) {
-              if (roleOf(el, ctx) !== role || isInAriaHiddenSubtree(el, ctx)) continue;
-              const n = accessibleName(el, ctx);
-              let l = m.get(n);
-              if (!l) m.set(n, (l = []));
-              l.push(el);
-            }
+            m = group(compilePart({ kind: 'role', role, name: null }, ctx), (el) => [accessibleName(el, ctx)]);
             roleMaps.set(role, m);
           }
           return m.get(name) || [];
@@ -2527,7 +2701,7 @@ if (!window.__windup) {
       const scope = k > 0 ? trace[k - 1] : null;
       const pool = [];
       const collect = (pred) => {
-        const els = scope === null ? searchTop(pred) : searchScoped(scope, pred);
+        const els = scope === null ? searchTop(pred, ctx) : searchScoped(scope, pred, ctx);
         for (const el of els) if (isVisible(el, ctx)) pool.push(el);
       };
       let wanted = '';

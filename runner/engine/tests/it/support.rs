@@ -66,7 +66,7 @@ pub struct Run<'a> {
     pub timeouts: Timeouts,
     pub scenario_timeout: Duration,
     pub secrets: HashMap<String, String>,
-    pub events: Option<&'a Recorder>,
+    pub events: Option<&'a dyn EventSink>,
 }
 
 impl<'a> Run<'a> {
@@ -109,10 +109,7 @@ impl<'a> Run<'a> {
             scenario_timeout: self.scenario_timeout,
             fragments: &fragments,
             secrets: &secrets,
-            events: match self.events {
-                Some(r) => r,
-                None => &no_events,
-            },
+            events: self.events.unwrap_or(&no_events),
         };
         if open {
             execute(session, plan, &cx).await
