@@ -44,6 +44,15 @@ impl From<InputError> for RunError {
     }
 }
 
+/// What every scenario of one run shares.
+#[derive(Clone, Copy)]
+struct RunShared<'a> {
+    cache: &'a PlanCache,
+    fragments: &'a Fragments,
+    run_id: &'a str,
+    events: &'a dyn EventSink,
+}
+
 /// A context being opened in the background for the next scenario.
 type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, BrowserError>>;
 
@@ -170,16 +179,14 @@ impl Runner {
                 let browser = self.browser.clone();
                 next = Some(tokio::spawn(async move { browser.new_session().await }));
             }
+            let shared = RunShared {
+                cache: &cache,
+                fragments: &fragments,
+                run_id: &run_id,
+                events,
+            };
             let result = self
-                .run_scenario(
-                    &p.file.scenario,
-                    p.lookup,
-                    &cache,
-                    &fragments,
-                    &run_id,
-                    session,
-                    events,
-                )
+                .run_scenario(&p.file.scenario, p.lookup, session, &shared)
                 .await;
             events.on_event(&Event::ScenarioFinished {
                 result: result.clone(),
@@ -198,12 +205,15 @@ impl Runner {
         &self,
         scenario: &Scenario,
         lookup: Lookup,
-        cache: &PlanCache,
-        fragments: &Fragments,
-        run_id: &str,
         prefetched: Option<Prefetched>,
-        events: &dyn EventSink,
+        shared: &RunShared<'_>,
     ) -> ScenarioResult {
+        let RunShared {
+            cache,
+            fragments,
+            run_id,
+            events,
+        } = *shared;
         events.on_event(&Event::ScenarioStarted {
             scenario_id: scenario.id.clone(),
         });
