@@ -158,7 +158,15 @@ where
     let terminal = output::Terminal::new(common.quiet);
     runtime.block_on(async {
         let runner = Runner::new(config);
-        let outcome = run(&runner, &terminal).await;
+        // Ctrl-C must not leave Chromium running behind us.
+        let outcome = tokio::select! {
+            outcome = run(&runner, &terminal) => outcome,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("\ninterrupted: closing the browser");
+                runner.close().await;
+                return ExitCode::Interrupted;
+            }
+        };
         runner.close().await;
         match outcome {
             Ok(report) => {

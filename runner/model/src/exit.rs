@@ -12,6 +12,8 @@ pub enum ExitCode {
     BadInput = 2,
     /// The run could not happen at all (for example the browser would not start).
     Infrastructure = 3,
+    /// Interrupted (Ctrl-C): the browser was closed, no report was written.
+    Interrupted = 130,
 }
 
 impl ExitCode {

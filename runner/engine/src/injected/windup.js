@@ -80,7 +80,7 @@ if (!window.__windup) {
         labelMaps: new Map(), // tree scope -> Map(control -> [label])
         hosts: new Map(), // document -> open shadow hosts in it (any depth)
         complex: new Map(), // document -> Set of elements whose flat text is not textContent
-        pseudoScopes: new Map(), // tree scope -> Set of elements | null (= all)
+        pseudoScopes: new Map(), // document -> pseudoInfo (which elements may have ::before/::after)
       };
     }
 
@@ -843,66 +843,82 @@ if (!window.__windup) {
     }
 
     /**
-     * Which elements of a tree scope may carry ::before/::after content?
-     * Computing a pseudo-element style costs several microseconds, so the
-     * scope's style sheets are read once: the selectors of rules that style
-     * ::before/::after, stripped of the pseudo-element, are run through the
-     * native selector engine. Returns null ("any element") whenever the
-     * sheets cannot be read or understood (cross-origin, nesting, ::part).
+     * Which elements may carry ::before/::after content? Computing a
+     * pseudo-element style costs several microseconds, so the style sheets
+     * of every tree scope of the document (the document and its open shadow
+     * roots) are read once: the selectors of rules that style ::before or
+     * ::after, stripped of the pseudo-element, are run through the native
+     * selector engine of their scope. Returns { all: true } whenever a sheet
+     * cannot be read or reaches across scopes (cross-origin, ::part,
+     * ::slotted, nesting), else { all: false, sets: Map(scope -> Set) }.
      */
-    function pseudoCandidates(root, ctx) {
-      if (ctx.pseudoScopes.has(root)) return ctx.pseudoScopes.get(root);
-      let result = null;
+    function pseudoInfo(doc, ctx) {
+      let info = ctx.pseudoScopes.get(doc);
+      if (info) return info;
+      info = { all: false, sets: new Map() };
       try {
-        const bases = [];
-        let unknown = false;
-        const collect = (rules) => {
-          for (const rule of rules) {
-            if (unknown) return;
-            const sel = rule.selectorText;
-            if (typeof sel === 'string') {
-              if (/:(before|after)\b/i.test(sel)) {
-                if (/&|::part|::slotted/i.test(sel)) { unknown = true; return; }
-                for (const one of splitSelectorList(sel)) {
-                  if (!/:(before|after)\b/i.test(one)) continue;
-                  let base = one.replace(/::?(before|after)\b/gi, '').trim();
-                  if (!base || /[>+~]$/.test(base)) base += '*';
-                  bases.push(base);
+        const scopeBases = (root) => {
+          const bases = [];
+          const collect = (rules) => {
+            for (const rule of rules) {
+              const sel = rule.selectorText;
+              if (typeof sel === 'string') {
+                if (/:(before|after)\b/i.test(sel)) {
+                  if (/&|::part|::slotted/i.test(sel)) throw new Error('cross-scope');
+                  for (const one of splitSelectorList(sel)) {
+                    if (!/:(before|after)\b/i.test(one)) continue;
+                    let base = one.replace(/::?(before|after)\b/gi, '').trim();
+                    if (!base || /[>+~]$/.test(base)) base += '*';
+                    bases.push(base);
+                  }
                 }
+                if (rule.cssRules && rule.cssRules.length) collect(rule.cssRules); // nested rules
+              } else if (rule.styleSheet) {
+                collect(rule.styleSheet.cssRules); // @import (throws when cross-origin)
+              } else if (rule.cssRules) {
+                collect(rule.cssRules); // @media, @supports, @layer, @container…
               }
-              if (rule.cssRules && rule.cssRules.length) collect(rule.cssRules); // nested rules
-            } else if (rule.styleSheet) {
-              collect(rule.styleSheet.cssRules); // @import (throws when cross-origin)
-            } else if (rule.cssRules) {
-              collect(rule.cssRules); // @media, @supports, @layer, @container…
             }
-          }
+          };
+          const sheets = Array.from(root.styleSheets || []).concat(Array.from(root.adoptedStyleSheets || []));
+          for (const sheet of sheets) collect(sheet.cssRules);
+          return bases;
         };
-        const sheets = Array.from(root.styleSheets || []).concat(Array.from(root.adoptedStyleSheets || []));
-        for (const sheet of sheets) collect(sheet.cssRules);
-        if (!unknown) {
-          // <q> gets quotes from the user-agent sheet.
-          bases.push('q');
-          result = new Set(root.querySelectorAll(bases.join(',')));
-          // `:host::before` in a shadow tree styles the host.
-          if (root.host && bases.some((b) => b.startsWith(':host'))) result.add(root.host);
+        const addScope = (root) => {
+          const bases = scopeBases(root);
+          bases.push('q'); // <q> gets quotes from the user-agent sheet
+          const set = new Set(root.querySelectorAll(bases.join(',')));
+          // `:host::before` inside a shadow tree styles the host.
+          if (root.host && bases.some((b) => b.startsWith(':host'))) set.add(root.host);
+          info.sets.set(root, set);
+          return set;
+        };
+        addScope(doc);
+        for (const h of shadowHosts(doc, ctx)) {
+          const set = addScope(h.shadowRoot);
+          if (set.has(h)) {
+            // The host belongs to the outer scope: record it there.
+            set.delete(h);
+            info.sets.get(h.getRootNode()).add(h);
+          }
         }
       } catch (e) {
-        result = null;
+        info = { all: true, sets: null };
       }
-      ctx.pseudoScopes.set(root, result);
-      return result;
+      ctx.pseudoScopes.set(doc, info);
+      return info;
+    }
+
+    /** May el have generated content (false = certainly none)? */
+    function mayHavePseudo(el, ctx) {
+      const info = pseudoInfo(el.ownerDocument, ctx);
+      if (info.all) return true;
+      const set = info.sets.get(el.getRootNode());
+      return !set || set.has(el);
     }
 
     function pseudoText(el, which, ctx) {
-      const cands = pseudoCandidates(el.getRootNode(), ctx);
-      if (cands && !cands.has(el)) {
-        // A shadow tree's :host rules may style its host from inside.
-        const sr = el.shadowRoot;
-        if (!sr) return '';
-        const inner = pseudoCandidates(sr, ctx);
-        if (inner && !inner.has(el)) return '';
-      }
+      if (!mayHavePseudo(el, ctx)) return '';
       const key = which === '::before' ? 0 : 1;
       let m = ctx.pseudo.get(el);
       if (m && m[key] !== undefined) return m[key];
@@ -1293,12 +1309,13 @@ if (!window.__windup) {
           out += ps ? transformText(n.data, ps.textTransform) : n.data;
         } else if (n.nodeType === ELEMENT_NODE) {
           if (NON_CONTENT_TAGS.has(htmlTag(n))) return;
-          let t = textAlternative(n, cst);
           const s = styleOf(n, ctx);
           const display = s ? s.display : 'inline';
-          if (display === 'none') return;
+          // display:none content only counts when naming a hidden target.
+          if (display === 'none' && !st.includeHidden && !st.hiddenRef) return;
+          let t = textAlternative(n, cst);
           // Block boundaries separate words; inline ones do not.
-          if ((display !== 'inline' && display !== 'contents') || htmlTag(n) === 'br') t = ' ' + t + ' ';
+          if ((display !== 'inline' && display !== 'contents' && display !== 'none') || htmlTag(n) === 'br') t = ' ' + t + ' ';
           out += t;
         }
       };
@@ -1466,9 +1483,7 @@ if (!window.__windup) {
      * element `skip`), or null when anything else could contribute to a name.
      */
     function plainText(el, skip, ctx) {
-      if (el.shadowRoot) return null;
-      const cands = pseudoCandidates(el.getRootNode(), ctx);
-      if (!cands || cands.has(el)) return null;
+      if (el.shadowRoot || mayHavePseudo(el, ctx)) return null;
       let t = '';
       for (let c = el.firstChild; c; c = c.nextSibling) {
         if (c.nodeType === TEXT_NODE) t += c.data;
@@ -1519,8 +1534,10 @@ if (!window.__windup) {
           // (so the needle must be a subsequence of it), unless something
           // below can add text of its own.
           if (el.shadowRoot || complexTextSet(el.ownerDocument, ctx).has(el) || el.querySelector(NAMING_DESCENDANTS_CSS)) return false;
-          const cands = pseudoCandidates(el.getRootNode(), ctx);
-          if (!cands || cands.has(el)) return false;
+          if (mayHavePseudo(el, ctx)) return false;
+          const info = pseudoInfo(el.ownerDocument, ctx);
+          const cands = info.sets.get(el.getRootNode());
+          if (!cands) return false;
           if (cands.size) {
             const all = el.getElementsByTagName('*');
             for (let i = 0; i < all.length; i++) if (cands.has(all[i])) return false;
@@ -2034,13 +2051,21 @@ if (!window.__windup) {
       return null;
     }
 
-    /** A <label> stands for its control when acting on form fields. */
-    function retarget(el, action) {
+    /**
+     * A <label> stands for its control when acting on form fields. Returns
+     * { el, subject }: `el` receives the pointer, `subject` is checked for
+     * state. A checkbox hidden behind a styled label (a common pattern) is
+     * toggled by clicking the label itself.
+     */
+    function retarget(el, action, ctx) {
       if (htmlTag(el) === 'label' && (action === 'fill' || action === 'check' || action === 'uncheck' || action === 'select')) {
         const c = el.control;
-        if (c) return c;
+        if (c) {
+          if ((action === 'check' || action === 'uncheck') && !isVisible(c, ctx)) return { el, subject: c };
+          return { el: c, subject: c };
+        }
       }
-      return el;
+      return { el, subject: el };
     }
 
     async function locateImpl(parts, action) {
@@ -2049,7 +2074,7 @@ if (!window.__windup) {
       const all = resolve(parts, ctx);
       const first = firstVisible(all, ctx);
       if (!first) return { status: 'not_found', hidden: all.length };
-      const el = retarget(first, action);
+      const { el, subject } = retarget(first, action, ctx);
 
       // (a) scroll, (b) stable across two animation frames.
       try {
@@ -2068,8 +2093,8 @@ if (!window.__windup) {
       if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
 
       // (c) enabled, (d) right kind of element.
-      if (ENABLED_ACTIONS.has(action) && isDisabled(el)) return { status: 'not_actionable', reason: 'element is disabled' };
-      const kind = kindProblem(el, action, ctx);
+      if (ENABLED_ACTIONS.has(action) && (isDisabled(el) || isDisabled(subject))) return { status: 'not_actionable', reason: 'element is disabled' };
+      const kind = kindProblem(subject, action, ctx);
       if (kind) return { status: 'not_actionable', reason: kind };
 
       // (e) receives events.
@@ -2083,7 +2108,7 @@ if (!window.__windup) {
       // (f) coordinates in the top-level viewport.
       const top = toTopCoordinates(el, point);
       const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx) };
-      const checked = isCheckable(el, ctx) ? checkedState(el, ctx) : null;
+      const checked = isCheckable(subject, ctx) ? checkedState(subject, ctx) : null;
       if (checked !== null) result.checked = checked;
 
       if (action === 'fill') {
@@ -2124,7 +2149,7 @@ if (!window.__windup) {
       const res = await locateImpl(parts, 'select');
       if (res.status !== 'ok') return res;
       const ctx = newCtx();
-      const el = retarget(firstVisible(resolve(parts, ctx), ctx), 'select');
+      const el = retarget(firstVisible(resolve(parts, ctx), ctx), 'select', ctx).subject;
       const want = String(value);
       const wantNorm = norm(want);
       const options = Array.from(el.options);
@@ -2175,7 +2200,7 @@ if (!window.__windup) {
       const ctx = newCtx();
       const el = firstVisible(resolve(parts, ctx), ctx);
       if (!el) return null;
-      return checkedState(retarget(el, 'check'), ctx);
+      return checkedState(retarget(el, 'check', ctx).subject, ctx);
     }
 
     // ---------------- accessibility snapshot ----------------

@@ -90,6 +90,7 @@ fn overlay_that_leaves_in_time_passes() {
     );
     block_on(async {
         let mut session = browser().new_session().await.unwrap();
+        note_pid(browser()).await;
         let url = server.base.join("overlay.html").unwrap();
         session
             .goto(url.as_str(), Duration::from_secs(10))

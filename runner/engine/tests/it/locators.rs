@@ -17,6 +17,7 @@ fn locator_pages() -> Server {
 
 async fn open(server: &Server, page: &str) -> Session {
     let session = browser().new_session().await.expect("session");
+    note_pid(browser()).await;
     let url = server.base.join(page).unwrap();
     session
         .goto(url.as_str(), Duration::from_secs(10))

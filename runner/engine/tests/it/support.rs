@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
@@ -20,10 +21,38 @@ pub fn browser_options() -> BrowserOptions {
     BrowserOptions::default()
 }
 
+static SHARED_PID: AtomicU32 = AtomicU32::new(0);
+
+/// A static is never dropped, so the shared Chromium is killed when the process exits.
+extern "C" fn kill_shared_browser() {
+    let pid = SHARED_PID.load(Ordering::SeqCst);
+    if pid != 0 {
+        // SAFETY: kill(2) with a pid we started; no memory is touched.
+        unsafe {
+            libc::kill(pid as libc::pid_t, libc::SIGKILL);
+        }
+    }
+}
+
 /// The Chromium shared by the tests of this binary.
 pub fn browser() -> &'static Browser {
     static BROWSER: OnceLock<Browser> = OnceLock::new();
-    BROWSER.get_or_init(|| Browser::new(browser_options()))
+    BROWSER.get_or_init(|| {
+        // SAFETY: registers a plain extern "C" function once.
+        unsafe {
+            libc::atexit(kill_shared_browser);
+        }
+        Browser::new(browser_options())
+    })
+}
+
+/// Notes the shared browser's pid (it may have been restarted) for the exit hook.
+pub async fn note_pid(browser: &Browser) {
+    if std::ptr::eq(browser, crate::support::browser())
+        && let Some(pid) = browser.pid().await
+    {
+        SHARED_PID.store(pid, Ordering::SeqCst);
+    }
 }
 
 pub fn engine_dir() -> PathBuf {
@@ -92,6 +121,7 @@ impl<'a> Run<'a> {
     /// Opens the plan's start URL and runs it in a fresh session of `browser`.
     pub async fn exec(&self, browser: &Browser, plan: &Plan) -> Execution {
         let mut session = browser.new_session().await.expect("session");
+        note_pid(browser).await;
         let x = self.exec_in(&mut session, plan, true).await;
         session.close().await;
         x

@@ -63,6 +63,7 @@ fn todomvc_detects_a_wrong_outcome() {
 async fn miniwob_episode(base: &url::Url, task: &str, seed: u32) -> (f64, f64) {
     let plan = load_plan(&format!("miniwob/{task}-{seed}.json"));
     let mut session = browser().new_session().await.expect("session");
+    note_pid(browser()).await;
     let url = base.join(&plan.start_url[1..]).unwrap();
     session
         .goto(url.as_str(), std::time::Duration::from_secs(10))
@@ -126,6 +127,7 @@ fn miniwob_plan_for_another_seed_is_caught() {
     let server = Server::start(&fixtures().miniwob_html);
     block_on(async {
         let mut session = browser().new_session().await.unwrap();
+        note_pid(browser()).await;
         let url = server.base.join("miniwob/click-button.html").unwrap();
         session
             .goto(url.as_str(), std::time::Duration::from_secs(10))
