@@ -196,6 +196,10 @@ struct Instance {
     alive: Arc<AtomicBool>,
     handler: JoinHandle<()>,
     pid: Option<u32>,
+    /// Whether the tab Chromium opens at start-up is still unused. The first scenario of a
+    /// process takes it: in a fresh profile it is as isolated as a new context, and its
+    /// renderer is already running, which saves the largest fixed cost of a replay.
+    initial_unused: AtomicBool,
     _profile: tempfile::TempDir,
 }
 
@@ -237,7 +241,9 @@ impl Browser {
             tracing::warn!("the browser died; starting a new one");
             dead.handler.abort();
         }
+        let started = std::time::Instant::now();
         let instance = Arc::new(self.launch().await?);
+        tracing::debug!("browser started in {:?}", started.elapsed());
         *state = Some(instance.clone());
         Ok(instance)
     }
@@ -309,6 +315,7 @@ impl Browser {
             alive,
             handler,
             pid,
+            initial_unused: AtomicBool::new(true),
             _profile: profile,
         })
     }
@@ -394,7 +401,8 @@ struct Shared {
 /// One scenario's browser context and its current page.
 pub struct Session {
     instance: Arc<Instance>,
-    context: BrowserContextId,
+    /// None for the start-up tab (the default context).
+    context: Option<BrowserContextId>,
     page: Page,
     target: TargetId,
     shared: Arc<Shared>,
@@ -410,7 +418,26 @@ pub enum NavError {
 }
 
 impl Session {
+    /// The start-up tab, when it is still unused and attached.
+    async fn initial(instance: &Arc<Instance>) -> Option<Page> {
+        if !instance.initial_unused.swap(false, Ordering::SeqCst) {
+            return None;
+        }
+        // chromiumoxide attaches to it on its own, right after start-up.
+        for _ in 0..50 {
+            if let Some(page) = instance.cdp.pages().await.ok()?.into_iter().next() {
+                return Some(page);
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        None
+    }
+
     async fn open(instance: Arc<Instance>) -> Result<Session, BrowserError> {
+        if let Some(page) = Self::initial(&instance).await {
+            tracing::debug!("using the start-up tab");
+            return Self::adopt(instance, None, page).await;
+        }
         let context = instance
             .cdp
             .create_browser_context(CreateBrowserContextParams::default())
@@ -427,6 +454,15 @@ impl Session {
             .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))?
             .map_err(BrowserError::from_cdp)?;
         tracing::debug!("page created in {:?}", t.elapsed());
+        Self::adopt(instance, Some(context), page).await
+    }
+
+    /// `context` is None for the start-up tab, whose default context cannot be disposed.
+    async fn adopt(
+        instance: Arc<Instance>,
+        context: Option<BrowserContextId>,
+        page: Page,
+    ) -> Result<Session, BrowserError> {
         let shared = Arc::new(Shared {
             doc: Mutex::new(DocState::default()),
             doc_changed: Notify::new(),
@@ -525,14 +561,11 @@ impl Session {
             .await
             .map_err(BrowserError::from_cdp)?;
         let shared = self.shared.clone();
-        let context = self.context.clone();
+        let opener = self.target.clone();
         self.tasks.push(tokio::spawn(async move {
             while let Some(ev) = created.next().await {
                 let info = &ev.target_info;
-                if info.r#type == "page"
-                    && info.opener_id.is_some()
-                    && info.browser_context_id.as_ref() == Some(&context)
-                {
+                if info.r#type == "page" && info.opener_id.as_ref() == Some(&opener) {
                     shared
                         .popups
                         .lock()
@@ -857,14 +890,26 @@ impl Session {
         for task in &self.tasks {
             task.abort();
         }
-        if self.instance.is_alive() {
-            let _ = tokio::time::timeout(
-                Duration::from_secs(5),
-                self.instance
-                    .cdp
-                    .dispose_browser_context(self.context.clone()),
-            )
-            .await;
+        if !self.instance.is_alive() {
+            return;
+        }
+        match &self.context {
+            Some(context) => {
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    self.instance.cdp.dispose_browser_context(context.clone()),
+                )
+                .await;
+            }
+            None => {
+                // The default context cannot be disposed, and closing the last tab may end
+                // the browser: leave the tab blank, where nothing of the app keeps running.
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    self.page.execute(NavigateParams::new("about:blank")),
+                )
+                .await;
+            }
         }
     }
 }
