@@ -441,3 +441,89 @@ fn readme_usage_matches_help() {
         "update the README's usage block"
     );
 }
+
+#[test]
+fn a_plan_runs_a_fragment_in_place() {
+    let dir = example();
+    let entry: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("e2e/.windup/cache/search-projects.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let mut plan = entry["plan"].clone();
+    let actions = plan["actions"].as_array().unwrap().clone();
+    // The sign-in steps become a fragment with its own postcondition.
+    let fragment = serde_json::json!({
+        "fragment_version": "0.1",
+        "id": "sign-in-admin",
+        "description": "Sign in as the admin",
+        "actions": actions[..3],
+        "expect": {"url": "/projects.html"}
+    });
+    std::fs::create_dir_all(dir.path().join("e2e/fragments")).unwrap();
+    std::fs::write(
+        dir.path().join("e2e/fragments/sign-in-admin.json"),
+        serde_json::to_string_pretty(&fragment).unwrap(),
+    )
+    .unwrap();
+    let mut steps = vec![serde_json::json!({"id": "a1", "type": "use", "use": "sign-in-admin"})];
+    steps.push(actions[3].clone());
+    plan["actions"] = Value::Array(steps);
+    let path = dir.path().join("with-fragment.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    let server = Server::start(&dir.path().join("app"));
+    let base = server.base.to_string();
+    let out = windup(
+        dir.path(),
+        &[
+            "replay",
+            "with-fragment.json",
+            "--base-url",
+            &base,
+            "--report",
+            "json=r.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = report(&dir.path().join("r.json"));
+    let ran: Vec<(String, String)> = r["scenarios"][0]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().unwrap().to_string(),
+                a["fragment"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("a1", "a1:sign-in-admin"),
+            ("a2", "a1:sign-in-admin"),
+            ("a3", "a1:sign-in-admin"),
+            ("a1", ""),
+            ("a4", ""),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    // A plan naming a fragment that does not exist is bad input, found before anything runs.
+    plan["actions"][0]["use"] = Value::from("sign-in-nobody");
+    std::fs::write(&path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    let out = windup(
+        dir.path(),
+        &["replay", "with-fragment.json", "--base-url", &base],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no fragment `sign-in-nobody`"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("use one of: sign-in-admin"),
+        "{}",
+        stderr(&out)
+    );
+}
