@@ -583,11 +583,7 @@ impl Session {
 
     /// If the current page opened a new tab, moves into it. Returns whether it did.
     pub async fn follow_popup(&mut self) -> Result<bool, BrowserError> {
-        let next = {
-            let mut popups = self.shared.popups.lock().expect("popups lock");
-            let mine = popups.iter().position(|_| true);
-            mine.and_then(|i| popups.remove(i))
-        };
+        let next = self.shared.popups.lock().expect("popups lock").pop_front();
         let Some(target) = next else {
             return Ok(false);
         };

@@ -402,13 +402,9 @@ impl Runner<'_, '_> {
             timing.0 = t.elapsed();
             return Ok(());
         }
-        let (x, y, checked) = match self
+        let Acquired { x, y, checked } = self
             .acquire(&locator, kind.as_str(), None, deadline, id)
-            .await?
-        {
-            Located::Ok { x, y, checked, .. } => (x, y, checked),
-            _ => unreachable!("acquire returns only Ok"),
-        };
+            .await?;
         timing.0 = t.elapsed();
         let t = Instant::now();
         let browser = |e| browser_failure(e, id);
@@ -464,7 +460,7 @@ impl Runner<'_, '_> {
         select_value: Option<&str>,
         deadline: Instant,
         id: &str,
-    ) -> Result<Located, Failure> {
+    ) -> Result<Acquired, Failure> {
         let mut attempt = 0;
         let mut last: Option<Located> = None;
         loop {
@@ -478,7 +474,7 @@ impl Runner<'_, '_> {
                 None => locator.locate(self.session, action).await,
             };
             match found {
-                Ok(ok @ Located::Ok { .. }) => return Ok(ok),
+                Ok(Located::Ok { x, y, checked, .. }) => return Ok(Acquired { x, y, checked }),
                 Ok(Located::Navigating) | Err(BrowserError::ContextLost) => {}
                 Ok(other) => last = Some(other),
                 Err(BrowserError::Script(e)) => {
@@ -577,6 +573,13 @@ impl Runner<'_, '_> {
             Err(VerifyError::Browser(e)) => Err(browser_failure(e, id)),
         }
     }
+}
+
+/// A target found and actionable: where to act, and its checked state when it has one.
+struct Acquired {
+    x: f64,
+    y: f64,
+    checked: Option<serde_json::Value>,
 }
 
 fn browser_failure(e: BrowserError, id: &str) -> Failure {
