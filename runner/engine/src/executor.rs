@@ -165,9 +165,10 @@ impl Runner<'_, '_> {
         (Instant::now() + own).min(self.scenario_deadline)
     }
 
-    /// Which class a timeout falls in: the scenario's budget, or the step's own.
-    fn timeout_class(&self, own: FailureClass) -> FailureClass {
-        if Instant::now() >= self.scenario_deadline {
+    /// Which class a timeout falls in: the scenario's budget when that was the deadline that
+    /// ran out, else the step's own class.
+    fn timeout_class(&self, own: FailureClass, deadline: Instant) -> FailureClass {
+        if deadline >= self.scenario_deadline {
             FailureClass::ScenarioTimeout
         } else {
             own
@@ -205,7 +206,7 @@ impl Runner<'_, '_> {
                 format!("{url} did not load: {reason}"),
             )),
             Err(NavError::Timeout) => Err(fail(
-                self.timeout_class(FailureClass::NavigationFailed),
+                self.timeout_class(FailureClass::NavigationFailed, deadline),
                 action_id,
                 format!(
                     "{url} did not finish loading within {} ms",
@@ -489,16 +490,22 @@ impl Runner<'_, '_> {
             let pause = Duration::from_millis(RETRY_MS[attempt.min(RETRY_MS.len() - 1)]);
             attempt += 1;
             if Instant::now() + pause >= deadline {
-                return Err(self.not_acquired(locator, last, id).await);
+                return Err(self.not_acquired(locator, last, id, deadline).await);
             }
             tokio::time::sleep(pause).await;
         }
     }
 
-    async fn not_acquired(&self, locator: &Locator, last: Option<Located>, id: &str) -> Failure {
+    async fn not_acquired(
+        &self,
+        locator: &Locator,
+        last: Option<Located>,
+        id: &str,
+        deadline: Instant,
+    ) -> Failure {
         match last {
             Some(Located::NotActionable { reason }) => fail(
-                self.timeout_class(FailureClass::NotActionable),
+                self.timeout_class(FailureClass::NotActionable, deadline),
                 Some(id),
                 format!(
                     "`{}` matched but never became actionable: {reason}",
@@ -512,7 +519,7 @@ impl Runner<'_, '_> {
                     .map(|d| d.describe())
                     .unwrap_or_else(|_| "no visible match".into());
                 fail(
-                    self.timeout_class(FailureClass::SelectorNotFound),
+                    self.timeout_class(FailureClass::SelectorNotFound, deadline),
                     Some(id),
                     format!("`{}`: {found}", locator.source),
                 )
@@ -535,7 +542,7 @@ impl Runner<'_, '_> {
             }
             if Instant::now() >= deadline {
                 return Err(fail(
-                    self.timeout_class(FailureClass::NotActionable),
+                    self.timeout_class(FailureClass::NotActionable, deadline),
                     Some(id),
                     format!(
                         "clicking `{}` did not {} it",
@@ -566,7 +573,7 @@ impl Runner<'_, '_> {
         {
             Ok(()) => Ok(()),
             Err(VerifyError::NotMet(m)) => Err(fail(
-                self.timeout_class(FailureClass::PostconditionFailed),
+                self.timeout_class(FailureClass::PostconditionFailed, deadline),
                 Some(id),
                 m,
             )),
