@@ -14,11 +14,33 @@
 // Reference algorithms: WAI-ARIA 1.2 (roles, presentational conflict
 // resolution), HTML-AAM (implicit roles, native names) and accname 1.2, each
 // as Chromium 156 computes them where Chromium differs from the letter of the
-// spec (the test harness compares with Chromium's own accessibility tree).
+// spec (calibrated against Chromium's own accessibility tree, CDP
+// Accessibility.getFullAXTree, on the fixtures and on real-world apps).
 //
 // The JS never parses selector strings: the Rust side sends an array of parts
 // (see `compilePart`). Every public entry point creates a fresh cache context
 // (`newCtx`), because the DOM may change between calls but not during one.
+//
+// API (window.__windup; every result is plain JSON):
+//   query(parts)                → {visible, hidden}
+//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, checked?}
+//                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}
+//                                  | {status:"navigating"}>   action: click|check|uncheck|fill|select|press|hover
+//   select(parts, value)        → Promise<{status:"ok", x, y, describe} | same failures as locate>
+//   check(spec)                 → {url, visible?, hidden?, value?:{ok, actual}, count?:{ok, actual}, navigating}
+//   isChecked(parts)            → true | false | "mixed" | null
+//   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
+//   interactive(limit)          → [{selector, role, name, tag, type?, value?, checked?, disabled?}]
+//   signature()                 → ["tag|role|type", …]
+//   diagnose(parts)             → {visible, hidden, nearest: [names]}
+//   accessibleName(el), role(el), elements(parts) (tests), isLeaving()
+//
+// Selector parts: {kind:"css", value} | {kind:"role", role, name:null|{value, exact},
+// checked:null|bool, level:null|N} | {kind:"text"|"label"|"placeholder", value, exact}
+// | {kind:"testid", value} | {kind:"has_text", value} (filter) | {kind:"nth", index} (filter).
+// Searches run over the top document (composed order, open shadow roots at
+// their host's position), then same-origin frames depth first; later parts
+// search below each previous match (a frame element's scope is its document).
 if (!window.__windup) {
   window.__windup = (() => {
     'use strict';
@@ -31,7 +53,8 @@ if (!window.__windup) {
     const FRAGMENT_NODE = 11;
 
     // Page scripts run after us when installed on a new document; keep
-    // private references to the few globals whose replacement would break us.
+    // private references to the globals whose replacement would break us.
+    const { Map, Set, Object, Array, JSON, Math, Number, String, Promise, Error, RegExp, CSS } = window;
     const perfNow = performance.now.bind(performance);
     const topWindow = window;
     const setTimeoutFn = window.setTimeout.bind(window);
@@ -49,10 +72,6 @@ if (!window.__windup) {
 
     function truncate(s, n) {
       return s.length > n ? s.slice(0, n - 1) + '…' : s;
-    }
-
-    function isElement(n) {
-      return !!n && n.nodeType === ELEMENT_NODE;
     }
 
     /** localName for HTML elements, '' for everything else (SVG, MathML…). */
@@ -183,7 +202,7 @@ if (!window.__windup) {
       // (checking every element's tag would cost more than the walk itself);
       // frames inside shadow trees therefore come after the scope's others.
       const scope = (r) => {
-        if (frames) for (const f of r.querySelectorAll('iframe, frame')) frames.push(f);
+        if (frames) frameElementsIn(r, frames);
       };
       const visit = (el) => {
         if (cb(el) === false) return;
@@ -846,75 +865,92 @@ if (!window.__windup) {
      * Which elements may carry ::before/::after content? Computing a
      * pseudo-element style costs several microseconds, so the style sheets
      * of every tree scope of the document (the document and its open shadow
-     * roots) are read once: the selectors of rules that style ::before or
-     * ::after, stripped of the pseudo-element, are run through the native
-     * selector engine of their scope. Returns { all: true } whenever a sheet
-     * cannot be read or reaches across scopes (cross-origin, ::part,
-     * ::slotted, nesting), else { all: false, sets: Map(scope -> Set) }.
+     * roots) are read once, and each rule styling ::before/::after yields a
+     * key from its subject compound: a class, an id or a tag. An element can
+     * only have generated content if it carries one of the keys (icon-font
+     * sheets with thousands of `.icon-x:before` rules stay cheap). Whenever
+     * a sheet cannot be read, a rule has no such key, or it reaches across
+     * scopes (::part, ::slotted, nesting), every element is a candidate.
      */
     function pseudoInfo(doc, ctx) {
       let info = ctx.pseudoScopes.get(doc);
       if (info) return info;
-      info = { all: false, sets: new Map() };
+      info = { all: false, classes: new Set(), ids: new Set(), tags: new Set(['q']), hosts: new Set() };
       try {
-        const scopeBases = (root) => {
-          const bases = [];
-          const collect = (rules) => {
-            for (const rule of rules) {
-              const sel = rule.selectorText;
-              if (typeof sel === 'string') {
-                if (/:(before|after)\b/i.test(sel)) {
-                  if (/&|::part|::slotted/i.test(sel)) throw new Error('cross-scope');
-                  for (const one of splitSelectorList(sel)) {
-                    if (!/:(before|after)\b/i.test(one)) continue;
-                    let base = one.replace(/::?(before|after)\b/gi, '').trim();
-                    if (!base || /[>+~]$/.test(base)) base += '*';
-                    bases.push(base);
-                  }
-                }
-                if (rule.cssRules && rule.cssRules.length) collect(rule.cssRules); // nested rules
-              } else if (rule.styleSheet) {
-                collect(rule.styleSheet.cssRules); // @import (throws when cross-origin)
-              } else if (rule.cssRules) {
-                collect(rule.cssRules); // @media, @supports, @layer, @container…
-              }
-            }
-          };
-          const sheets = Array.from(root.styleSheets || []).concat(Array.from(root.adoptedStyleSheets || []));
-          for (const sheet of sheets) collect(sheet.cssRules);
-          return bases;
-        };
-        const addScope = (root) => {
-          const bases = scopeBases(root);
-          bases.push('q'); // <q> gets quotes from the user-agent sheet
-          const set = new Set(root.querySelectorAll(bases.join(',')));
-          // `:host::before` inside a shadow tree styles the host.
-          if (root.host && bases.some((b) => b.startsWith(':host'))) set.add(root.host);
-          info.sets.set(root, set);
-          return set;
-        };
-        addScope(doc);
-        for (const h of shadowHosts(doc, ctx)) {
-          const set = addScope(h.shadowRoot);
-          if (set.has(h)) {
-            // The host belongs to the outer scope: record it there.
-            set.delete(h);
-            info.sets.get(h.getRootNode()).add(h);
+        const addKey = (selector, root) => {
+          // The subject compound: the part after the last combinator.
+          const compound = lastCompound(selector);
+          if (/^:host\b/.test(compound)) {
+            if (root.host) info.hosts.add(root.host);
+            return;
           }
-        }
+          const m = /^([a-zA-Z][\w-]*)?((?:[.#][\w-]+|\[[^\]]*\]|:[\w-]+(?:\([^)]*\))?)*)$/.exec(compound);
+          if (!m) throw new Error('unkeyed');
+          // Keys inside :is()/:not()/… arguments do not constrain the subject.
+          const own = m[2].replace(/\([^)]*\)/g, '');
+          const id = /#([\w-]+)/.exec(own);
+          const cls = /\.([\w-]+)/.exec(own);
+          if (id) info.ids.add(id[1]);
+          else if (cls) info.classes.add(cls[1]);
+          else if (m[1]) info.tags.add(m[1].toLowerCase());
+          else throw new Error('unkeyed');
+        };
+        const collect = (rules, root) => {
+          for (const rule of rules) {
+            const sel = rule.selectorText;
+            if (typeof sel === 'string') {
+              if (/:(before|after)\b/i.test(sel)) {
+                if (/&|::part|::slotted/i.test(sel)) throw new Error('cross-scope');
+                for (const one of splitSelectorList(sel)) {
+                  if (!/:(before|after)\b/i.test(one)) continue;
+                  addKey(one.replace(/::?(before|after)\b/gi, '').trim(), root);
+                }
+              }
+              if (rule.cssRules && rule.cssRules.length) collect(rule.cssRules, root); // nested rules
+            } else if (rule.styleSheet) {
+              collect(rule.styleSheet.cssRules, root); // @import (throws when cross-origin)
+            } else if (rule.cssRules) {
+              collect(rule.cssRules, root); // @media, @supports, @layer, @container…
+            }
+          }
+        };
+        const scanScope = (root) => {
+          const sheets = Array.from(root.styleSheets || []).concat(Array.from(root.adoptedStyleSheets || []));
+          for (const sheet of sheets) collect(sheet.cssRules, root);
+        };
+        scanScope(doc);
+        for (const h of shadowHosts(doc, ctx)) scanScope(h.shadowRoot);
       } catch (e) {
-        info = { all: true, sets: null };
+        info = { all: true };
       }
       ctx.pseudoScopes.set(doc, info);
       return info;
+    }
+
+    /** The last compound selector of a complex selector (outside brackets). */
+    function lastCompound(selector) {
+      let depth = 0;
+      let start = 0;
+      for (let i = 0; i < selector.length; i++) {
+        const ch = selector[i];
+        if (ch === '(' || ch === '[') depth++;
+        else if (ch === ')' || ch === ']') depth--;
+        else if (depth === 0 && (ch === ' ' || ch === '>' || ch === '+' || ch === '~')) start = i + 1;
+      }
+      return selector.slice(start).trim();
     }
 
     /** May el have generated content (false = certainly none)? */
     function mayHavePseudo(el, ctx) {
       const info = pseudoInfo(el.ownerDocument, ctx);
       if (info.all) return true;
-      const set = info.sets.get(el.getRootNode());
-      return !set || set.has(el);
+      if (info.tags.has(el.localName) || info.hosts.has(el)) return true;
+      if (info.ids.size && el.id && info.ids.has(el.id)) return true;
+      if (info.classes.size) {
+        const cl = el.classList;
+        for (let i = 0; i < cl.length; i++) if (info.classes.has(cl[i])) return true;
+      }
+      return false;
     }
 
     function pseudoText(el, which, ctx) {
@@ -1375,7 +1411,7 @@ if (!window.__windup) {
 
     // Elements whose text differs from their textContent: they hold script-
     // like content, slots, shadow trees or button inputs (value as text).
-    const COMPLEX_TEXT_CSS = 'head, script, style, noscript, template, slot, input[type=button i], input[type=submit i], input[type=reset i]';
+    const COMPLEX_TEXT_TAGS = ['head', 'script', 'style', 'noscript', 'template', 'slot', 'input'];
 
     /** The elements (with their ancestors) for which rawText must recurse. */
     function complexTextSet(doc, ctx) {
@@ -1387,8 +1423,12 @@ if (!window.__windup) {
         for (let e = n; e && !set.has(e); e = parentOrHost(e)) set.add(e);
       };
       const scan = (root) => {
-        const list = root.querySelectorAll(COMPLEX_TEXT_CSS);
-        for (let i = 0; i < list.length; i++) mark(list[i]);
+        for (const tag of COMPLEX_TEXT_TAGS) {
+          const list = sourceList(root, tag);
+          for (let i = 0; i < list.length; i++) {
+            if (tag !== 'input' || isButtonLikeInput(list[i])) mark(list[i]);
+          }
+        }
       };
       scan(doc);
       for (const h of shadowHosts(doc, ctx)) {
@@ -1525,7 +1565,8 @@ if (!window.__windup) {
         attr('placeholder');
         attr('aria-placeholder');
       } else if (NAME_FROM_CONTENT.has(role)) {
-        if (tag === 'img' || tag === 'slot' || tag === 'option' || labelsOf(el, ctx).length) return false;
+        // Elements with native names of their own (alt, label, xlink:title…) are not simple.
+        if (!tag || tag === 'img' || tag === 'area' || tag === 'slot' || tag === 'option' || labelsOf(el, ctx).length) return false;
         const t = plainText(el, null, ctx);
         if (t !== null) {
           sources.push(t);
@@ -1534,14 +1575,9 @@ if (!window.__windup) {
           // (so the needle must be a subsequence of it), unless something
           // below can add text of its own.
           if (el.shadowRoot || complexTextSet(el.ownerDocument, ctx).has(el) || el.querySelector(NAMING_DESCENDANTS_CSS)) return false;
-          if (mayHavePseudo(el, ctx)) return false;
-          const info = pseudoInfo(el.ownerDocument, ctx);
-          const cands = info.sets.get(el.getRootNode());
-          if (!cands) return false;
-          if (cands.size) {
-            const all = el.getElementsByTagName('*');
-            for (let i = 0; i < all.length; i++) if (cands.has(all[i])) return false;
-          }
+          if (mayHavePseudo(el, ctx) || pseudoInfo(el.ownerDocument, ctx).all) return false;
+          const all = el.getElementsByTagName('*');
+          for (let i = 0; i < all.length; i++) if (mayHavePseudo(all[i], ctx)) return false;
           const title = el.getAttribute('title');
           const label = el.getAttribute('aria-label');
           if ((title && norm(title).toLowerCase().replace(/\s+/g, '').includes(needle)) ||
@@ -1583,7 +1619,7 @@ if (!window.__windup) {
       // the work to the few branches that contain the text.
       const mayContain = (el) => !NON_TEXT_TAGS.has(htmlTag(el)) && rawHasWord(rawText(el, ctx)) && textOf(el).includes(needle);
       return {
-        css: null,
+        sources: null,
         prune: (el) => !mayContain(el),
         pred: (el) => {
           const tag = htmlTag(el);
@@ -1598,31 +1634,31 @@ if (!window.__windup) {
       };
     }
 
-    // Native pre-filters: every element whose implicit role can be the key
-    // (elements with a role attribute are always candidates). Roles missing
-    // here are searched without pre-filter. Must stay in sync with implicitRole.
+    // Native pre-filters, as lists of simple selectors ("sources"): the tags
+    // whose implicit role can be the key (elements with a role attribute are
+    // always candidates). Roles missing here are searched without
+    // pre-filter. Must stay in sync with implicitRole.
     const GENERIC_TAGS = ['b', 'bdi', 'bdo', 'data', 'div', 'i', 'pre', 'q', 'samp', 'small', 'span', 'u'];
     const ROLE_CANDIDATES = {
-      button: 'button, input[type=button i], input[type=submit i], input[type=reset i], input[type=image i], input[type=file i]',
-      link: 'a, area',
-      checkbox: 'input[type=checkbox i]', radio: 'input[type=radio i]', slider: 'input[type=range i]',
-      spinbutton: 'input[type=number i]', searchbox: 'input[type=search i]',
-      textbox: 'input, textarea', combobox: 'input[list], select', listbox: 'select, datalist',
-      option: 'option', heading: 'h1, h2, h3, h4, h5, h6', list: 'ul, ol, menu', listitem: 'li',
-      img: 'img, svg, ' + GENERIC_TAGS.map((t) => t + ':empty').join(', '),
-      table: 'table', row: 'tr', cell: 'td', gridcell: 'td', columnheader: 'th', rowheader: 'th',
-      rowgroup: 'thead, tbody, tfoot', navigation: 'nav', main: 'main', banner: 'header',
-      contentinfo: 'footer', sectionheader: 'header', sectionfooter: 'footer', complementary: 'aside',
-      region: 'section', form: 'form', search: 'search', article: 'article', dialog: 'dialog',
-      group: 'details, fieldset, optgroup, address, hgroup, g', figure: 'figure', paragraph: 'p',
-      separator: 'hr', progressbar: 'progress', meter: 'meter', status: 'output', term: 'dfn, dt',
-      definition: 'dd', blockquote: 'blockquote', caption: 'caption', code: 'code',
-      deletion: 'del, s', insertion: 'ins', emphasis: 'em', strong: 'strong', subscript: 'sub',
-      superscript: 'sup', time: 'time', mark: 'mark', math: 'math', document: 'html',
+      button: ['button', 'input'], link: ['a', 'area'],
+      checkbox: ['input'], radio: ['input'], slider: ['input'], spinbutton: ['input'], searchbox: ['input'],
+      textbox: ['input', 'textarea'], combobox: ['input', 'select'], listbox: ['select', 'datalist'],
+      option: ['option'], heading: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'], list: ['ul', 'ol', 'menu'],
+      listitem: ['li'], img: ['img', 'svg'].concat(GENERIC_TAGS),
+      table: ['table'], row: ['tr'], cell: ['td'], gridcell: ['td'], columnheader: ['th'], rowheader: ['th'],
+      rowgroup: ['thead', 'tbody', 'tfoot'], navigation: ['nav'], main: ['main'], banner: ['header'],
+      contentinfo: ['footer'], sectionheader: ['header'], sectionfooter: ['footer'], complementary: ['aside'],
+      region: ['section'], form: ['form'], search: ['search'], article: ['article'], dialog: ['dialog'],
+      group: ['details', 'fieldset', 'optgroup', 'address', 'hgroup', 'g'], figure: ['figure'],
+      paragraph: ['p'], separator: ['hr'], progressbar: ['progress'], meter: ['meter'], status: ['output'],
+      term: ['dfn', 'dt'], definition: ['dd'], blockquote: ['blockquote'], caption: ['caption'],
+      code: ['code'], deletion: ['del', 's'], insertion: ['ins'], emphasis: ['em'], strong: ['strong'],
+      subscript: ['sub'], superscript: ['sup'], time: ['time'], mark: ['mark'], math: ['math'],
+      document: ['html'], 'graphics-symbol': ['circle', 'ellipse', 'line', 'path', 'polygon', 'polyline', 'rect'],
     };
 
     // Only labelable elements have <label>s; anything else is labelled by attributes.
-    const LABEL_TARGET_CSS = 'input, textarea, select, button, meter, output, progress, [aria-label], [aria-labelledby]';
+    const LABEL_TARGET_SOURCES = ['input', 'textarea', 'select', 'button', 'meter', 'output', 'progress', '[aria-label]', '[aria-labelledby]'];
 
     function compilePart(part, ctx) {
       switch (part.kind) {
@@ -1633,7 +1669,7 @@ if (!window.__windup) {
           } catch (e) {
             throw new Error('windup: invalid CSS selector ' + JSON.stringify(sel));
           }
-          return { css: sel, pred: () => true };
+          return { sources: [sel], pred: () => true };
         }
         case 'role': {
           const want = canonicalRole(String(part.role).toLowerCase());
@@ -1641,8 +1677,8 @@ if (!window.__windup) {
           const needle = part.name ? norm(part.name.value).toLowerCase().replace(/\s+/g, '') : '';
           const checked = part.checked === undefined ? null : part.checked;
           const level = part.level === undefined ? null : part.level;
-          const cands = ROLE_CANDIDATES[want];
-          return { css: cands ? cands + ', [role]' : null, pred: (el) => {
+          const tags = ROLE_CANDIDATES[want];
+          return { sources: tags ? tags.concat(['[role]']) : null, pred: (el) => {
             if (roleOf(el, ctx) !== want) return false;
             // aria-hidden opts an element out of the role tree; CSS-hidden
             // elements stay (they are reported as hidden matches).
@@ -1660,11 +1696,11 @@ if (!window.__windup) {
           return textPredicate(part.value, !!part.exact, ctx);
         case 'label': {
           const m = stringMatcher(part.value, !!part.exact);
-          return { css: LABEL_TARGET_CSS, pred: (el) => isLabelTarget(el, ctx) && labelTexts(el, ctx).some(m) };
+          return { sources: LABEL_TARGET_SOURCES, pred: (el) => isLabelTarget(el, ctx) && labelTexts(el, ctx).some(m) };
         }
         case 'placeholder': {
           const m = stringMatcher(part.value, !!part.exact);
-          return { css: 'input[placeholder], textarea[placeholder]', pred: (el) => {
+          return { sources: ['input', 'textarea'], pred: (el) => {
             const tag = htmlTag(el);
             if (tag !== 'input' && tag !== 'textarea') return false;
             const ph = el.getAttribute('placeholder');
@@ -1673,42 +1709,107 @@ if (!window.__windup) {
         }
         case 'testid': {
           const v = String(part.value);
-          return { css: '[data-testid="' + CSS.escape(v) + '"]', pred: (el) => el.getAttribute('data-testid') === v };
+          return { sources: ['[data-testid="' + CSS.escape(v) + '"]'], pred: (el) => el.getAttribute('data-testid') === v };
         }
         default:
           throw new Error('windup: unknown selector part ' + JSON.stringify(part.kind));
       }
     }
 
-    /** A matcher is { pred, css?, prune? }; a bare function is a pred. */
+    /**
+     * A matcher is { pred, sources?, prune? }: `sources` are simple
+     * selectors whose union holds every possible match (a native
+     * pre-filter), `prune(el)` true skips el's subtree. A bare function is
+     * a pred over every element.
+     */
     function asMatcher(m) {
-      return typeof m === 'function' ? { css: null, pred: m } : m;
+      return typeof m === 'function' ? { sources: null, pred: m } : m;
     }
 
     function addAll(set, list) {
       for (let i = 0; i < list.length; i++) set.add(list[i]);
     }
 
+    const BARE_TAG = /^[a-z][a-z0-9-]*$/;
+
     /**
-     * Matches below `root` (Document or Element) in composed order. The
-     * matcher's CSS pre-filter runs natively per tree scope, so the JS
-     * predicate only sees candidates.
+     * The elements selected by one source below `root`, in document order.
+     * Blink keeps getElementsByTagName collections cached, which makes tag
+     * sources nearly free; single simple selectors take qSA's fast paths.
+     */
+    function sourceList(root, source) {
+      if (BARE_TAG.test(source) && typeof root.getElementsByTagName === 'function') return root.getElementsByTagName(source);
+      return root.querySelectorAll(source);
+    }
+
+    function frameElementsIn(root, out) {
+      for (const tag of ['iframe', 'frame']) {
+        const list = sourceList(root, tag);
+        for (let i = 0; i < list.length; i++) out.push(list[i]);
+      }
+    }
+
+    function byDocumentOrder(a, b) {
+      return a === b ? 0 : a.compareDocumentPosition(b) & 4 ? -1 : 1; // 4: b follows a
+    }
+
+    /**
+     * Puts elements of one tree into document order. compareDocumentPosition
+     * is linear in the number of siblings in Blink, so sorting is kept for
+     * small lists; larger ones are ordered by a walk that stops once every
+     * element was seen.
+     */
+    function inDocumentOrder(root, els) {
+      if (els.length <= 16) return els.sort(byDocumentOrder);
+      const wanted = new Set(els);
+      const out = [];
+      const visit = (el) => {
+        if (wanted.has(el)) out.push(el);
+        for (let c = el.firstElementChild; c && out.length < wanted.size; c = c.nextElementSibling) visit(c);
+      };
+      for (let c = root.firstElementChild; c && out.length < wanted.size; c = c.nextElementSibling) visit(c);
+      return out;
+    }
+
+    /**
+     * Matches below `root` (Document or Element) in composed order. With
+     * sources, the JS predicate only sees the natively pre-filtered
+     * candidates; without shadow trees in the document not even a walk is
+     * needed (document order within one tree is a sort away).
      */
     function searchRoot(root, m, out, frames, ctx) {
       const pred = m.pred;
-      if (m.css && !m.prune && !shadowHosts(ownerDocumentOf(root), ctx).length) {
-        // No shadow trees: the native result is already in composed order.
-        const list = root.querySelectorAll(m.css);
-        for (let i = 0; i < list.length; i++) if (pred(list[i])) out.push(list[i]);
-        if (frames) for (const f of root.querySelectorAll('iframe, frame')) frames.push(f);
+      const sources = m.sources;
+      if (sources && !m.prune && !shadowHosts(ownerDocumentOf(root), ctx).length) {
+        const found = [];
+        let nonEmpty = 0;
+        const seen = sources.length > 1 ? new Set() : null;
+        for (const src of sources) {
+          const list = sourceList(root, src);
+          const before = found.length;
+          for (let i = 0; i < list.length; i++) {
+            const el = list[i];
+            if (seen) {
+              if (seen.has(el)) continue;
+              seen.add(el);
+            }
+            if (pred(el)) found.push(el);
+          }
+          if (found.length > before) nonEmpty++;
+        }
+        for (const el of nonEmpty > 1 ? inDocumentOrder(root, found) : found) out.push(el);
+        if (frames) frameElementsIn(root, frames);
         return;
       }
       let cands = null;
       let onShadow = null;
-      if (m.css) {
+      if (sources) {
         cands = new Set();
-        addAll(cands, root.querySelectorAll(m.css));
-        onShadow = (sr) => addAll(cands, sr.querySelectorAll(m.css));
+        const gather = (r) => {
+          for (const src of sources) addAll(cands, sourceList(r, src));
+        };
+        gather(root);
+        onShadow = gather;
       }
       const prune = m.prune;
       walk(root, (el) => {
@@ -2068,7 +2169,16 @@ if (!window.__windup) {
       return { el, subject: el };
     }
 
-    async function locateImpl(parts, action) {
+    /** Runs the actionability steps; resolves to { res, el, subject } (el/subject only when ok). */
+    async function actionable(parts, action) {
+      let found = null;
+      const res = await locateImpl(parts, action, (el, subject) => {
+        found = { el, subject };
+      });
+      return res.status === 'ok' ? Object.assign({ res }, found) : { res };
+    }
+
+    async function locateImpl(parts, action, onOk) {
       if (isLeaving()) return { status: 'navigating' };
       let ctx = newCtx();
       const all = resolve(parts, ctx);
@@ -2129,6 +2239,7 @@ if (!window.__windup) {
       } else if (action === 'press') {
         el.focus();
       }
+      if (onOk) onOk(el, subject);
       return result;
     }
 
@@ -2146,10 +2257,8 @@ if (!window.__windup) {
     }
 
     async function select(parts, value) {
-      const res = await locateImpl(parts, 'select');
+      const { res, subject: el } = await actionable(parts, 'select');
       if (res.status !== 'ok') return res;
-      const ctx = newCtx();
-      const el = retarget(firstVisible(resolve(parts, ctx), ctx), 'select', ctx).subject;
       const want = String(value);
       const wantNorm = norm(want);
       const options = Array.from(el.options);
@@ -2169,7 +2278,8 @@ if (!window.__windup) {
       const win = el.ownerDocument.defaultView || topWindow;
       el.dispatchEvent(new win.Event('input', { bubbles: true, composed: true }));
       el.dispatchEvent(new win.Event('change', { bubbles: true }));
-      return { status: 'ok', describe: res.describe };
+      // The located result (x, y, describe): the engine reads it as a `Located`.
+      return res;
     }
 
     function valueOf(el, ctx) {
@@ -2410,18 +2520,16 @@ if (!window.__windup) {
     }
 
     // Everything isInteractive can accept (a pre-filter for the native engine).
-    const INTERACTIVE_CSS = 'a, area, button, input, select, textarea, summary, [role], [tabindex], [onclick], [contenteditable]';
+    const INTERACTIVE_SOURCES = ['a', 'area', 'button', 'input', 'select', 'textarea', 'summary', '[role]', '[tabindex]', '[onclick]', '[contenteditable]'];
 
     function visibleInteractive(ctx, limit) {
+      const max = limit === undefined || limit === null ? Infinity : Number(limit);
+      const all = searchTop({ sources: INTERACTIVE_SOURCES, pred: (el) => isInteractive(el, ctx) }, ctx);
       const out = [];
-      const max = limit === undefined ? Infinity : Number(limit);
-      searchTop({
-        css: INTERACTIVE_CSS,
-        pred: (el) => {
-          if (out.length < max && isInteractive(el, ctx) && isVisible(el, ctx)) out.push(el);
-          return false;
-        },
-      }, ctx);
+      for (const el of all) {
+        if (out.length >= max) break;
+        if (isVisible(el, ctx)) out.push(el);
+      }
       return out;
     }
 
@@ -2625,9 +2733,9 @@ if (!window.__windup) {
         return m;
       };
       const roleMaps = new Map();
-      const testIds = lazy(() => group({ css: '[data-testid]', pred: () => true }, (el) => [el.getAttribute('data-testid')]));
-      const labels = lazy(() => group({ css: LABEL_TARGET_CSS, pred: (el) => isLabelTarget(el, ctx) }, (el) => labelTexts(el, ctx)));
-      const placeholders = lazy(() => group({ css: 'input[placeholder], textarea[placeholder]', pred: () => true }, (el) => {
+      const testIds = lazy(() => group({ sources: ['[data-testid]'], pred: () => true }, (el) => [el.getAttribute('data-testid')]));
+      const labels = lazy(() => group({ sources: LABEL_TARGET_SOURCES, pred: (el) => isLabelTarget(el, ctx) }, (el) => labelTexts(el, ctx)));
+      const placeholders = lazy(() => group({ sources: ['input', 'textarea'], pred: () => true }, (el) => {
         const ph = norm(el.getAttribute('placeholder'));
         return ph ? [ph] : [];
       }));
