@@ -157,7 +157,13 @@ where
     };
     let terminal = output::Terminal::new(common.quiet);
     runtime.block_on(async {
-        let runner = Runner::new(config);
+        let runner = match Runner::new(config) {
+            Ok(r) => r,
+            Err(p) => {
+                print_problems(&p);
+                return ExitCode::BadInput;
+            }
+        };
         // Ctrl-C must not leave Chromium running behind us.
         let outcome = tokio::select! {
             outcome = run(&runner, &terminal) => outcome,

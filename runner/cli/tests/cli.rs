@@ -527,3 +527,65 @@ fn a_plan_runs_a_fragment_in_place() {
         stderr(&out)
     );
 }
+
+#[test]
+fn credentials_from_env_local_never_reach_reports_evidence_or_the_terminal() {
+    let dir = example();
+    let password = "canary-7f3e correct horse";
+    std::fs::write(
+        dir.path().join(".env.local"),
+        format!("ACME_ADMIN_EMAIL=admin@acme.test\nACME_ADMIN_PASSWORD=\"{password}\"\n"),
+    )
+    .unwrap();
+    // The app accepts this password, and the plan checks the field against another value,
+    // so the failure message would quote the password if nothing masked it.
+    let login = dir.path().join("app/login.html");
+    let html = std::fs::read_to_string(&login).unwrap();
+    std::fs::write(
+        &login,
+        html.replace("correct horse battery staple", password),
+    )
+    .unwrap();
+    let cache = dir.path().join("e2e/.windup/cache/sign-in.json");
+    let mut entry: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    entry["plan"]["actions"][1]["expect"] = serde_json::json!({"value": {"selector": "label=\"Password\"", "equals": "something else"}});
+    std::fs::write(&cache, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
+    let server = Server::start(&dir.path().join("app"));
+    let base = server.base.to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_windup"))
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "sign-in",
+            "--base-url",
+            &base,
+            "--report",
+            "json=r.json",
+        ])
+        .env_remove("ACME_ADMIN_EMAIL")
+        .env_remove("ACME_ADMIN_PASSWORD")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
+    assert!(r.contains("postcondition_failed"), "{r}");
+    assert!(r.contains("•••"), "the value is masked: {r}");
+    let stale_dir = dir.path().join("e2e/.windup/cache/stale");
+    let stale = std::fs::read_dir(&stale_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let everything = [
+        r,
+        stderr(&out),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        std::fs::read_to_string(stale).unwrap(),
+    ]
+    .join("\n");
+    assert!(
+        !everything.contains("canary-7f3e"),
+        "a credential leaked:\n{everything}"
+    );
+}

@@ -19,7 +19,7 @@ use crate::events::{Event, EventSink};
 use crate::executor::{ExecContext, Execution, execute};
 use crate::fragments::Fragments;
 use crate::project::{FRAGMENTS_DIR, ScenarioFile, display, load_scenarios};
-use crate::secrets::{EnvSecrets, SecretSource};
+use crate::secrets::ProjectSecrets;
 
 /// Why a run could not happen at all.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +60,7 @@ type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, Browse
 pub struct Runner {
     config: Config,
     browser: Browser,
-    secrets: Box<dyn SecretSource>,
+    secrets: ProjectSecrets,
 }
 
 /// A scenario selected for this run, with what the cache holds for it.
@@ -70,13 +70,15 @@ struct Planned {
 }
 
 impl Runner {
-    pub fn new(config: Config) -> Self {
+    /// Reads the project's secrets (`e2e/manifest.yaml`, `.env.local`) as well.
+    pub fn new(config: Config) -> Result<Self, Problems> {
+        let secrets = ProjectSecrets::load(&config.root)?;
         let browser = Browser::new(config.browser.clone());
-        Runner {
+        Ok(Runner {
             config,
             browser,
-            secrets: Box::new(EnvSecrets),
-        }
+            secrets,
+        })
     }
 
     pub fn config(&self) -> &Config {
@@ -188,6 +190,7 @@ impl Runner {
             let result = self
                 .run_scenario(&p.file.scenario, p.lookup, session, &shared)
                 .await;
+            let result = self.redacted(result);
             events.on_event(&Event::ScenarioFinished {
                 result: result.clone(),
             });
@@ -283,7 +286,7 @@ impl Runner {
                     reason: "replay failed".into(),
                     failure_class: Some(failure.class),
                     failed_action_id: failure.action_id.clone(),
-                    message: Some(failure.message.clone()),
+                    message: Some(self.secrets.redact(&failure.message)),
                     url: execution.final_url.clone(),
                     run_id: Some(run_id.to_string()),
                 },
@@ -336,7 +339,7 @@ impl Runner {
             timeouts: self.config.timeouts,
             scenario_timeout: timeout,
             fragments,
-            secrets: self.secrets.as_ref(),
+            secrets: &self.secrets,
             events,
         };
         let execution = execute(&mut session, plan, &cx).await;
@@ -432,6 +435,7 @@ impl Runner {
             }
             Err(e) => crashed_id(&plan.scenario_id, CacheOutcome::None, e),
         };
+        let result = self.redacted(result);
         events.on_event(&Event::ScenarioFinished {
             result: result.clone(),
         });
@@ -478,6 +482,20 @@ impl Runner {
 
     pub async fn close(&self) {
         self.browser.close().await;
+    }
+
+    /// A message can quote what the page showed, such as a field's value: every credential
+    /// value is masked before a result is shown, reported or kept as evidence.
+    fn redacted(&self, mut result: ScenarioResult) -> ScenarioResult {
+        if let Some(m) = &result.message {
+            result.message = Some(self.secrets.redact(m));
+        }
+        for a in &mut result.actions {
+            if let Some(e) = &a.error {
+                a.error = Some(self.secrets.redact(e));
+            }
+        }
+        result
     }
 }
 
