@@ -29,6 +29,20 @@ fn pages() -> Server {
     Server::start(&engine_dir().join("tests/fixtures/pages"))
 }
 
+/// Runs a one-page plan that must fail, with the given step timeout, and returns its failure.
+fn failure(start: &str, actions: &str, action_ms: u64) -> windup_engine::executor::Failure {
+    let server = pages();
+    let p = plan(start, actions);
+    block_on(async {
+        Run::new(&server.base)
+            .action_timeout(action_ms)
+            .exec(browser(), &p)
+            .await
+            .failure
+            .expect("must fail")
+    })
+}
+
 fn plan(start: &str, actions: &str) -> windup_model::Plan {
     plan_from_str(&format!(
         r#"{{"plan_version":"0.1","scenario_id":"t","task":"t","start_url":"{start}","generated_by":"human","actions":{actions}}}"#
@@ -37,48 +51,34 @@ fn plan(start: &str, actions: &str) -> windup_model::Plan {
 
 #[test]
 fn missing_element_is_selector_not_found_with_what_was_found() {
-    let server = pages();
-    let p = plan(
+    let f = failure(
         "/basic.html",
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Sav\"]"},"expect":{"visible":"text=\"Saved\""}}]"#,
+        600,
     );
-    block_on(async {
-        let x = Run::new(&server.base)
-            .action_timeout(600)
-            .exec(browser(), &p)
-            .await;
-        let f = x.failure.expect("must fail");
-        assert_eq!(f.class, FailureClass::SelectorNotFound);
-        assert_eq!(f.action_id.as_deref(), Some("a1"));
-        assert!(f.message.contains("0 visible matches"), "{}", f.message);
-        assert!(
-            f.message.contains("\"Save\""),
-            "nearest name offered: {}",
-            f.message
-        );
-    });
+    assert_eq!(f.class, FailureClass::SelectorNotFound);
+    assert_eq!(f.action_id.as_deref(), Some("a1"));
+    assert!(f.message.contains("0 visible matches"), "{}", f.message);
+    assert!(
+        f.message.contains("\"Save\""),
+        "nearest name offered: {}",
+        f.message
+    );
 }
 
 #[test]
 fn element_under_an_overlay_is_not_actionable() {
-    let server = pages();
-    let p = plan(
+    let f = failure(
         "/overlay.html",
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Continue\"]"},"expect":{"visible":"text=\"Clicked\""}}]"#,
+        700,
     );
-    block_on(async {
-        let x = Run::new(&server.base)
-            .action_timeout(700)
-            .exec(browser(), &p)
-            .await;
-        let f = x.failure.expect("must fail");
-        assert_eq!(f.class, FailureClass::NotActionable);
-        assert!(
-            f.message.contains("overlay"),
-            "names the cover: {}",
-            f.message
-        );
-    });
+    assert_eq!(f.class, FailureClass::NotActionable);
+    assert!(
+        f.message.contains("overlay"),
+        "names the cover: {}",
+        f.message
+    );
 }
 
 #[test]
@@ -112,67 +112,29 @@ fn overlay_that_leaves_in_time_passes() {
 
 #[test]
 fn false_postcondition_is_postcondition_failed() {
-    let server = pages();
-    let p = plan(
+    let f = failure(
         "/basic.html",
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Save\"]"},"expect":{"visible":"text=\"Deleted\"","url":"/other.html"}}]"#,
+        600,
     );
-    block_on(async {
-        let x = Run::new(&server.base)
-            .action_timeout(600)
-            .exec(browser(), &p)
-            .await;
-        let f = x.failure.expect("must fail");
-        assert_eq!(f.class, FailureClass::PostconditionFailed);
-        assert!(f.message.contains("text=\"Deleted\""), "{}", f.message);
-        assert!(
-            f.message.contains("/basic.html"),
-            "says the URL seen: {}",
-            f.message
-        );
-    });
-}
-
-#[test]
-fn start_url_that_does_not_load_is_navigation_failed() {
-    // A port nobody listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let base = url::Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
-    let p = plan(
-        "/",
-        r#"[{"id":"a1","type":"click","target":{"selector":"role=button"},"expect":{"visible":"role=button"}}]"#,
+    assert_eq!(f.class, FailureClass::PostconditionFailed);
+    assert!(f.message.contains("text=\"Deleted\""), "{}", f.message);
+    assert!(
+        f.message.contains("/basic.html"),
+        "says the URL seen: {}",
+        f.message
     );
-    block_on(async {
-        let x = Run::new(&base).exec(browser(), &p).await;
-        let f = x.failure.expect("must fail");
-        assert_eq!(f.class, FailureClass::NavigationFailed);
-        assert!(
-            f.message.contains("ERR_CONNECTION_REFUSED"),
-            "{}",
-            f.message
-        );
-        assert!(f.action_id.is_none(), "the start page, not a step");
-        assert_eq!(x.actions[0].status, windup_model::ActionStatus::Skipped);
-    });
 }
 
 #[test]
 fn http_error_page_is_navigation_failed() {
-    let server = pages();
-    let p = plan(
+    let f = failure(
         "/missing.html",
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button"},"expect":{"visible":"role=button"}}]"#,
+        3_000,
     );
-    block_on(async {
-        let x = Run::new(&server.base).exec(browser(), &p).await;
-        let f = x.failure.expect("must fail");
-        assert_eq!(f.class, FailureClass::NavigationFailed);
-        assert!(f.message.contains("404"), "{}", f.message);
-    });
+    assert_eq!(f.class, FailureClass::NavigationFailed);
+    assert!(f.message.contains("404"), "{}", f.message);
 }
 
 #[test]

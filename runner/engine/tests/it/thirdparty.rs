@@ -58,13 +58,16 @@ fn todomvc_detects_a_wrong_outcome() {
     });
 }
 
-/// Starts a seeded MiniWoB episode through the engine's library API, replays the plan's steps
-/// and returns the episode's (raw reward, reward).
-async fn miniwob_episode(base: &url::Url, task: &str, seed: u32) -> (f64, f64) {
-    let plan = load_plan(&format!("miniwob/{task}-{seed}.json"));
-    let mut session = browser().new_session().await.expect("session");
+/// Opens a MiniWoB task page and starts a seeded episode through the engine's library API;
+/// returns the session and the episode's instruction.
+async fn start_episode(
+    base: &url::Url,
+    task: &str,
+    seed: u32,
+) -> (windup_engine::browser::Session, String) {
+    let session = browser().new_session().await.expect("session");
     note_pid(browser()).await;
-    let url = base.join(&plan.start_url[1..]).unwrap();
+    let url = base.join(&format!("miniwob/{task}.html")).unwrap();
     session
         .goto(url.as_str(), std::time::Duration::from_secs(10))
         .await
@@ -87,6 +90,13 @@ async fn miniwob_episode(base: &url::Url, task: &str, seed: u32) -> (f64, f64) {
         ))
         .await
         .expect("episode starts");
+    (session, query)
+}
+
+/// Replays a task's plan on a seeded episode and returns the episode's (raw reward, reward).
+async fn miniwob_episode(base: &url::Url, task: &str, seed: u32) -> (f64, f64) {
+    let plan = load_plan(&format!("miniwob/{task}-{seed}.json"));
+    let (mut session, query) = start_episode(base, task, seed).await;
     let x = Run::new(base).exec_in(&mut session, &plan, false).await;
     assert_passed(&x, &format!("{task} seed {seed} ({query})"));
     let reward: Value = session
@@ -126,27 +136,7 @@ fn miniwob_plan_for_another_seed_is_caught() {
     // "okay"): the exact-name selector finds nothing, so no wrong button is clicked.
     let server = Server::start(&fixtures().miniwob_html);
     block_on(async {
-        let mut session = browser().new_session().await.unwrap();
-        note_pid(browser()).await;
-        let url = server.base.join("miniwob/click-button.html").unwrap();
-        session
-            .goto(url.as_str(), std::time::Duration::from_secs(10))
-            .await
-            .unwrap();
-        for _ in 0..100 {
-            if session
-                .eval::<bool>("typeof core === 'object' && core.cover_div !== null")
-                .await
-                .unwrap_or(false)
-            {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        session
-            .eval::<Value>("Math.seedrandom(3); core.startEpisodeReal(); null")
-            .await
-            .unwrap();
+        let (mut session, _) = start_episode(&server.base, "click-button", 3).await;
         let plan = load_plan("miniwob/click-button-1.json");
         let x = Run::new(&server.base)
             .action_timeout(800)
