@@ -60,6 +60,13 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// Serves a project's `app/` folder on loopback; returns the server and its base URL.
+fn serve(project: &Path) -> (Server, String) {
+    let server = Server::start(&project.join("app"));
+    let base = server.base.to_string();
+    (server, base)
+}
+
 fn report(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -197,8 +204,7 @@ fn validate_accepts_the_example_and_checks_named_files() {
 #[test]
 fn example_replays_from_its_committed_plans() {
     let dir = example();
-    let server = Server::start(&dir.path().join("app"));
-    let base = server.base.to_string();
+    let (_server, base) = serve(dir.path());
     let out = windup(
         dir.path(),
         &[
@@ -247,8 +253,7 @@ fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
             .replace(">Archive<", ">Shelve<"),
     )
     .unwrap();
-    let server = Server::start(&dir.path().join("app"));
-    let base = server.base.to_string();
+    let (_server, base) = serve(dir.path());
     let out = windup(
         dir.path(),
         &[
@@ -319,8 +324,7 @@ fn editing_a_scenario_is_a_miss_never_a_silent_replay() {
     let path = dir.path().join("e2e/scenarios/search-projects.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replacen("task:", "task: Then sign out.", 1)).unwrap();
-    let server = Server::start(&dir.path().join("app"));
-    let base = server.base.to_string();
+    let (_server, base) = serve(dir.path());
     let out = windup(
         dir.path(),
         &[
@@ -355,8 +359,7 @@ fn replay_runs_a_plan_file_and_save_makes_it_the_cached_plan() {
     let plan = dir.path().join("sign-in.plan.json");
     std::fs::write(&plan, serde_json::to_string_pretty(&entry["plan"]).unwrap()).unwrap();
     std::fs::remove_file(&cache).unwrap();
-    let server = Server::start(&dir.path().join("app"));
-    let base = server.base.to_string();
+    let (_server, base) = serve(dir.path());
     // Needs no project: run from an empty folder.
     let empty = tempfile::tempdir().unwrap();
     let out = windup(
@@ -471,8 +474,7 @@ fn a_plan_runs_a_fragment_in_place() {
     plan["actions"] = Value::Array(steps);
     let path = dir.path().join("with-fragment.json");
     std::fs::write(&path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
-    let server = Server::start(&dir.path().join("app"));
-    let base = server.base.to_string();
+    let (_server, base) = serve(dir.path());
     let out = windup(
         dir.path(),
         &[
@@ -550,8 +552,7 @@ fn credentials_from_env_local_never_reach_reports_evidence_or_the_terminal() {
     let mut entry: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
     entry["plan"]["actions"][1]["expect"] = serde_json::json!({"value": {"selector": "label=\"Password\"", "equals": "something else"}});
     std::fs::write(&cache, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
-    let server = Server::start(&dir.path().join("app"));
-    let base = server.base.to_string();
+    let (_server, base) = serve(dir.path());
     let out = Command::new(env!("CARGO_BIN_EXE_windup"))
         .current_dir(dir.path())
         .args([
