@@ -127,6 +127,33 @@ fn false_postcondition_is_postcondition_failed() {
 }
 
 #[test]
+fn start_url_that_does_not_load_is_navigation_failed() {
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = url::Url::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
+    let p = plan(
+        "/",
+        r#"[{"id":"a1","type":"click","target":{"selector":"role=button"},"expect":{"visible":"role=button"}}]"#,
+    );
+    block_on(async {
+        let x = Run::new(&base).exec(browser(), &p).await;
+        let f = x.failure.expect("must fail");
+        assert_eq!(f.class, FailureClass::NavigationFailed);
+        assert!(
+            f.message.contains("ERR_CONNECTION_REFUSED"),
+            "{}",
+            f.message
+        );
+        assert!(f.action_id.is_none(), "the start page, not a step");
+        assert_eq!(x.actions[0].status, windup_model::ActionStatus::Skipped);
+    });
+}
+
+#[test]
 fn http_error_page_is_navigation_failed() {
     let f = failure(
         "/missing.html",
