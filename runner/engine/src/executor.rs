@@ -182,13 +182,18 @@ impl Runner<'_, '_> {
         let t = Instant::now();
         self.navigate(url.as_str(), deadline, None).await?;
         tracing::debug!(url = %url, "start page loaded in {:?}", t.elapsed());
-        let sig = signature::of_page(self.session).await.ok();
+        Ok(self.see_page(&url).await)
+    }
+
+    /// Tells subscribers which page was reached and its structural signature.
+    async fn see_page(&self, url: &url::Url) -> Option<String> {
+        let signature = signature::of_page(self.session).await.ok();
         self.emit(Event::PageSeen {
             scenario_id: self.cx.scenario_id.to_string(),
             url: url.to_string(),
-            signature: sig.clone(),
+            signature: signature.clone(),
         });
-        Ok(sig)
+        signature
     }
 
     async fn navigate(
@@ -317,12 +322,7 @@ impl Runner<'_, '_> {
                     (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);
                 self.navigate(url.as_str(), nav_deadline, Some(id)).await?;
                 timing.1 = t.elapsed();
-                let sig = signature::of_page(self.session).await.ok();
-                self.emit(Event::PageSeen {
-                    scenario_id: self.cx.scenario_id.to_string(),
-                    url: url.to_string(),
-                    signature: sig,
-                });
+                self.see_page(&url).await;
             }
             ActionType::Use => {
                 let fid = action.use_fragment.as_deref().unwrap_or_default();

@@ -274,7 +274,7 @@ impl Runner {
             .await
         {
             Ok(x) => x,
-            Err(e) => return crashed(scenario, CacheOutcome::Hit, e),
+            Err(e) => return crashed(&scenario.id, CacheOutcome::Hit, e),
         };
         if let Some(failure) = &execution.failure
             && invalidates(failure.class)
@@ -433,7 +433,7 @@ impl Runner {
                 }
                 scenario_result(&plan.scenario_id, CacheOutcome::None, x)
             }
-            Err(e) => crashed_id(&plan.scenario_id, CacheOutcome::None, e),
+            Err(e) => crashed(&plan.scenario_id, CacheOutcome::None, e),
         };
         let result = self.redacted(result);
         events.on_event(&Event::ScenarioFinished {
@@ -556,11 +556,7 @@ fn no_plan(s: &Scenario, cache: CacheOutcome, message: &str) -> ScenarioResult {
     failed(&s.id, cache, FailureClass::NoPlan, message.to_string())
 }
 
-fn crashed(s: &Scenario, cache: CacheOutcome, e: BrowserError) -> ScenarioResult {
-    crashed_id(&s.id, cache, e)
-}
-
-fn crashed_id(id: &str, cache: CacheOutcome, e: BrowserError) -> ScenarioResult {
+fn crashed(id: &str, cache: CacheOutcome, e: BrowserError) -> ScenarioResult {
     failed(id, cache, FailureClass::BrowserCrashed, e.to_string())
 }
 

@@ -51,6 +51,9 @@ impl Manifest {
 pub struct ProjectSecrets {
     manifest: Manifest,
     env_local: HashMap<String, String>,
+    /// The manifest's credential values, longest first (a value containing another is masked
+    /// whole); worked out once, since every reported message is masked with them.
+    masks: Vec<String>,
 }
 
 impl ProjectSecrets {
@@ -120,10 +123,21 @@ impl ProjectSecrets {
             }
         }
         if problems.is_empty() {
-            Ok(ProjectSecrets {
+            let mut secrets = ProjectSecrets {
                 manifest,
                 env_local,
-            })
+                masks: Vec::new(),
+            };
+            let mut masks: Vec<String> = secrets
+                .manifest
+                .env_names()
+                .iter()
+                .filter_map(|n| secrets.resolve(n))
+                .filter(|v| v.len() >= 3)
+                .collect();
+            masks.sort_by_key(|v| std::cmp::Reverse(v.len()));
+            secrets.masks = masks;
+            Ok(secrets)
         } else {
             Err(Problems(problems))
         }
@@ -135,20 +149,9 @@ impl ProjectSecrets {
 
     /// Replaces every known secret value in `text`, so it can be shown or stored.
     pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        let mut values: Vec<String> = self
-            .manifest
-            .env_names()
+        self.masks
             .iter()
-            .filter_map(|n| self.resolve(n))
-            .filter(|v| v.len() >= 3)
-            .collect();
-        // Longest first, so a value containing another is masked whole.
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        for v in values {
-            out = out.replace(&v, "•••");
-        }
-        out
+            .fold(text.to_string(), |out, v| out.replace(v, "•••"))
     }
 }
 

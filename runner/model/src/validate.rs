@@ -202,23 +202,23 @@ fn typed<T: DeserializeOwned>(file: &str, format: Format, value: Value) -> Check
 
 /// Every JSON Schema violation of `value`, as input errors.
 pub fn schema_problems(file: &str, format: Format, value: &Value) -> Vec<InputError> {
-    static VALIDATORS: LazyLock<Vec<(Format, jsonschema::Validator)>> = LazyLock::new(|| {
-        Format::ALL
-            .iter()
-            .map(|f| {
-                let schema = schema::schema_value(*f);
-                let validator = jsonschema::validator_for(&schema)
-                    .unwrap_or_else(|e| panic!("the built-in {f:?} schema is invalid: {e}"));
-                (*f, validator)
-            })
-            .collect()
-    });
-    let validator = &VALIDATORS
+    // Generated and compiled once per process: every file read goes through here.
+    static VALIDATORS: LazyLock<Vec<(Format, Value, jsonschema::Validator)>> =
+        LazyLock::new(|| {
+            Format::ALL
+                .iter()
+                .map(|f| {
+                    let schema = schema::schema_value(*f);
+                    let validator = jsonschema::validator_for(&schema)
+                        .unwrap_or_else(|e| panic!("the built-in {f:?} schema is invalid: {e}"));
+                    (*f, schema, validator)
+                })
+                .collect()
+        });
+    let (_, root_schema, validator) = VALIDATORS
         .iter()
-        .find(|(f, _)| *f == format)
-        .expect("every format has a validator")
-        .1;
-    let root_schema = schema::schema_value(format);
+        .find(|(f, ..)| *f == format)
+        .expect("every format has a validator");
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for error in validator.iter_errors(value) {
@@ -226,7 +226,7 @@ pub fn schema_problems(file: &str, format: Format, value: &Value) -> Vec<InputEr
         let field = field_name(&pointer);
         let (field, problem, fix) = match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
-                let allowed = allowed_fields(&root_schema, &pointer).join(", ");
+                let allowed = allowed_fields(root_schema, &pointer).join(", ");
                 let name = unexpected.join("`, `");
                 let at = join_field(&field, unexpected.first().map(String::as_str).unwrap_or(""));
                 (
