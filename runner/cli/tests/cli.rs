@@ -67,6 +67,17 @@ fn serve(project: &Path) -> (Server, String) {
     (server, base)
 }
 
+/// Runs `windup ARGS --base-url BASE --report json=REPORT` in `dir`, checks the exit code and
+/// returns the report.
+fn run_reported(dir: &Path, args: &[&str], base: &str, report_name: &str, code: i32) -> Value {
+    let mut all = args.to_vec();
+    let spec = format!("json={report_name}");
+    all.extend(["--base-url", base, "--report", &spec]);
+    let out = windup(dir, &all);
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+    report(&dir.join(report_name))
+}
+
 fn report(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -254,20 +265,13 @@ fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
     )
     .unwrap();
     let (_server, base) = serve(dir.path());
-    let out = windup(
+    let r = run_reported(
         dir.path(),
-        &[
-            "run",
-            "archive-project",
-            "sign-in",
-            "--base-url",
-            &base,
-            "--report",
-            "json=r.json",
-        ],
+        &["run", "archive-project", "sign-in"],
+        &base,
+        "r.json",
+        1,
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let r = report(&dir.path().join("r.json"));
     let archive = &r["scenarios"][0];
     assert_eq!(archive["scenario_id"], "archive-project");
     assert_eq!(archive["status"], "failed");
@@ -300,22 +304,8 @@ fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
             .contains("0 visible matches")
     );
     // The next run has no plan for it (planning arrives with the planner).
-    let out = windup(
-        dir.path(),
-        &[
-            "run",
-            "archive-project",
-            "--base-url",
-            &base,
-            "--report",
-            "json=r2.json",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        report(&dir.path().join("r2.json"))["scenarios"][0]["failure_class"],
-        "no_plan"
-    );
+    let r2 = run_reported(dir.path(), &["run", "archive-project"], &base, "r2.json", 1);
+    assert_eq!(r2["scenarios"][0]["failure_class"], "no_plan");
 }
 
 #[test]
@@ -325,19 +315,7 @@ fn editing_a_scenario_is_a_miss_never_a_silent_replay() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replacen("task:", "task: Then sign out.", 1)).unwrap();
     let (_server, base) = serve(dir.path());
-    let out = windup(
-        dir.path(),
-        &[
-            "run",
-            "search-projects",
-            "--base-url",
-            &base,
-            "--report",
-            "json=r.json",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let r = report(&dir.path().join("r.json"));
+    let r = run_reported(dir.path(), &["run", "search-projects"], &base, "r.json", 1);
     assert_eq!(r["scenarios"][0]["cache"], "miss");
     assert_eq!(r["scenarios"][0]["failure_class"], "no_plan");
     let stale = dir.path().join("e2e/.windup/cache/stale");
@@ -362,22 +340,14 @@ fn replay_runs_a_plan_file_and_save_makes_it_the_cached_plan() {
     let (_server, base) = serve(dir.path());
     // Needs no project: run from an empty folder.
     let empty = tempfile::tempdir().unwrap();
-    let out = windup(
+    let r = run_reported(
         empty.path(),
-        &[
-            "replay",
-            plan.to_str().unwrap(),
-            "--base-url",
-            &base,
-            "--report",
-            "json=r.json",
-        ],
+        &["replay", plan.to_str().unwrap()],
+        &base,
+        "r.json",
+        0,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(
-        report(&empty.path().join("r.json"))["scenarios"][0]["cache"],
-        "none"
-    );
+    assert_eq!(r["scenarios"][0]["cache"], "none");
     assert!(!cache.exists(), "a plain replay caches nothing");
     let out = windup(
         dir.path(),
@@ -475,19 +445,13 @@ fn a_plan_runs_a_fragment_in_place() {
     let path = dir.path().join("with-fragment.json");
     std::fs::write(&path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
     let (_server, base) = serve(dir.path());
-    let out = windup(
+    let r = run_reported(
         dir.path(),
-        &[
-            "replay",
-            "with-fragment.json",
-            "--base-url",
-            &base,
-            "--report",
-            "json=r.json",
-        ],
+        &["replay", "with-fragment.json"],
+        &base,
+        "r.json",
+        0,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let r = report(&dir.path().join("r.json"));
     let ran: Vec<(String, String)> = r["scenarios"][0]["actions"]
         .as_array()
         .unwrap()
