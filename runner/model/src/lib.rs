@@ -8,6 +8,7 @@ pub mod cache;
 pub mod exit;
 pub mod fragment;
 pub mod keys;
+pub mod ledger;
 pub mod plan;
 pub mod report;
 pub mod scenario;
@@ -18,6 +19,7 @@ pub mod validate;
 pub use cache::{CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation};
 pub use exit::ExitCode;
 pub use fragment::Fragment;
+pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
 pub use plan::{Action, ActionType, CountExpect, Expect, Plan, Target, ValueExpect};
 pub use report::{
     ActionResult, ActionStatus, CacheOutcome, CiInfo, FailureClass, GitInfo, RunReport,

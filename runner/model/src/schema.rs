@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::cache::CacheEntry;
 use crate::fragment::Fragment;
+use crate::ledger::LedgerRecord;
 use crate::plan::Plan;
 use crate::report::RunReport;
 use crate::scenario::Scenario;
@@ -17,15 +18,17 @@ pub enum Format {
     Fragment,
     CacheEntry,
     RunReport,
+    LedgerRecord,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Scenario,
         Format::Plan,
         Format::Fragment,
         Format::CacheEntry,
         Format::RunReport,
+        Format::LedgerRecord,
     ];
 
     pub fn file_name(self) -> &'static str {
@@ -35,6 +38,7 @@ impl Format {
             Format::Fragment => "fragment.schema.json",
             Format::CacheEntry => "cache-entry.schema.json",
             Format::RunReport => "run-report.schema.json",
+            Format::LedgerRecord => "ledger-record.schema.json",
         }
     }
 }
@@ -51,6 +55,7 @@ pub fn schema_value(format: Format) -> Value {
         Format::Fragment => generate::<Fragment>(),
         Format::CacheEntry => generate::<CacheEntry>(),
         Format::RunReport => generate::<RunReport>(),
+        Format::LedgerRecord => generate::<LedgerRecord>(),
     }
 }
 

@@ -172,3 +172,122 @@ fn fragments_and_cache_entries_are_checked_too() {
     .unwrap_err();
     assert_eq!(err.0[0].field, "plan.scenario_id");
 }
+
+mod ledger {
+    use time::macros::{date, datetime};
+    use windup_model::schema::Format;
+    use windup_model::validate::schema_problems;
+    use windup_model::{
+        CacheOutcome, FailureClass, LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings,
+        ScenarioStatus, TokenUsage,
+    };
+
+    fn record() -> LedgerRecord {
+        LedgerRecord {
+            ledger_version: LEDGER_VERSION.into(),
+            run_id: "0192f0c1-0000-7000-8000-000000000001".into(),
+            scenario_id: "sign-in".into(),
+            started_at: datetime!(2025-07-01 23:30:00 -02:00),
+            finished_at: datetime!(2025-07-01 23:30:04.5 -02:00),
+            status: ScenarioStatus::Failed,
+            failure_class: Some(FailureClass::PlanRejected),
+            cache: CacheOutcome::Miss,
+            provider: Some("gemini".into()),
+            model: Some("gemini-2.5-flash".into()),
+            calls: LlmCalls {
+                planning: 1,
+                continuation: 2,
+                replan: 0,
+            },
+            tokens: TokenUsage {
+                input: 12_000,
+                output: 800,
+                cached: 4_000,
+            },
+            cost_micro_usd: 5_480,
+            price_table_date: Some(date!(2025 - 06 - 17)),
+            timings: PhaseTimings {
+                plan_ms: 3_100,
+                execute_ms: 1_200,
+                verify_ms: 200,
+            },
+            git_commit: None,
+            git_branch: Some("main".into()),
+        }
+    }
+
+    #[test]
+    fn a_record_round_trips_on_one_line_with_plain_dates() {
+        let r = record();
+        let line = serde_json::to_string(&r).unwrap();
+        assert!(!line.contains('\n'));
+        assert!(
+            line.contains(r#""price_table_date":"2025-06-17""#),
+            "{line}"
+        );
+        assert!(
+            line.contains(r#""started_at":"2025-07-01T23:30:00-02:00""#),
+            "{line}"
+        );
+        assert!(!line.contains("git_commit"), "None is left out: {line}");
+        assert_eq!(serde_json::from_str::<LedgerRecord>(&line).unwrap(), r);
+        assert_eq!(r.calls.total(), 3);
+        // The day is the UTC day: 23:30 at -02:00 is the next morning in UTC.
+        assert_eq!(r.day(), date!(2025 - 07 - 02));
+    }
+
+    #[test]
+    fn a_record_without_a_call_leaves_the_llm_fields_out() {
+        let mut r = record();
+        (r.provider, r.model, r.price_table_date, r.failure_class) = (None, None, None, None);
+        let value = serde_json::to_value(&r).unwrap();
+        for absent in ["provider", "model", "price_table_date", "failure_class"] {
+            assert!(value.get(absent).is_none(), "{absent}: {value}");
+        }
+        assert_eq!(serde_json::from_value::<LedgerRecord>(value).unwrap(), r);
+    }
+
+    #[test]
+    fn readers_tolerate_newer_fields_and_reject_a_bad_date() {
+        let mut value = serde_json::to_value(record()).unwrap();
+        value["tokens"]["reasoning"] = 9.into();
+        value["carbon_grams"] = 1.into();
+        assert_eq!(
+            serde_json::from_value::<LedgerRecord>(value.clone()).unwrap(),
+            record()
+        );
+        value["price_table_date"] = "17/06/2025".into();
+        assert!(serde_json::from_value::<LedgerRecord>(value).is_err());
+    }
+
+    #[test]
+    fn a_record_satisfies_its_published_schema() {
+        let value = serde_json::to_value(record()).unwrap();
+        assert_eq!(
+            schema_problems("ledger.jsonl", Format::LedgerRecord, &value),
+            vec![]
+        );
+        let mut bad = value;
+        bad["cost_micro_usd"] = (-1).into();
+        assert!(!schema_problems("ledger.jsonl", Format::LedgerRecord, &bad).is_empty());
+    }
+
+    #[test]
+    fn token_usage_adds_up() {
+        let a = TokenUsage {
+            input: 1,
+            output: 2,
+            cached: 3,
+        };
+        let mut b = a + a;
+        b += a;
+        assert_eq!(
+            b,
+            TokenUsage {
+                input: 3,
+                output: 6,
+                cached: 9
+            }
+        );
+    }
+}
