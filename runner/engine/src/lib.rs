@@ -9,6 +9,7 @@ pub mod executor;
 pub mod fragments;
 pub mod fsutil;
 pub mod locator;
+pub mod metrics;
 pub mod project;
 pub mod reporters;
 pub mod runner;
