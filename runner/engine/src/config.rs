@@ -1,5 +1,6 @@
 //! `windup.toml` at the project root: one config, overridden by the environment, then by flags.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -7,6 +8,7 @@ use serde::Deserialize;
 use windup_model::InputError;
 
 use crate::browser::BrowserOptions;
+use crate::costs::{PriceOverride, PriceTable};
 
 pub const CONFIG_FILE: &str = "windup.toml";
 
@@ -20,6 +22,9 @@ pub struct ConfigFile {
     pub browser: BrowserSection,
     #[serde(default)]
     pub timeouts: TimeoutsSection,
+    /// `[prices."MODEL"]`: a model's price, over the shipped price list.
+    #[serde(default)]
+    pub prices: BTreeMap<String, PriceOverride>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -72,6 +77,8 @@ pub struct Config {
     pub base_url: Option<url::Url>,
     pub browser: BrowserOptions,
     pub timeouts: Timeouts,
+    /// The shipped price list with windup.toml's `[prices]` on top.
+    pub prices: PriceTable,
 }
 
 /// Overrides from the command line (and `WINDUP_BASE_URL`, read by the CLI).
@@ -115,6 +122,12 @@ impl Config {
             args: file.browser.args.clone(),
             ..BrowserOptions::default()
         };
+        let prices = PriceTable::shipped()
+            .with_overrides(&file.prices)
+            .map_err(|e| InputError {
+                file: path.display().to_string(),
+                ..e
+            })?;
         Ok(Config {
             root: root.to_path_buf(),
             base_url,
@@ -124,6 +137,7 @@ impl Config {
                 navigation: ms(file.timeouts.navigation_ms, defaults.navigation),
                 scenario: ms(file.timeouts.scenario_ms, defaults.scenario),
             },
+            prices,
         })
     }
 
@@ -151,7 +165,7 @@ fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
             })
             .unwrap_or_else(|| "(file)".into());
         let fix = if message.contains("unknown field") {
-            "remove the key or correct its spelling (keys: base_url, [browser] executable/headed/viewport_width/viewport_height/args, [timeouts] action_ms/navigation_ms/scenario_ms)"
+            "remove the key or correct its spelling (keys: base_url, [browser] executable/headed/viewport_width/viewport_height/args, [timeouts] action_ms/navigation_ms/scenario_ms, [prices.\"MODEL\"] input_usd_per_mtok/output_usd_per_mtok/cached_input_usd_per_mtok/since)"
         } else {
             "fix the TOML at the line given"
         };
@@ -204,6 +218,31 @@ mod tests {
             rebase(&base, "https://example.com/x").unwrap().as_str(),
             "https://example.com/x"
         );
+    }
+
+    #[test]
+    fn prices_from_windup_toml_override_the_shipped_list() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |text: &str| std::fs::write(dir.path().join(CONFIG_FILE), text).unwrap();
+        write("[prices.\"gemini-2.5-flash\"]\ninput_usd_per_mtok = 1.5\noutput_usd_per_mtok = 3\n");
+        let config = Config::load(dir.path(), &Overrides::default()).unwrap();
+        let on = time::macros::date!(2026 - 01 - 01);
+        let price = config.prices.price("gemini-2.5-flash", on).unwrap();
+        assert_eq!(price.input_micro_usd_per_mtok, 1_500_000);
+        assert!(
+            config.prices.price("gpt-4.1", on).is_some(),
+            "the rest is shipped"
+        );
+
+        write("[prices.\"gemini-2.5-flash\"]\ninput_usd_per_mtok = -1\noutput_usd_per_mtok = 3\n");
+        let err = Config::load(dir.path(), &Overrides::default()).unwrap_err();
+        assert!(err.file.ends_with(CONFIG_FILE), "{err}");
+        assert_eq!(err.field, "prices.gemini-2.5-flash.input_usd_per_mtok");
+
+        write("[prices.x]\ninput_usd_per_mtok = 1\noutput_usd_per_mtok = 3\ncache = 1\n");
+        let err = Config::load(dir.path(), &Overrides::default()).unwrap_err();
+        assert!(err.problem.contains("cache"), "{err}");
+        assert_eq!(err.field, "line 4");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod browser;
 pub mod cache;
 pub mod config;
+pub mod costs;
 pub mod events;
 pub mod executor;
 pub mod fragments;
