@@ -298,8 +298,9 @@ impl GroupBy {
     }
 }
 
-/// The group of records that made no LLM call, when grouping by model or provider.
-pub const NO_CALL: &str = "(no call)";
+/// The group of records that made no LLM call, when grouping by model or provider. One word,
+/// so the text tables still split on whitespace.
+pub const NO_CALL: &str = "(none)";
 
 /// The spend of one group of ledger records.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -721,7 +722,7 @@ cached_input_usd_per_mtok = 0.05
         assert_eq!(
             keyed(&totals(&l, GroupBy::Model, None, None)),
             [
-                ("(no call)", 2, 0),
+                ("(none)", 2, 0),
                 ("gemini-2.5-flash", 2, 55_003),
                 ("gpt-4.1-mini", 1, 82_000)
             ]
@@ -729,7 +730,7 @@ cached_input_usd_per_mtok = 0.05
         assert_eq!(
             keyed(&totals(&l, GroupBy::Provider, None, None)),
             [
-                ("(no call)", 2, 0),
+                ("(none)", 2, 0),
                 ("gemini", 2, 55_003),
                 ("openai", 1, 82_000)
             ]
