@@ -1,5 +1,6 @@
 //! `windup`: parse arguments, call the engine, map the outcome to a named exit code.
 
+mod costs;
 mod output;
 mod validate;
 
@@ -53,6 +54,8 @@ enum Command {
         #[arg(long, default_value = ".")]
         root: PathBuf,
     },
+    /// Total the LLM spend recorded in the run ledger, by model, provider, scenario and day.
+    Costs(costs::CostsArgs),
 }
 
 #[derive(Args)]
@@ -79,6 +82,7 @@ fn main() -> ProcessExit {
     init_tracing();
     let code = match cli.command {
         Command::Validate { files, root } => validate::run(&root, &files),
+        Command::Costs(args) => costs::run(&args),
         Command::Run { scenarios, common } => execute(common, |runner, sink| {
             Box::pin(async move { runner.run(&scenarios, sink).await })
         }),
