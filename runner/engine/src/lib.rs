@@ -9,6 +9,7 @@ pub mod events;
 pub mod executor;
 pub mod fragments;
 pub mod fsutil;
+pub mod llm;
 pub mod locator;
 pub mod metrics;
 pub mod project;

@@ -1,5 +1,6 @@
 //! Shared test helpers: one async runtime per test binary, static file servers on random
-//! loopback ports with canned routes, and the registry fixtures (installed on first use).
+//! loopback ports with canned routes, the registry fixtures (installed on first use), and a fake
+//! LLM provider ([`fake_llm`]).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -9,6 +10,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+
+pub mod fake_llm;
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_multi_thread()

@@ -1,0 +1,378 @@
+//! Attempts and retries: one HTTP POST with a deadline, classified as done, refused, rejected or
+//! transient; transient ones are tried again after a capped exponential back-off, or after the
+//! wait the provider asked for with `Retry-After`.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use secrecy::{ExposeSecret, SecretString};
+
+use super::{Completion, Envelope, LlmError, Outcome, Usage, error_message};
+
+/// How long to wait between attempts. How many attempts is the provider's `max_retries`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// The first wait; each later one doubles it.
+    pub base_delay: Duration,
+    /// No back-off wait is longer.
+    pub max_delay: Duration,
+    /// A `Retry-After` longer than this ends the call at once instead of stalling the run.
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            base_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(8),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// Millisecond back-off for tests; `Retry-After` is still honoured.
+    pub fn fast() -> Self {
+        RetryPolicy {
+            base_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(40),
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// The wait before retry number `retry` (0 for the first), with up to 10% jitter added so
+    /// that parallel scenarios do not retry in step.
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let exp = self
+            .base_delay
+            .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
+        let delay = exp.min(self.max_delay);
+        delay + delay.mul_f64(fastrand::f64() * 0.1)
+    }
+}
+
+/// `Retry-After` as seconds or as an HTTP date.
+pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    if let Ok(secs) = value.parse::<f64>()
+        && secs.is_finite()
+        && secs >= 0.0
+    {
+        return Some(Duration::from_secs_f64(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// Which header carries the key, and how.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Auth {
+    pub header: &'static str,
+    pub prefix: &'static str,
+}
+
+/// The HTTP side shared by both wire formats. `Debug` shows whether a key is set, not the key.
+pub(crate) struct Transport {
+    pub provider: String,
+    pub http: reqwest::Client,
+    pub key: Option<SecretString>,
+    pub auth: Auth,
+    pub timeout: Duration,
+    pub max_retries: u32,
+    pub policy: RetryPolicy,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transport")
+            .field("provider", &self.provider)
+            .field("key", &self.key.as_ref().map(|_| "[redacted]"))
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries)
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+
+/// One attempt, classified.
+enum Attempt {
+    Done(Completion),
+    Refused(String),
+    Rejected {
+        status: u16,
+        message: String,
+    },
+    Transient {
+        reason: String,
+        retry_after: Option<Duration>,
+    },
+}
+
+/// 408 and 409 are worth repeating; so is any 5xx that is not a permanent "not supported".
+fn is_transient(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 408 | 409 | 429)
+        || (status.is_server_error()
+            && status != StatusCode::NOT_IMPLEMENTED
+            && status != StatusCode::HTTP_VERSION_NOT_SUPPORTED)
+}
+
+impl Transport {
+    /// POSTs `body` to `url` until an attempt is not transient or the retries run out.
+    pub async fn call(
+        &self,
+        url: &str,
+        body: Vec<u8>,
+        read: fn(&[u8]) -> Envelope,
+    ) -> Result<Completion, LlmError> {
+        let start = Instant::now();
+        let mut usage = Usage::default();
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let began = Instant::now();
+            let (attempt, got) = self.attempt(url, &body, read).await;
+            if let Some(u) = got {
+                usage += u;
+            }
+            tracing::debug!(
+                provider = %self.provider,
+                attempt = attempts,
+                elapsed_ms = began.elapsed().as_millis() as u64,
+                input_tokens = got.map(|u| u.input_tokens),
+                output_tokens = got.map(|u| u.output_tokens),
+                outcome = %match &attempt {
+                    Attempt::Done(_) => "done".to_string(),
+                    Attempt::Refused(_) => "refused".to_string(),
+                    Attempt::Rejected { status, .. } => format!("rejected ({status})"),
+                    Attempt::Transient { reason, .. } => self.redact(reason.clone()),
+                },
+                "llm attempt"
+            );
+            match attempt {
+                Attempt::Done(mut c) => {
+                    c.usage = usage;
+                    c.attempts = attempts;
+                    c.elapsed = start.elapsed();
+                    return Ok(c);
+                }
+                Attempt::Refused(message) => {
+                    return Err(LlmError::Refused {
+                        message: self.redact(message),
+                        usage,
+                        attempts,
+                    });
+                }
+                Attempt::Rejected { status, message } => {
+                    return Err(LlmError::Rejected {
+                        status,
+                        message: self.redact(message),
+                        usage,
+                        attempts,
+                    });
+                }
+                Attempt::Transient {
+                    reason,
+                    retry_after,
+                } => {
+                    let reason = self.redact(reason);
+                    if let Some(wait) = retry_after
+                        && wait > self.policy.max_retry_after
+                    {
+                        return Err(LlmError::Exhausted {
+                            attempts,
+                            last: format!(
+                                "{reason}; the provider asked to retry after {} s, longer than the {} s Windup waits",
+                                wait.as_secs(),
+                                self.policy.max_retry_after.as_secs()
+                            ),
+                            usage,
+                        });
+                    }
+                    if attempts > self.max_retries {
+                        return Err(LlmError::Exhausted {
+                            attempts,
+                            last: reason,
+                            usage,
+                        });
+                    }
+                    let backoff = self.policy.backoff(attempts - 1);
+                    let wait = retry_after.map_or(backoff, |r| r.max(backoff));
+                    tracing::debug!(provider = %self.provider, wait_ms = wait.as_millis() as u64, "llm retry");
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    /// One POST within the per-attempt timeout; also returns the usage it reported, if any.
+    async fn attempt(
+        &self,
+        url: &str,
+        body: &[u8],
+        read: fn(&[u8]) -> Envelope,
+    ) -> (Attempt, Option<Usage>) {
+        let mut request = self
+            .http
+            .post(url)
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        if let Some(key) = &self.key {
+            let mut value =
+                HeaderValue::from_str(&format!("{}{}", self.auth.prefix, key.expose_secret()))
+                    .expect("the key was checked when the client was built");
+            value.set_sensitive(true);
+            request = request.header(self.auth.header, value);
+        }
+        let exchange = async {
+            let response = request
+                .send()
+                .await
+                .map_err(|e| describe("request failed", &e))?;
+            let status = response.status();
+            let retry_after = response
+                .headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| parse_retry_after(v, SystemTime::now()));
+            let bytes = response.bytes().await.map_err(|e| {
+                describe(
+                    &format!("the HTTP {} response was cut short", status.as_u16()),
+                    &e,
+                )
+            })?;
+            Ok::<_, String>((status, retry_after, bytes))
+        };
+        let (status, retry_after, bytes) = match tokio::time::timeout(self.timeout, exchange).await
+        {
+            Err(_) => {
+                return (
+                    Attempt::Transient {
+                        reason: format!(
+                            "no complete response within {} ms",
+                            self.timeout.as_millis()
+                        ),
+                        retry_after: None,
+                    },
+                    None,
+                );
+            }
+            Ok(Err(reason)) => {
+                return (
+                    Attempt::Transient {
+                        reason,
+                        retry_after: None,
+                    },
+                    None,
+                );
+            }
+            Ok(Ok(got)) => got,
+        };
+        if status.is_success() {
+            let envelope = read(&bytes);
+            let attempt = match envelope.outcome {
+                Outcome::Done { text, finish } => Attempt::Done(Completion {
+                    text,
+                    finish,
+                    usage: Usage::default(),
+                    attempts: 0,
+                    elapsed: Duration::ZERO,
+                }),
+                Outcome::Refused(message) => Attempt::Refused(message),
+                Outcome::Malformed(why) => Attempt::Transient {
+                    reason: format!("unexpected HTTP {} response: {why}", status.as_u16()),
+                    retry_after: None,
+                },
+            };
+            return (attempt, envelope.usage);
+        }
+        let message = error_message(&bytes);
+        let attempt = if is_transient(status) {
+            Attempt::Transient {
+                reason: format!("HTTP {}: {message}", status.as_u16()),
+                retry_after,
+            }
+        } else {
+            Attempt::Rejected {
+                status: status.as_u16(),
+                message,
+            }
+        };
+        (attempt, None)
+    }
+
+    /// Removes the key from text that came from outside (a provider may echo it back).
+    fn redact(&self, text: String) -> String {
+        match &self.key {
+            Some(key) if key.expose_secret().len() >= 6 => {
+                text.replace(key.expose_secret(), "[redacted]")
+            }
+            _ => text,
+        }
+    }
+}
+
+/// A reqwest error with its causes, which hold the useful part ("connection refused").
+fn describe(what: &str, e: &reqwest::Error) -> String {
+    let mut text = format!("{what}: {e}");
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap_with_small_jitter() {
+        let p = RetryPolicy::default();
+        let within = |d: Duration, lo: u64| {
+            d >= Duration::from_millis(lo) && d <= Duration::from_millis(lo + lo / 10)
+        };
+        assert!(within(p.backoff(0), 500));
+        assert!(within(p.backoff(1), 1000));
+        assert!(within(p.backoff(3), 4000));
+        assert!(within(p.backoff(4), 8000));
+        assert!(within(p.backoff(40), 8000));
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777);
+        assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
+        assert_eq!(
+            parse_retry_after(" 1.5 ", now),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:47 GMT", now),
+            Some(Duration::from_secs(10))
+        );
+        assert_eq!(
+            parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn transient_statuses() {
+        for s in [408, 409, 429, 500, 502, 503, 504, 529] {
+            assert!(is_transient(StatusCode::from_u16(s).unwrap()), "{s}");
+        }
+        for s in [400, 401, 403, 404, 422, 501] {
+            assert!(!is_transient(StatusCode::from_u16(s).unwrap()), "{s}");
+        }
+    }
+}
