@@ -1,5 +1,6 @@
 //! `windup`: parse arguments, call the engine, map the outcome to a named exit code.
 
+mod bench;
 mod costs;
 mod output;
 mod validate;
@@ -28,10 +29,25 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run scenarios (all when none is named) from their cached, verified plans.
+    /// Run scenarios (all when none is named): replay cached, verified plans; plan the others.
     Run {
         /// Scenario ids to run.
         scenarios: Vec<String>,
+        #[command(flatten)]
+        planning: PlanningArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Check one scenario against the validation protocol: 5 generations, 10 replays, the
+    /// speed-up, $0 replays and recovery from a broken selector. Uses a scratch plan cache.
+    Bench {
+        /// The scenario id.
+        scenario: String,
+        /// Also write the results as JSON to this file.
+        #[arg(long, value_name = "PATH")]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        planning: PlanningArgs,
         #[command(flatten)]
         common: Common,
     },
@@ -56,6 +72,19 @@ enum Command {
     },
     /// Total the LLM spend recorded in the run ledger, by model, provider, scenario and day.
     Costs(costs::CostsArgs),
+}
+
+#[derive(Args, Default)]
+struct PlanningArgs {
+    /// The LLM provider to plan with: a [providers.NAME] of windup.toml.
+    #[arg(long, env = "WINDUP_PROVIDER")]
+    provider: Option<String>,
+    /// Dollars this run may spend on LLM calls; overrides [budget] usd_per_run.
+    #[arg(long, value_name = "USD")]
+    budget_usd: Option<f64>,
+    /// Make no LLM call: scenarios without a verified plan fail with not_cached.
+    #[arg(long)]
+    require_cached: bool,
 }
 
 #[derive(Args)]
@@ -83,9 +112,19 @@ fn main() -> ProcessExit {
     let code = match cli.command {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
-        Command::Run { scenarios, common } => execute(common, |runner, sink| {
+        Command::Run {
+            scenarios,
+            planning,
+            common,
+        } => execute(common, planning, |runner, sink| {
             Box::pin(async move { runner.run(&scenarios, sink).await })
         }),
+        Command::Bench {
+            scenario,
+            json,
+            planning,
+            common,
+        } => bench::run(scenario, json, planning, common),
         Command::Replay { plan, save, common } => replay(plan, save, common),
     };
     code.into()
@@ -111,10 +150,16 @@ fn print_problems(problems: &Problems) {
     }
 }
 
-fn load_config(common: &Common) -> Result<(Config, Vec<ReportSpec>), Problems> {
+fn load_config(
+    common: &Common,
+    planning: &PlanningArgs,
+) -> Result<(Config, Vec<ReportSpec>), Problems> {
     let overrides = Overrides {
         base_url: common.base_url.clone(),
         headed: common.headed,
+        provider: planning.provider.clone(),
+        budget_usd: planning.budget_usd,
+        require_cached: planning.require_cached,
     };
     let mut problems = Vec::new();
     let config = Config::load(&common.root, &overrides).map_err(Problems::from);
@@ -138,11 +183,11 @@ fn load_config(common: &Common) -> Result<(Config, Vec<ReportSpec>), Problems> {
 type RunFuture<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunReport, RunError>> + 'a>>;
 
-fn execute<F>(common: Common, run: F) -> ExitCode
+fn execute<F>(common: Common, planning: PlanningArgs, run: F) -> ExitCode
 where
     F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a>,
 {
-    let (config, reports) = match load_config(&common) {
+    let (config, reports) = match load_config(&common, &planning) {
         Ok(x) => x,
         Err(p) => {
             print_problems(&p);
@@ -228,7 +273,7 @@ fn replay(path: PathBuf, save: bool, common: Common) -> ExitCode {
             return ExitCode::BadInput;
         }
     };
-    execute(common, move |runner, sink| {
+    execute(common, PlanningArgs::default(), move |runner, sink| {
         Box::pin(async move { runner.replay(&plan, save, sink).await })
     })
 }

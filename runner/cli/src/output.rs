@@ -16,15 +16,16 @@ impl Terminal {
 
     pub fn summary(&self, report: &RunReport) {
         let t = &report.totals;
-        let cost = t.cost_micro_usd as f64 / 1_000_000.0;
         let _ = writeln!(
             std::io::stderr(),
-            "\n{} passed, {} failed, {} skipped in {:.2}s · {} LLM calls · ${cost:.4} · {} cache hits",
+            "\n{} passed, {} failed, {} skipped in {}.{:02}s · {} LLM calls · {} · {} cache hits",
             t.passed,
             t.failed,
             t.skipped,
-            t.duration_ms as f64 / 1000.0,
+            t.duration_ms / 1000,
+            t.duration_ms % 1000 / 10,
             t.llm_calls,
+            usd(t.cost_micro_usd),
             t.cache_hits
         );
     }
@@ -39,8 +40,42 @@ fn cache_word(c: CacheOutcome) -> &'static str {
     }
 }
 
+/// Integer micro-dollars as `$0.0012` (rounded up to the displayed digit: never under-stated).
+pub fn usd(micro: u64) -> String {
+    let tenth_mills = micro.div_ceil(100);
+    format!("${}.{:04}", tenth_mills / 10_000, tenth_mills % 10_000)
+}
+
+fn spend(result: &windup_model::ScenarioResult) -> String {
+    if result.llm_calls == 0 {
+        String::new()
+    } else {
+        format!(
+            ", {} LLM call{}, {}",
+            result.llm_calls,
+            if result.llm_calls == 1 { "" } else { "s" },
+            usd(result.cost_micro_usd)
+        )
+    }
+}
+
 impl EventSink for Terminal {
     fn on_event(&self, event: &Event) {
+        if let Event::Planning {
+            scenario_id,
+            purpose,
+        } = event
+        {
+            if !self.quiet {
+                let what = match purpose.as_str() {
+                    "repair" => "re-planning from where the replay failed",
+                    "continue" => "continuing the plan on a new page",
+                    _ => "planning",
+                };
+                let _ = writeln!(std::io::stderr(), "  ....  {scenario_id}: {what}");
+            }
+            return;
+        }
         let Event::ScenarioFinished { result } = event else {
             return;
         };
@@ -49,10 +84,11 @@ impl EventSink for Terminal {
             ScenarioStatus::Passed if !self.quiet => {
                 let _ = writeln!(
                     err,
-                    "  PASS  {} ({} ms, {})",
+                    "  PASS  {} ({} ms, {}{})",
                     result.scenario_id,
                     result.duration_ms,
-                    cache_word(result.cache)
+                    cache_word(result.cache),
+                    spend(result)
                 );
             }
             ScenarioStatus::Failed => {
@@ -64,10 +100,11 @@ impl EventSink for Terminal {
                     .unwrap_or_default();
                 let _ = writeln!(
                     err,
-                    "  FAIL  {} ({} ms, {}): {class}{at}: {}",
+                    "  FAIL  {} ({} ms, {}{}): {class}{at}: {}",
                     result.scenario_id,
                     result.duration_ms,
                     cache_word(result.cache),
+                    spend(result),
                     result.message.as_deref().unwrap_or("")
                 );
             }

@@ -9,6 +9,8 @@ use windup_model::InputError;
 
 use crate::browser::BrowserOptions;
 use crate::costs::{PriceOverride, PriceTable};
+use crate::llm::ProviderConfig;
+use crate::planner::{Limits, Settings};
 
 pub const CONFIG_FILE: &str = "windup.toml";
 
@@ -25,6 +27,38 @@ pub struct ConfigFile {
     /// `[prices."MODEL"]`: a model's price, over the shipped price list.
     #[serde(default)]
     pub prices: BTreeMap<String, PriceOverride>,
+    /// LLM providers by name; one is chosen per run.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    #[serde(default)]
+    pub planner: PlannerSection,
+    #[serde(default)]
+    pub budget: BudgetSection,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlannerSection {
+    /// The provider used when several are configured and none is chosen by flag.
+    pub provider: Option<String>,
+    /// Origins besides the base URL's that a planned `goto` may reach (sign-in providers).
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+    pub max_continuations: Option<u32>,
+    pub semantic_retries: Option<u32>,
+    /// Characters of page content per prompt (default 6000).
+    pub page_chars: Option<usize>,
+    pub max_elements: Option<usize>,
+    pub max_output_tokens: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSection {
+    /// Dollars one run may spend on LLM calls (default 1.00); 0 allows no call.
+    pub usd_per_run: Option<f64>,
+    pub calls_per_run: Option<u32>,
+    pub calls_per_scenario: Option<u32>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -79,13 +113,24 @@ pub struct Config {
     pub timeouts: Timeouts,
     /// The shipped price list with windup.toml's `[prices]` on top.
     pub prices: PriceTable,
+    /// The chosen provider's name and settings; `None` when none is configured.
+    pub provider: Option<(String, ProviderConfig)>,
+    pub planner: Settings,
+    pub limits: Limits,
+    /// Fail scenarios that would need an LLM call with `not_cached`.
+    pub require_cached: bool,
+    /// The file as read, for sections other crates interpret.
+    pub file: ConfigFile,
 }
 
-/// Overrides from the command line (and `WINDUP_BASE_URL`, read by the CLI).
+/// Overrides from the command line (and `WINDUP_BASE_URL`, `WINDUP_PROVIDER`, read by the CLI).
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     pub base_url: Option<String>,
     pub headed: bool,
+    pub provider: Option<String>,
+    pub budget_usd: Option<f64>,
+    pub require_cached: bool,
 }
 
 impl Config {
@@ -128,6 +173,10 @@ impl Config {
                 file: path.display().to_string(),
                 ..e
             })?;
+        let config_file = path.display().to_string();
+        let provider = choose_provider(&config_file, &file, overrides)?;
+        let planner = planner_settings(&config_file, &file.planner)?;
+        let limits = budget_limits(&config_file, &file.budget, overrides.budget_usd)?;
         Ok(Config {
             root: root.to_path_buf(),
             base_url,
@@ -138,6 +187,11 @@ impl Config {
                 scenario: ms(file.timeouts.scenario_ms, defaults.scenario),
             },
             prices,
+            provider,
+            planner,
+            limits,
+            require_cached: overrides.require_cached,
+            file,
         })
     }
 
@@ -154,6 +208,112 @@ impl Config {
     }
 }
 
+/// `--provider`/`WINDUP_PROVIDER`, else `[planner] provider`, else the only one configured.
+fn choose_provider(
+    config_file: &str,
+    file: &ConfigFile,
+    overrides: &Overrides,
+) -> Result<Option<(String, ProviderConfig)>, InputError> {
+    let names = || {
+        if file.providers.is_empty() {
+            "none is configured; add a [providers.NAME] table with kind, model and api_key_env"
+                .to_string()
+        } else {
+            format!(
+                "use one of: {}",
+                file.providers
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    };
+    let (source, chosen) = match (&overrides.provider, &file.planner.provider) {
+        (Some(p), _) => ("--provider or WINDUP_PROVIDER", Some(p.clone())),
+        (None, Some(p)) => ("planner.provider", Some(p.clone())),
+        (None, None) => ("", None),
+    };
+    match chosen {
+        Some(name) => match file.providers.get(&name) {
+            Some(p) => Ok(Some((name, p.clone()))),
+            None => Err(InputError::new(
+                config_file,
+                source,
+                format!("no provider named `{name}`"),
+                names(),
+            )),
+        },
+        None if file.providers.len() > 1 => Err(InputError::new(
+            config_file,
+            "planner.provider",
+            "several providers are configured and none is chosen",
+            format!("set [planner] provider, or pass --provider; {}", names()),
+        )),
+        None => Ok(file
+            .providers
+            .iter()
+            .next()
+            .map(|(n, p)| (n.clone(), p.clone()))),
+    }
+}
+
+fn planner_settings(config_file: &str, p: &PlannerSection) -> Result<Settings, InputError> {
+    let d = Settings::default();
+    let mut allowed_origins = Vec::new();
+    for (i, raw) in p.allowed_origins.iter().enumerate() {
+        match url::Url::parse(raw) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => allowed_origins.push(u.origin()),
+            _ => {
+                return Err(InputError::new(
+                    config_file,
+                    format!("planner.allowed_origins[{i}]"),
+                    format!("`{raw}` is not an http(s) origin"),
+                    "write an origin such as https://login.example.com",
+                ));
+            }
+        }
+    }
+    Ok(Settings {
+        page_chars: p.page_chars.unwrap_or(d.page_chars),
+        max_elements: p.max_elements.unwrap_or(d.max_elements),
+        semantic_retries: p.semantic_retries.unwrap_or(d.semantic_retries),
+        max_continuations: p.max_continuations.unwrap_or(d.max_continuations),
+        allowed_origins,
+        max_output_tokens: p.max_output_tokens.unwrap_or(d.max_output_tokens),
+        temperature: d.temperature,
+    })
+}
+
+fn budget_limits(
+    config_file: &str,
+    b: &BudgetSection,
+    flag_usd: Option<f64>,
+) -> Result<Limits, InputError> {
+    let d = Limits::default();
+    let (field, usd) = match flag_usd {
+        Some(v) => ("--budget-usd", Some(v)),
+        None => ("budget.usd_per_run", b.usd_per_run),
+    };
+    let micro_usd = match usd {
+        None => d.micro_usd,
+        Some(v) if v.is_finite() && v >= 0.0 => Some((v * 1_000_000.0).round() as u64),
+        Some(v) => {
+            return Err(InputError::new(
+                config_file,
+                field,
+                format!("`{v}` is not an amount of dollars"),
+                "give a number of dollars such as 0.50 (0 allows no LLM call)",
+            ));
+        }
+    };
+    Ok(Limits {
+        micro_usd,
+        calls_per_run: b.calls_per_run.unwrap_or(d.calls_per_run),
+        calls_per_scenario: b.calls_per_scenario.unwrap_or(d.calls_per_scenario),
+    })
+}
+
 fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
     toml::from_str(text).map_err(|e| {
         let message = e.message().to_string();
@@ -165,7 +325,7 @@ fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
             })
             .unwrap_or_else(|| "(file)".into());
         let fix = if message.contains("unknown field") {
-            "remove the key or correct its spelling (keys: base_url, [browser] executable/headed/viewport_width/viewport_height/args, [timeouts] action_ms/navigation_ms/scenario_ms, [prices.\"MODEL\"] input_usd_per_mtok/output_usd_per_mtok/cached_input_usd_per_mtok/since)"
+            "remove the key or correct its spelling (sections: base_url, [browser], [timeouts], [providers.NAME], [planner], [budget], [prices.MODEL]; README.md lists their keys)"
         } else {
             "fix the TOML at the line given"
         };

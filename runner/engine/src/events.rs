@@ -29,6 +29,11 @@ pub enum Event {
         kind: String,
         message: String,
     },
+    /// An LLM planning call is about to be made: `plan`, `continue` or `repair`.
+    Planning {
+        scenario_id: String,
+        purpose: String,
+    },
     ScenarioFinished {
         result: ScenarioResult,
     },

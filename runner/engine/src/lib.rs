@@ -12,6 +12,7 @@ pub mod fsutil;
 pub mod llm;
 pub mod locator;
 pub mod metrics;
+pub mod planner;
 pub mod project;
 pub mod reporters;
 pub mod runner;

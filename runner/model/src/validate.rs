@@ -107,6 +107,26 @@ pub fn plan_from_json(file: &str, text: &str) -> Checked<Plan> {
     }
 }
 
+/// Checks a plan that is being built in parts (the planner's segments): the JSON Schema and
+/// every semantic rule, except that an unfinished plan's last step may lack its `expect`.
+pub fn plan_problems(file: &str, plan: &Plan, finished: bool) -> Vec<InputError> {
+    let value = serde_json::to_value(plan).expect("a plan serializes");
+    let mut problems = schema_problems(file, Format::Plan, &value);
+    if !problems.is_empty() {
+        return problems;
+    }
+    if plan.plan_version != PLAN_VERSION {
+        problems.push(version_problem(
+            file,
+            "plan_version",
+            &plan.plan_version,
+            PLAN_VERSION,
+        ));
+    }
+    problems.extend(actions_semantics(file, "", &plan.actions, finished));
+    problems
+}
+
 /// Parses and fully checks a fragment from JSON. `expected_id` is the file's stem.
 pub fn fragment_from_json(file: &str, text: &str, expected_id: Option<&str>) -> Checked<Fragment> {
     let fragment: Fragment = typed(file, Format::Fragment, json(file, text)?)?;

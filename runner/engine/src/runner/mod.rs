@@ -1,6 +1,11 @@
-//! The run loop: for each scenario, look up the cache, replay, verify, save or invalidate, and
-//! build the run report. Planning on a miss arrives with the planner; until then a miss fails
-//! with `no_plan`.
+//! The run loop: for each scenario, look up the cache; replay a hit with zero LLM calls; plan a
+//! miss; on a failed replay keep the old plan as stale evidence and re-plan once; verify, save,
+//! report, and append one ledger record per scenario.
+
+mod bench;
+mod planning;
+
+pub use bench::BenchReport;
 
 use std::path::Path;
 use std::time::Duration;
@@ -12,14 +17,18 @@ use windup_model::{
     RunReport, Scenario, ScenarioResult, ScenarioStatus, Totals,
 };
 
-use crate::browser::{Browser, BrowserError};
+use windup_model::ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
+
+use crate::browser::{Browser, BrowserError, Session};
 use crate::cache::{Lookup, PlanCache};
 use crate::config::Config;
 use crate::events::{Event, EventSink};
 use crate::executor::{ExecContext, Execution, execute};
 use crate::fragments::Fragments;
+use crate::planner::{Budget, Planner, Spend, StepFailure};
 use crate::project::{FRAGMENTS_DIR, ScenarioFile, display, load_scenarios};
 use crate::secrets::ProjectSecrets;
+use planning::{Phases, Start, passed_steps};
 
 /// Why a run could not happen at all.
 #[derive(Debug, thiserror::Error)]
@@ -56,11 +65,30 @@ struct RunShared<'a> {
 /// A context being opened in the background for the next scenario.
 type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, BrowserError>>;
 
+/// Whether this run can plan.
+enum Planning {
+    /// No provider is configured.
+    Off,
+    /// A provider is configured but cannot be used (its key is not set, say).
+    Unavailable(String),
+    Ready(Planner),
+}
+
 /// Runs scenarios and plans against one browser.
 pub struct Runner {
     config: Config,
     browser: Browser,
     secrets: ProjectSecrets,
+    planning: Planning,
+    budget: Budget,
+}
+
+/// One scenario's result with what its ledger record needs.
+struct Outcome {
+    result: ScenarioResult,
+    started_at: OffsetDateTime,
+    spend: Spend,
+    phases: Phases,
 }
 
 /// A scenario selected for this run, with what the cache holds for it.
@@ -70,15 +98,67 @@ struct Planned {
 }
 
 impl Runner {
-    /// Reads the project's secrets (`e2e/manifest.yaml`, `.env.local`) as well.
+    /// Reads the project's secrets (`e2e/manifest.yaml`, `.env.local`) and sets up the chosen
+    /// LLM provider. A provider whose key is not set leaves planning unavailable (replays still
+    /// run); a model without a known price under a spend budget is a configuration error.
     pub fn new(config: Config) -> Result<Self, Problems> {
-        let secrets = ProjectSecrets::load(&config.root)?;
         let browser = Browser::new(config.browser.clone());
+        Self::with_browser(config, browser)
+    }
+
+    /// As `new`, on a browser the caller already has (test harnesses share one).
+    pub fn with_browser(config: Config, browser: Browser) -> Result<Self, Problems> {
+        let secrets = ProjectSecrets::load(&config.root)?;
+        let config_file = display(&config.root, &config.root.join(crate::config::CONFIG_FILE));
+        let prices = config.prices.clone();
+        let planning = match &config.provider {
+            None => Planning::Off,
+            Some((name, provider)) => {
+                let today = OffsetDateTime::now_utc().date();
+                if config.limits.micro_usd.is_some()
+                    && prices.price(&provider.model, today).is_none()
+                {
+                    return Err(InputError::new(
+                        &config_file,
+                        format!("providers.{name}.model"),
+                        format!("no price is known for model `{}`, so the spend budget cannot be enforced", provider.model),
+                        format!("add [prices.\"{}\"] with input_usd_per_mtok and output_usd_per_mtok (0 for a local model)", provider.model),
+                    )
+                    .into());
+                }
+                match crate::llm::client(name, provider, &|k| std::env::var(k).ok()) {
+                    Ok(client) => {
+                        Planning::Ready(Planner::new(client, config.planner.clone(), prices))
+                    }
+                    Err(e) => {
+                        Planning::Unavailable(format!("{}: {} ({})", e.field, e.problem, e.fix))
+                    }
+                }
+            }
+        };
+        let budget = Budget::new(config.limits);
         Ok(Runner {
             config,
             browser,
             secrets,
+            planning,
+            budget,
         })
+    }
+
+    /// `provider/model` when a planner is ready.
+    pub fn planner(&self) -> Option<&Planner> {
+        match &self.planning {
+            Planning::Ready(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn scenario_timeout(&self, scenario: &Scenario) -> Duration {
+        scenario
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.config.timeouts.scenario)
     }
 
     pub fn config(&self) -> &Config {
@@ -170,7 +250,7 @@ impl Runner {
         let started_at = OffsetDateTime::now_utc();
         let run_id = uuid::Uuid::now_v7().to_string();
         let cache = PlanCache::new(&self.config.root);
-        let mut results = Vec::new();
+        let mut outcomes = Vec::new();
         let total = planned.len();
         let mut next: Option<Prefetched> = None;
         for (i, p) in planned.into_iter().enumerate() {
@@ -187,21 +267,94 @@ impl Runner {
                 run_id: &run_id,
                 events,
             };
+            let started = OffsetDateTime::now_utc();
+            let mut spend = Spend::default();
+            let mut phases = Phases::default();
             let result = self
-                .run_scenario(&p.file.scenario, p.lookup, session, &shared)
+                .run_scenario(
+                    &p.file.scenario,
+                    p.lookup,
+                    session,
+                    &shared,
+                    &mut spend,
+                    &mut phases,
+                )
                 .await;
-            let result = self.redacted(result);
+            let mut result = self.redacted(result);
+            result.llm_calls = spend.calls();
+            result.cost_micro_usd = spend.cost_micro_usd;
+            result.duration_ms = (OffsetDateTime::now_utc() - started)
+                .whole_milliseconds()
+                .max(0) as u64;
             events.on_event(&Event::ScenarioFinished {
                 result: result.clone(),
             });
-            results.push(result);
+            outcomes.push(Outcome {
+                result,
+                started_at: started,
+                spend,
+                phases,
+            });
         }
         if let Some(spare) = next
             && let Ok(Ok(session)) = spare.await
         {
             session.close().await;
         }
-        Ok(self.report(run_id, started_at, results))
+        let report = self.report(
+            run_id,
+            started_at,
+            outcomes.iter().map(|o| o.result.clone()).collect(),
+        );
+        self.append_ledger(&report, &outcomes);
+        Ok(report)
+    }
+
+    /// One ledger record per scenario. A ledger that cannot be written never changes a verdict.
+    fn append_ledger(&self, report: &RunReport, outcomes: &[Outcome]) {
+        let records: Vec<LedgerRecord> = outcomes
+            .iter()
+            .map(|o| self.ledger_record(report, o))
+            .collect();
+        if let Err(e) = crate::metrics::append(&self.config.root, &records) {
+            tracing::warn!("could not append to {}: {e}", crate::metrics::LEDGER_PATH);
+        }
+    }
+
+    fn ledger_record(&self, report: &RunReport, o: &Outcome) -> LedgerRecord {
+        let r = &o.result;
+        let planner = self.planner().filter(|_| o.spend.calls() > 0);
+        LedgerRecord {
+            ledger_version: LEDGER_VERSION.to_string(),
+            run_id: report.run_id.clone(),
+            scenario_id: r.scenario_id.clone(),
+            started_at: o.started_at,
+            finished_at: o.started_at + time::Duration::milliseconds(r.duration_ms as i64),
+            status: r.status,
+            failure_class: r.failure_class,
+            cache: r.cache,
+            provider: planner.map(|p| p.provider().to_string()),
+            model: planner.map(|p| p.model().to_string()),
+            calls: LlmCalls {
+                planning: o.spend.planning,
+                continuation: o.spend.continuation,
+                replan: o.spend.replan,
+            },
+            tokens: TokenUsage {
+                input: o.spend.usage.input_tokens,
+                output: o.spend.usage.output_tokens,
+                cached: o.spend.usage.cached_tokens,
+            },
+            cost_micro_usd: o.spend.cost_micro_usd,
+            price_table_date: o.spend.price_date,
+            timings: PhaseTimings {
+                plan_ms: o.spend.llm_ms + o.spend.own_ms + o.phases.observe_ms,
+                execute_ms: o.phases.execute_ms,
+                verify_ms: o.phases.verify_ms,
+            },
+            git_commit: report.git.as_ref().map(|g| g.commit.clone()),
+            git_branch: report.git.as_ref().and_then(|g| g.branch.clone()),
+        }
     }
 
     async fn run_scenario(
@@ -210,6 +363,8 @@ impl Runner {
         lookup: Lookup,
         prefetched: Option<Prefetched>,
         shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
     ) -> ScenarioResult {
         let RunShared {
             cache,
@@ -244,26 +399,19 @@ impl Runner {
                         scenario.id
                     );
                 }
-                return no_plan(
-                    scenario,
-                    CacheOutcome::Miss,
-                    "the scenario changed since its plan was verified (the old plan is kept in e2e/.windup/cache/stale/), and no LLM provider is configured to plan it again",
-                );
+                return self
+                    .plan_or_refuse(scenario, shared, spend, phases, "the scenario changed since its plan was verified (the old plan is kept in e2e/.windup/cache/stale/)")
+                    .await;
             }
             Lookup::Miss => {
-                return no_plan(
-                    scenario,
-                    CacheOutcome::Miss,
-                    "no cached plan and no LLM provider configured; commit a verified plan to e2e/.windup/cache/ or configure a provider",
-                );
+                return self
+                    .plan_or_refuse(scenario, shared, spend, phases, "no plan is cached")
+                    .await;
             }
         };
-        let timeout = scenario
-            .timeout_ms
-            .map(Duration::from_millis)
-            .unwrap_or(self.config.timeouts.scenario);
-        let execution = match self
-            .execute_plan(
+        let timeout = self.scenario_timeout(scenario);
+        let (execution, session) = match self
+            .execute_open(
                 &scenario.id,
                 &entry.plan,
                 timeout,
@@ -276,32 +424,111 @@ impl Runner {
             Ok(x) => x,
             Err(e) => return crashed(&scenario.id, CacheOutcome::Hit, e),
         };
-        if let Some(failure) = &execution.failure
-            && invalidates(failure.class)
-        {
-            let moved = cache.invalidate(
-                &entry,
-                Invalidation {
-                    at: OffsetDateTime::now_utc(),
-                    reason: "replay failed".into(),
-                    failure_class: Some(failure.class),
-                    failed_action_id: failure.action_id.clone(),
-                    message: Some(self.secrets.redact(&failure.message)),
-                    url: execution.final_url.clone(),
-                    run_id: Some(run_id.to_string()),
-                },
+        phases.add(&execution);
+        let Some(failure) = execution.failure.clone().filter(|f| invalidates(f.class)) else {
+            session.close().await;
+            return scenario_result(&scenario.id, CacheOutcome::Hit, execution);
+        };
+        let moved = cache.invalidate(
+            &entry,
+            Invalidation {
+                at: OffsetDateTime::now_utc(),
+                reason: "replay failed".into(),
+                failure_class: Some(failure.class),
+                failed_action_id: failure.action_id.clone(),
+                message: Some(self.secrets.redact(&failure.message)),
+                url: execution.final_url.clone(),
+                run_id: Some(run_id.to_string()),
+            },
+        );
+        if let Err(e) = moved {
+            tracing::warn!(
+                "could not move the failed plan of {} to stale: {e}",
+                scenario.id
             );
-            if let Err(e) = moved {
-                tracing::warn!(
-                    "could not move the failed plan of {} to stale: {e}",
-                    scenario.id
-                );
-            }
         }
-        scenario_result(&scenario.id, CacheOutcome::Hit, execution)
+        let k = passed_steps(&execution);
+        let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
+        if self.planning_blocked(scenario).is_some() || !repairable {
+            session.close().await;
+            let mut result = scenario_result(&scenario.id, CacheOutcome::Hit, execution);
+            if let Some((_, why)) = self.planning_blocked(scenario) {
+                result.message = result.message.map(|m| {
+                    format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
+                });
+            }
+            return result;
+        }
+        // Re-plan once, from the page where the replay failed, with the failure in the prompt.
+        let page = match self.observe(&session, phases).await {
+            Ok(p) => p,
+            Err(e) => {
+                session.close().await;
+                return crashed(&scenario.id, CacheOutcome::StaleReplanned, e);
+            }
+        };
+        session.close().await;
+        let replay_message = self.secrets.redact(&failure.message);
+        let start = Start::Repair {
+            done: entry.plan.actions[..k].to_vec(),
+            failure: StepFailure {
+                action: entry.plan.actions[k].clone(),
+                class: failure.class,
+                message: replay_message.clone(),
+            },
+            page: Box::new(page),
+        };
+        let mut result = self
+            .plan_scenario(
+                scenario,
+                start,
+                CacheOutcome::StaleReplanned,
+                shared,
+                spend,
+                phases,
+            )
+            .await;
+        let replay = format!(
+            "the cached plan failed at {} ({}: {replay_message}) and was re-planned",
+            failure.action_id.as_deref().unwrap_or("its start"),
+            failure.class
+        );
+        result.message = Some(match result.message {
+            Some(m) => format!("{replay}; the new plan failed too: {m}"),
+            None => replay,
+        });
+        result
     }
 
-    /// Runs one plan in a fresh context.
+    /// A scenario without a usable plan: planned when this run may, else failed saying why.
+    async fn plan_or_refuse(
+        &self,
+        scenario: &Scenario,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+        why: &str,
+    ) -> ScenarioResult {
+        if let Some((class, blocked)) = self.planning_blocked(scenario) {
+            return failed(
+                &scenario.id,
+                CacheOutcome::Miss,
+                class,
+                format!("{why}: {blocked}"),
+            );
+        }
+        self.plan_scenario(
+            scenario,
+            Start::Fresh,
+            CacheOutcome::Miss,
+            shared,
+            spend,
+            phases,
+        )
+        .await
+    }
+
+    /// Runs one plan in a fresh context and closes it.
     pub async fn execute_plan(
         &self,
         scenario_id: &str,
@@ -311,6 +538,26 @@ impl Runner {
         prefetched: Option<Prefetched>,
         events: &dyn EventSink,
     ) -> Result<Execution, BrowserError> {
+        let (execution, session) = self
+            .execute_open(scenario_id, plan, timeout, fragments, prefetched, events)
+            .await?;
+        let closing = std::time::Instant::now();
+        session.close().await;
+        tracing::debug!(scenario_id, "context closed in {:?}", closing.elapsed());
+        Ok(execution)
+    }
+
+    /// Runs one plan in a fresh context and hands the context back, so a failure's page can
+    /// still be read.
+    async fn execute_open(
+        &self,
+        scenario_id: &str,
+        plan: &Plan,
+        timeout: Duration,
+        fragments: &Fragments,
+        prefetched: Option<Prefetched>,
+        events: &dyn EventSink,
+    ) -> Result<(Execution, Session), BrowserError> {
         let base_url = self
             .config
             .base_url
@@ -343,10 +590,7 @@ impl Runner {
             events,
         };
         let execution = execute(&mut session, plan, &cx).await;
-        let closing = std::time::Instant::now();
-        session.close().await;
-        tracing::debug!(scenario_id, "context closed in {:?}", closing.elapsed());
-        Ok(execution)
+        Ok((execution, session))
     }
 
     /// `windup replay PLAN.json`: one plan, no LLM. With `save`, a plan that passes becomes the
@@ -550,10 +794,6 @@ fn failed(id: &str, cache: CacheOutcome, class: FailureClass, message: String) -
         final_url: None,
         actions: Vec::new(),
     }
-}
-
-fn no_plan(s: &Scenario, cache: CacheOutcome, message: &str) -> ScenarioResult {
-    failed(&s.id, cache, FailureClass::NoPlan, message.to_string())
 }
 
 fn crashed(id: &str, cache: CacheOutcome, e: BrowserError) -> ScenarioResult {

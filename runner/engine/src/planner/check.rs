@@ -1,0 +1,342 @@
+//! The planner's output is untrusted: sanitized, then validated (JSON Schema, the plan's
+//! semantic rules, then the planner's own: known credential names, allowed origins, prefixed
+//! selectors, existing fragments). A plan is data; nothing here ever runs it.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+use windup_model::schema::Format;
+use windup_model::validate::{plan_problems, schema_problems};
+use windup_model::{Action, ActionType, Plan, Selector};
+
+use crate::config::rebase;
+use crate::fragments::Fragments;
+
+/// What a planner's answer is checked against.
+pub struct Rules<'a> {
+    pub base_url: &'a url::Url,
+    /// Origins a `goto` may reach besides the base URL's.
+    pub allowed_origins: &'a [url::Origin],
+    /// ENV names a `value_ref` may use.
+    pub credentials: &'a BTreeSet<String>,
+    pub fragments: &'a Fragments,
+    /// Ids already taken by the steps done so far.
+    pub taken_ids: BTreeSet<String>,
+}
+
+/// The steps of one accepted answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub actions: Vec<Action>,
+    /// False when the task goes on past a page the planner has not seen yet.
+    pub complete: bool,
+}
+
+/// Turns the model's text into a segment, or the problems to send back.
+pub fn accept(text: &str, plan_stub: &Plan, rules: &Rules<'_>) -> Result<Segment, Vec<String>> {
+    let value = extract_json(text).ok_or_else(|| {
+        vec![format!(
+            "the answer is not a JSON object (it starts with {:?})",
+            text.chars().take(60).collect::<String>()
+        )]
+    })?;
+    let (actions, complete) = sanitize(value, rules)?;
+    let mut plan = plan_stub.clone();
+    let mut as_value = serde_json::to_value(&plan).expect("a plan serializes");
+    as_value["actions"] = Value::Array(actions);
+    let problems = schema_problems("plan", Format::Plan, &as_value);
+    if !problems.is_empty() {
+        return Err(problems.iter().map(describe).collect());
+    }
+    plan = serde_json::from_value(as_value).map_err(|e| vec![format!("{e}")])?;
+    let mut problems: Vec<String> = plan_problems("plan", &plan, complete)
+        .iter()
+        .chain(rules.fragments.check_uses("plan", "", &plan).iter())
+        .map(describe)
+        .collect();
+    for (i, a) in plan.actions.iter().enumerate() {
+        problems.extend(own_rules(i, a, rules));
+    }
+    if problems.is_empty() {
+        Ok(Segment {
+            actions: plan.actions,
+            complete,
+        })
+    } else {
+        Err(problems)
+    }
+}
+
+fn describe(e: &windup_model::InputError) -> String {
+    format!("{}: {} (fix: {})", e.field, e.problem, e.fix)
+}
+
+/// The planner's own rules for one step.
+fn own_rules(i: usize, a: &Action, rules: &Rules<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut selectors: Vec<(String, &str)> = Vec::new();
+    if let Some(t) = &a.target {
+        selectors.push(("target.selector".into(), &t.selector));
+    }
+    if let Some(e) = &a.expect {
+        for (field, s) in e.selectors() {
+            selectors.push((format!("expect.{field}"), s));
+        }
+    }
+    for (field, s) in selectors {
+        if !Selector::has_engine_prefix(s) {
+            out.push(format!(
+                "actions[{i}].{field}: `{s}` does not start with an engine (fix: write role=…, text=…, label=…, placeholder=…, testid=… or css=… in every part of the chain)"
+            ));
+        }
+    }
+    if let Some(r) = &a.value_ref
+        && !rules.credentials.contains(r)
+    {
+        let known: Vec<&str> = rules.credentials.iter().map(String::as_str).collect();
+        out.push(format!(
+            "actions[{i}].value_ref: `{r}` is not a credential of this project (fix: use one of: {})",
+            if known.is_empty() {
+                "none; type literal text with `value`".to_string()
+            } else {
+                known.join(", ")
+            }
+        ));
+    }
+    if a.kind == ActionType::Goto
+        && let Some(u) = &a.url
+    {
+        match rebase(rules.base_url, u) {
+            Ok(url) if !matches!(url.scheme(), "http" | "https") => out.push(format!(
+                "actions[{i}].url: `{u}` is not an http(s) URL (fix: use a path on the app such as \"/\")"
+            )),
+            Ok(url)
+                if url.origin() != rules.base_url.origin()
+                    && !rules.allowed_origins.contains(&url.origin()) =>
+            {
+                out.push(format!(
+                    "actions[{i}].url: `{u}` leaves the application's origin {} (fix: use a path on the app; other origins must be listed in windup.toml [planner] allowed_origins)",
+                    rules.base_url.origin().ascii_serialization()
+                ))
+            }
+            Ok(_) => {}
+            Err(e) => out.push(format!("actions[{i}].url: {e}")),
+        }
+    }
+    out
+}
+
+/// The first JSON object in `text`: models wrap answers in code fences or prose.
+fn extract_json(text: &str) -> Option<Value> {
+    let text = text.trim().trim_start_matches('\u{feff}');
+    if let Ok(v) = serde_json::from_str::<Value>(text)
+        && (v.is_object() || v.is_array())
+    {
+        return Some(v);
+    }
+    let start = text.find('{')?;
+    let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+    match stream.next() {
+        Some(Ok(v)) if v.is_object() => Some(v),
+        _ => None,
+    }
+}
+
+/// Normalises what strict structured output and loose local models produce: nulls for absent
+/// optional fields, blank strings, a bare list of actions, an ENV name typed as `value`, missing
+/// or clashing ids.
+fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<String>> {
+    let (actions, complete) = match value {
+        Value::Array(a) => (a, true),
+        Value::Object(mut o) => {
+            let complete = o.get("complete").and_then(Value::as_bool).unwrap_or(true);
+            match o.remove("actions") {
+                Some(Value::Array(a)) => (a, complete),
+                _ => return Err(vec!["`actions` is missing or not a list (fix: answer {\"actions\": [...], \"complete\": true})".into()]),
+            }
+        }
+        _ => unreachable!("extract_json returns objects and arrays"),
+    };
+    if actions.is_empty() {
+        return Err(vec![
+            "`actions` is empty (fix: give at least one step)".into(),
+        ]);
+    }
+    let mut taken = rules.taken_ids.clone();
+    let mut next = taken.len() + 1;
+    let mut out = Vec::with_capacity(actions.len());
+    for action in actions {
+        let Value::Object(mut a) = action else {
+            out.push(action);
+            continue;
+        };
+        strip(&mut a);
+        for key in ["target", "expect"] {
+            if let Some(Value::Object(inner)) = a.get_mut(key) {
+                strip(inner);
+                for nested in ["value", "count"] {
+                    if let Some(Value::Object(n)) = inner.get_mut(nested) {
+                        strip(n);
+                    }
+                }
+            }
+            if a.get(key)
+                .is_some_and(|v| v.as_object().is_some_and(Map::is_empty))
+            {
+                a.remove(key);
+            }
+        }
+        let is_fill = a.get("type").and_then(Value::as_str) == Some("fill");
+        if is_fill
+            && !a.contains_key("value_ref")
+            && let Some(Value::String(v)) = a.get("value")
+            && rules.credentials.contains(v.as_str())
+        {
+            let name = v.clone();
+            a.remove("value");
+            a.insert("value_ref".into(), Value::String(name));
+        }
+        let id_ok = a
+            .get("id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| !id.is_empty() && !taken.contains(id));
+        if !id_ok {
+            while taken.contains(&format!("a{next}")) {
+                next += 1;
+            }
+            a.insert("id".into(), Value::String(format!("a{next}")));
+        }
+        if let Some(id) = a.get("id").and_then(Value::as_str) {
+            taken.insert(id.to_string());
+        }
+        out.push(Value::Object(a));
+    }
+    Ok((out, complete))
+}
+
+/// Drops nulls and blank optional strings, trims the rest. `value` may legitimately be "".
+fn strip(o: &mut Map<String, Value>) {
+    o.retain(|k, v| match v {
+        Value::Null => false,
+        Value::String(s) => k == "value" || k == "equals" || !s.trim().is_empty(),
+        _ => true,
+    });
+    for (k, v) in o.iter_mut() {
+        if let Value::String(s) = v
+            && k != "value"
+            && k != "equals"
+        {
+            let t = s.trim();
+            if t.len() != s.len() {
+                *s = t.to_string();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stub() -> Plan {
+        Plan {
+            plan_version: windup_model::plan::PLAN_VERSION.into(),
+            scenario_id: "s".into(),
+            task: "t".into(),
+            start_url: "/".into(),
+            generated_by: "test/model".into(),
+            actions: Vec::new(),
+        }
+    }
+
+    fn check(answer: Value) -> Result<Segment, Vec<String>> {
+        let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
+        let creds: BTreeSet<String> = ["ADMIN_PASSWORD".to_string()].into();
+        let rules = Rules {
+            base_url: &base,
+            allowed_origins: &[],
+            credentials: &creds,
+            fragments: &Fragments::default(),
+            taken_ids: BTreeSet::new(),
+        };
+        accept(&answer.to_string(), &stub(), &rules)
+    }
+
+    #[test]
+    fn strict_mode_nulls_and_fences_are_accepted() {
+        let text = "```json\n{\"actions\":[{\"id\":\"a1\",\"type\":\"fill\",\"target\":{\"selector\":\"label=\\\"Password\\\"\",\"description\":null},\"value\":\"ADMIN_PASSWORD\",\"value_ref\":null,\"url\":null,\"key\":null,\"use\":null,\"expect\":{\"visible\":null,\"hidden\":null,\"url\":\"/home\",\"value\":null,\"count\":null},\"timeout_ms\":null}],\"complete\":true}\n```";
+        let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
+        let creds: BTreeSet<String> = ["ADMIN_PASSWORD".to_string()].into();
+        let rules = Rules {
+            base_url: &base,
+            allowed_origins: &[],
+            credentials: &creds,
+            fragments: &Fragments::default(),
+            taken_ids: BTreeSet::new(),
+        };
+        let seg = accept(text, &stub(), &rules).unwrap();
+        assert_eq!(seg.actions[0].value_ref.as_deref(), Some("ADMIN_PASSWORD"));
+        assert_eq!(seg.actions[0].value, None);
+    }
+
+    #[test]
+    fn foreign_goto_unknown_ref_and_bare_selector_are_rejected() {
+        let err = check(json!({"actions": [
+            {"id": "a1", "type": "goto", "url": "http://evil.example/x"},
+            {"id": "a2", "type": "fill", "target": {"selector": "#pw"}, "value_ref": "ROOT_TOKEN"},
+            {"id": "a3", "type": "click", "target": {"selector": "text=\"Go\""}, "expect": {"visible": "h1"}}
+        ], "complete": true}))
+        .unwrap_err();
+        let all = err.join("\n");
+        assert!(all.contains("leaves the application's origin"), "{all}");
+        assert!(all.contains("`ROOT_TOKEN` is not a credential"), "{all}");
+        assert!(all.contains("`#pw` does not start with an engine"), "{all}");
+        assert!(all.contains("expect.visible: `h1`"), "{all}");
+    }
+
+    #[test]
+    fn schema_breaking_answers_are_named() {
+        let err = check(json!({"actions": [{"id": "a1", "type": "teleport"}]})).unwrap_err();
+        assert!(err.join("\n").contains("actions[0].type"), "{err:?}");
+        let err = check(json!({"steps": []})).unwrap_err();
+        assert!(err[0].contains("`actions` is missing"));
+        assert!(
+            accept(
+                "I cannot help",
+                &stub(),
+                &Rules {
+                    base_url: &url::Url::parse("http://h/").unwrap(),
+                    allowed_origins: &[],
+                    credentials: &BTreeSet::new(),
+                    fragments: &Fragments::default(),
+                    taken_ids: BTreeSet::new(),
+                }
+            )
+            .unwrap_err()[0]
+                .contains("not a JSON object")
+        );
+    }
+
+    #[test]
+    fn unfinished_segments_may_end_without_expect_and_ids_continue() {
+        let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
+        let rules = Rules {
+            base_url: &base,
+            allowed_origins: &[],
+            credentials: &BTreeSet::new(),
+            fragments: &Fragments::default(),
+            taken_ids: ["a1".to_string(), "a2".to_string()].into(),
+        };
+        let seg = accept(
+            &json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Next\""}}], "complete": false}).to_string(),
+            &stub(),
+            &rules,
+        )
+        .unwrap();
+        assert_eq!(seg.actions[0].id, "a3");
+        assert!(!seg.complete);
+        let err = check(json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Next\""}}], "complete": true})).unwrap_err();
+        assert!(err.join("\n").contains("no postcondition"), "{err:?}");
+    }
+}

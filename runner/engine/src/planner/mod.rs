@@ -1,0 +1,398 @@
+//! Planning logic, provider-agnostic: one page, the task and what is known go in; a validated
+//! segment of plan comes out. Structured output; two retry levels: transient ones inside the
+//! `llm` client, semantic ones here (the problems go back in one more call). Every call passes
+//! the budget gate first and is counted, priced and timed.
+
+pub mod budget;
+pub mod check;
+pub mod page;
+pub mod prompt;
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use time::Date;
+use windup_model::ledger::TokenUsage;
+use windup_model::{Action, FailureClass, Plan, Scenario};
+
+use crate::costs::{DatedPrice, PriceTable, worst_case_micro_usd};
+use crate::fragments::Fragments;
+use crate::llm::{LlmClient, LlmError, LlmRequest, Usage};
+use crate::secrets::ProjectSecrets;
+
+pub use budget::{Budget, Limits};
+pub use check::Segment;
+pub use page::PageView;
+
+/// How the planner behaves; `[planner]` in windup.toml.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Characters of the page (elements and snapshot) a prompt may carry.
+    pub page_chars: usize,
+    pub max_elements: usize,
+    /// Extra calls with the validation problems after a rejected answer.
+    pub semantic_retries: u32,
+    /// Continuation calls per scenario when a plan reaches a page it was not planned on.
+    pub max_continuations: u32,
+    /// Origins a `goto` may reach besides the base URL's.
+    pub allowed_origins: Vec<url::Origin>,
+    pub max_output_tokens: u32,
+    pub temperature: Option<f32>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            page_chars: 6_000,
+            max_elements: 80,
+            semantic_retries: 1,
+            max_continuations: 3,
+            allowed_origins: Vec::new(),
+            max_output_tokens: 2_048,
+            temperature: Some(0.0),
+        }
+    }
+}
+
+/// Which of the ledger's call counters a call adds to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    Planning,
+    Continuation,
+    Replan,
+}
+
+/// A step that failed, as the prompt reports it.
+#[derive(Debug, Clone)]
+pub struct StepFailure {
+    pub action: Action,
+    pub class: FailureClass,
+    pub message: String,
+}
+
+/// Why this call is made.
+#[derive(Debug, Clone)]
+pub enum Purpose {
+    /// A fresh plan from the start page.
+    Plan,
+    /// The plan reached a page it was not planned on (and, when given, failed there).
+    Continue { failure: Option<StepFailure> },
+    /// A cached plan failed on replay: plan the rest from where it failed.
+    Repair { failure: StepFailure },
+}
+
+impl Purpose {
+    fn kind(&self) -> CallKind {
+        match self {
+            Purpose::Plan => CallKind::Planning,
+            Purpose::Continue { .. } => CallKind::Continuation,
+            Purpose::Repair { .. } => CallKind::Replan,
+        }
+    }
+}
+
+/// One question to the planner.
+pub struct Ask<'a> {
+    pub scenario: &'a Scenario,
+    pub page: &'a PageView,
+    /// Steps already executed, in order.
+    pub done: &'a [Action],
+    pub purpose: Purpose,
+    /// Fragment ids with their descriptions.
+    pub fragments: &'a [(String, String)],
+    /// Seam for the site map's slice of known pages (a later issue).
+    pub site_map: Option<&'a str>,
+}
+
+/// What the project gives every call.
+pub struct Project<'a> {
+    pub base_url: &'a url::Url,
+    pub fragments: &'a Fragments,
+    pub secrets: &'a ProjectSecrets,
+    pub budget: &'a Budget,
+}
+
+/// What a scenario's planning cost, for its result and its ledger record.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Spend {
+    pub planning: u32,
+    pub continuation: u32,
+    pub replan: u32,
+    pub usage: Usage,
+    pub cost_micro_usd: u64,
+    pub price_date: Option<Date>,
+    /// Time spent in planning calls, provider latency included.
+    pub llm_ms: u64,
+    /// Time spent building prompts and checking answers.
+    pub own_ms: u64,
+}
+
+impl Spend {
+    pub fn calls(&self) -> u32 {
+        self.planning + self.continuation + self.replan
+    }
+
+    fn count(&mut self, kind: CallKind) {
+        match kind {
+            CallKind::Planning => self.planning += 1,
+            CallKind::Continuation => self.continuation += 1,
+            CallKind::Replan => self.replan += 1,
+        }
+    }
+}
+
+/// Why planning gave up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFailure {
+    pub class: FailureClass,
+    pub message: String,
+}
+
+/// The model's answer: steps, and whether the task ends on the page it saw.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // only its schema is used: answers are checked as JSON, then as a plan
+struct Answer {
+    /// The steps, in order.
+    actions: Vec<Action>,
+    /// False when the task continues on a page not seen yet.
+    complete: bool,
+}
+
+/// The planner bound to one provider and price.
+pub struct Planner {
+    client: Box<dyn LlmClient>,
+    settings: Settings,
+    prices: PriceTable,
+    schema: serde_json::Value,
+}
+
+impl Planner {
+    pub fn new(client: Box<dyn LlmClient>, settings: Settings, prices: PriceTable) -> Self {
+        let schema = serde_json::to_value(schemars::schema_for!(Answer)).expect("schema");
+        Planner {
+            client,
+            settings,
+            prices,
+            schema,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn provider(&self) -> &str {
+        self.client.provider()
+    }
+
+    pub fn model(&self) -> &str {
+        self.client.model()
+    }
+
+    /// `provider/model`, as plans record who made them.
+    pub fn generated_by(&self) -> String {
+        format!("{}/{}", self.client.provider(), self.client.model())
+    }
+
+    fn price(&self) -> Option<DatedPrice> {
+        self.prices.price(self.client.model(), today())
+    }
+
+    /// Asks for the next segment of plan; counts, prices and times every call into `spend`.
+    pub async fn plan(
+        &self,
+        ask: &Ask<'_>,
+        project: &Project<'_>,
+        spend: &mut Spend,
+    ) -> Result<Segment, PlanFailure> {
+        let own = Instant::now();
+        let credentials = credentials(ask.scenario, project.secrets);
+        let allowed: BTreeSet<String> = credentials.iter().map(|(_, env)| env.clone()).collect();
+        let stub = Plan {
+            plan_version: windup_model::plan::PLAN_VERSION.to_string(),
+            scenario_id: ask.scenario.id.clone(),
+            task: ask.scenario.task.clone(),
+            start_url: ask.scenario.start_url.clone(),
+            generated_by: self.generated_by(),
+            actions: Vec::new(),
+        };
+        let rules = check::Rules {
+            base_url: project.base_url,
+            allowed_origins: &self.settings.allowed_origins,
+            credentials: &allowed,
+            fragments: project.fragments,
+            taken_ids: ask.done.iter().map(|a| a.id.clone()).collect(),
+        };
+        // Credential values never reach a prompt, even when the page shows one in a field.
+        let user = project.secrets.redact(&prompt::user_message(
+            ask,
+            &credentials,
+            self.settings.page_chars,
+        ));
+        let system = prompt::SYSTEM.to_string();
+        let kind = ask.purpose.kind();
+        let mut rejected: Vec<String> = Vec::new();
+        spend.own_ms += own.elapsed().as_millis() as u64;
+        for attempt in 0..=self.settings.semantic_retries {
+            let own = Instant::now();
+            let request = LlmRequest {
+                system: system.clone(),
+                user: if attempt == 0 {
+                    user.clone()
+                } else {
+                    format!(
+                        "{user}{}",
+                        project.secrets.redact(&prompt::rejection(&rejected))
+                    )
+                },
+                schema_name: "windup_plan".to_string(),
+                schema: self.schema.clone(),
+                max_output_tokens: self.settings.max_output_tokens,
+                temperature: self.settings.temperature,
+            };
+            let price = self.price();
+            let worst = price
+                .as_ref()
+                .map(|p| {
+                    worst_case_micro_usd(
+                        p,
+                        estimate_tokens(&request),
+                        u64::from(request.max_output_tokens),
+                    )
+                })
+                .unwrap_or(0);
+            let reservation =
+                project
+                    .budget
+                    .admit(spend.calls(), worst)
+                    .map_err(|why| PlanFailure {
+                        class: FailureClass::BudgetExceeded,
+                        message: format!("no LLM call was made: {why}"),
+                    })?;
+            spend.own_ms += own.elapsed().as_millis() as u64;
+            let called = Instant::now();
+            let result = self.client.complete(&request).await;
+            spend.llm_ms += called.elapsed().as_millis() as u64;
+            spend.count(kind);
+            let usage = match &result {
+                Ok(c) => c.usage,
+                Err(e) => e.usage(),
+            };
+            spend.usage += usage;
+            let cost = price
+                .as_ref()
+                .and_then(|_| {
+                    self.prices
+                        .cost(self.client.model(), today(), tokens(usage))
+                })
+                .map(|(micro, date)| {
+                    spend.price_date = Some(date);
+                    micro
+                })
+                .unwrap_or(0);
+            spend.cost_micro_usd += cost;
+            project.budget.settle(reservation, cost);
+            let own = Instant::now();
+            let completion = match result {
+                Ok(c) => c,
+                Err(LlmError::Refused { message, .. }) => {
+                    return Err(PlanFailure {
+                        class: FailureClass::PlanRejected,
+                        message: format!("the model refused to plan: {message}"),
+                    });
+                }
+                Err(e) => {
+                    return Err(PlanFailure {
+                        class: FailureClass::LlmError,
+                        message: project.secrets.redact(&e.to_string()),
+                    });
+                }
+            };
+            let mut answer = check::accept(&completion.text, &stub, &rules);
+            if completion.finish == crate::llm::Finish::Length
+                && let Err(problems) = &mut answer
+            {
+                problems.insert(
+                    0,
+                    format!(
+                        "the answer was cut off at {} output tokens (fix: fewer, shorter steps)",
+                        request.max_output_tokens
+                    ),
+                );
+            }
+            spend.own_ms += own.elapsed().as_millis() as u64;
+            match answer {
+                Ok(segment) => return Ok(segment),
+                Err(problems) => {
+                    tracing::info!(
+                        scenario_id = ask.scenario.id,
+                        attempt,
+                        "planner answer rejected: {}",
+                        problems.join("; ")
+                    );
+                    rejected = problems;
+                }
+            }
+        }
+        Err(PlanFailure {
+            class: FailureClass::PlanRejected,
+            message: project.secrets.redact(&format!(
+                "the model's plan was still invalid after {} calls: {}",
+                self.settings.semantic_retries + 1,
+                rejected.join("; ")
+            )),
+        })
+    }
+}
+
+/// The credentials a plan may use: the manifest's ENV names, and ENV-style names (with an
+/// underscore) that the task or hints mention. Labelled `account.field` when the manifest says.
+pub fn credentials(scenario: &Scenario, secrets: &ProjectSecrets) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = secrets
+        .manifest()
+        .accounts
+        .iter()
+        .flat_map(|(account, fields)| {
+            fields
+                .iter()
+                .map(move |(field, env)| (format!("{account}.{field}"), env.clone()))
+        })
+        .collect();
+    let text =
+        std::iter::once(scenario.task.as_str()).chain(scenario.hints.iter().map(String::as_str));
+    for word in text.flat_map(|t| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))) {
+        let env_like = word.len() >= 3
+            && word.contains('_')
+            && word.starts_with(|c: char| c.is_ascii_uppercase())
+            && word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if env_like && !out.iter().any(|(_, env)| env == word) {
+            out.push(("mentioned".to_string(), word.to_string()));
+        }
+    }
+    out
+}
+
+/// An upper estimate of a request's prompt tokens: two bytes per token is above what real
+/// tokenizers give for English and code, and about right for non-Latin scripts.
+fn estimate_tokens(r: &LlmRequest) -> u64 {
+    let bytes = r.system.len() + r.user.len() + r.schema.to_string().len();
+    (bytes as u64).div_ceil(2)
+}
+
+fn tokens(u: Usage) -> TokenUsage {
+    TokenUsage {
+        input: u.input_tokens,
+        output: u.output_tokens,
+        cached: u.cached_tokens,
+    }
+}
+
+/// Today's date in UTC, which picks the price in force.
+fn today() -> Date {
+    time::OffsetDateTime::now_utc().date()
+}

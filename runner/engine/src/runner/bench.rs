@@ -1,0 +1,333 @@
+//! `windup bench`: the validation protocol for one scenario, in a scratch plan cache so the
+//! project's committed plans are never touched. Five generations (at least four valid), ten
+//! replays (all with zero calls and $0), replay at least five times faster than the first run,
+//! and recovery from a broken selector (the replay fails, the re-plan passes, the stale entry
+//! is kept). Every call is recorded in the ledger like any other.
+
+use serde::Serialize;
+use time::OffsetDateTime;
+use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus};
+
+use super::planning::Phases;
+use super::{Outcome, RunError, RunShared, Runner};
+use crate::cache::{Lookup, PlanCache};
+use crate::events::EventSink;
+use crate::planner::Spend;
+
+pub const BENCH_VERSION: &str = "0.1";
+pub const GENERATIONS: usize = 5;
+pub const REPLAYS: usize = 10;
+
+/// One fresh planning of the scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Generation {
+    /// The planner produced a plan that passed validation.
+    pub valid: bool,
+    /// That plan then passed its verifying run.
+    pub verified: bool,
+    pub calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_micro_usd: u64,
+    /// Time in planning calls, provider latency included.
+    pub llm_ms: u64,
+    /// The planner's own time: prompts and checks.
+    pub planner_ms: u64,
+    pub total_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<FailureClass>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Replay {
+    pub passed: bool,
+    pub calls: u32,
+    pub cost_micro_usd: u64,
+    pub duration_ms: u64,
+}
+
+/// Corrupting one selector of the verified plan, then running again.
+#[derive(Debug, Clone, Serialize)]
+pub struct Recovery {
+    pub broken_action: String,
+    pub replay_failed: bool,
+    pub replanned_and_passed: bool,
+    pub stale_kept: bool,
+    pub calls: u32,
+    pub cost_micro_usd: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The protocol's verdicts.
+#[derive(Debug, Clone, Serialize)]
+pub struct Checks {
+    /// At least 4 of 5 generations valid.
+    pub generations: bool,
+    /// 10 of 10 replays passed with 0 calls.
+    pub replays: bool,
+    /// The first run took at least 5 times the median replay.
+    pub speedup: bool,
+    /// Replays cost nothing.
+    pub free_replays: bool,
+    pub recovery: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub bench_version: String,
+    pub scenario_id: String,
+    pub provider: String,
+    pub model: String,
+    pub generations: Vec<Generation>,
+    /// The first verified generation's whole time: planning and its verifying run.
+    pub first_run_ms: Option<u64>,
+    pub replays: Vec<Replay>,
+    pub replay_median_ms: Option<u64>,
+    /// first_run_ms / replay_median_ms.
+    pub speedup: Option<f64>,
+    pub recovery: Option<Recovery>,
+    pub checks: Checks,
+    pub passed: bool,
+}
+
+impl Runner {
+    /// Runs the validation protocol on one scenario.
+    pub async fn bench(
+        &self,
+        scenario_id: &str,
+        events: &dyn EventSink,
+    ) -> Result<BenchReport, RunError> {
+        let (planned, fragments) = self.prepare(&[scenario_id.to_string()])?;
+        let scenario = planned
+            .into_iter()
+            .next()
+            .expect("prepare found the scenario")
+            .file
+            .scenario;
+        let Some(planner) = self.planner() else {
+            let why = self
+                .planning_blocked(&scenario)
+                .map(|(_, why)| why)
+                .unwrap_or_default();
+            return Err(windup_model::InputError::new(
+                "windup.toml",
+                "providers",
+                format!("bench needs a planner: {why}"),
+                "configure a [providers.NAME] table and set its key, and do not pass --require-cached",
+            )
+            .into());
+        };
+        if self.config.require_cached {
+            return Err(windup_model::InputError::new(
+                "--require-cached",
+                "(flag)",
+                "bench plans on purpose",
+                "run bench without --require-cached",
+            )
+            .into());
+        }
+        self.browser
+            .ensure_started()
+            .await
+            .map_err(RunError::Infrastructure)?;
+        let run_id = uuid::Uuid::now_v7().to_string();
+        let started_at = OffsetDateTime::now_utc();
+        let mut outcomes = Vec::new();
+        let scratch = |what: &str| {
+            tempfile::Builder::new()
+                .prefix(&format!("windup-bench-{what}-"))
+                .tempdir()
+                .map_err(|e| {
+                    RunError::Input(
+                        windup_model::InputError::new(
+                            std::env::temp_dir().display().to_string(),
+                            "(folder)",
+                            format!("cannot create a scratch folder: {e}"),
+                            "free some disk space or set TMPDIR",
+                        )
+                        .into(),
+                    )
+                })
+        };
+
+        // A scenario run against `cache`, recorded for the ledger.
+        let once = async |cache: &PlanCache, outcomes: &mut Vec<Outcome>| -> ScenarioResult {
+            let lookup = cache.lookup(&scenario).unwrap_or(Lookup::Miss);
+            let shared = RunShared {
+                cache,
+                fragments: &fragments,
+                run_id: &run_id,
+                events,
+            };
+            let started = OffsetDateTime::now_utc();
+            let mut spend = Spend::default();
+            let mut phases = Phases::default();
+            let result = self
+                .run_scenario(&scenario, lookup, None, &shared, &mut spend, &mut phases)
+                .await;
+            let mut result = self.redacted(result);
+            result.llm_calls = spend.calls();
+            result.cost_micro_usd = spend.cost_micro_usd;
+            result.duration_ms = (OffsetDateTime::now_utc() - started)
+                .whole_milliseconds()
+                .max(0) as u64;
+            outcomes.push(Outcome {
+                result: result.clone(),
+                started_at: started,
+                spend,
+                phases,
+            });
+            result
+        };
+
+        let mut generations = Vec::new();
+        let mut verified_dir = None;
+        let mut first_run_ms = None;
+        for _ in 0..GENERATIONS {
+            let dir = scratch("plan")?;
+            let cache = PlanCache::new(dir.path());
+            let r = once(&cache, &mut outcomes).await;
+            let spend = &outcomes.last().expect("recorded").spend;
+            let valid = r.status == ScenarioStatus::Passed
+                || !matches!(
+                    r.failure_class,
+                    Some(
+                        FailureClass::PlanRejected
+                            | FailureClass::LlmError
+                            | FailureClass::BudgetExceeded
+                            | FailureClass::NoPlan
+                            | FailureClass::NotCached
+                            | FailureClass::NavigationFailed
+                            | FailureClass::BrowserCrashed
+                    )
+                );
+            let verified = r.status == ScenarioStatus::Passed;
+            generations.push(Generation {
+                valid,
+                verified,
+                calls: spend.calls(),
+                input_tokens: spend.usage.input_tokens,
+                output_tokens: spend.usage.output_tokens,
+                cost_micro_usd: spend.cost_micro_usd,
+                llm_ms: spend.llm_ms,
+                planner_ms: spend.own_ms,
+                total_ms: r.duration_ms,
+                failure_class: r.failure_class,
+                message: r.message.clone(),
+            });
+            if verified && verified_dir.is_none() {
+                first_run_ms = Some(r.duration_ms);
+                verified_dir = Some(dir);
+            }
+        }
+
+        let mut replays = Vec::new();
+        let mut recovery = None;
+        if let Some(dir) = &verified_dir {
+            let cache = PlanCache::new(dir.path());
+            for _ in 0..REPLAYS {
+                let r = once(&cache, &mut outcomes).await;
+                replays.push(Replay {
+                    passed: r.status == ScenarioStatus::Passed && r.cache == CacheOutcome::Hit,
+                    calls: r.llm_calls,
+                    cost_micro_usd: r.cost_micro_usd,
+                    duration_ms: r.duration_ms,
+                });
+            }
+            recovery = Some(
+                break_and_recover(&cache, &scenario, async |c| once(c, &mut outcomes).await).await,
+            );
+        }
+
+        let valid = generations.iter().filter(|g| g.valid).count();
+        let mut durations: Vec<u64> = replays.iter().map(|r| r.duration_ms).collect();
+        durations.sort_unstable();
+        let replay_median_ms = (!durations.is_empty()).then(|| durations[durations.len() / 2]);
+        let speedup = match (first_run_ms, replay_median_ms) {
+            (Some(f), Some(m)) => Some(f as f64 / m.max(1) as f64),
+            _ => None,
+        };
+        let checks = Checks {
+            generations: valid * 5 >= GENERATIONS * 4,
+            replays: replays.len() == REPLAYS && replays.iter().all(|r| r.passed && r.calls == 0),
+            speedup: speedup.is_some_and(|s| s >= 5.0),
+            free_replays: !replays.is_empty() && replays.iter().all(|r| r.cost_micro_usd == 0),
+            recovery: recovery
+                .as_ref()
+                .is_some_and(|r| r.replay_failed && r.replanned_and_passed && r.stale_kept),
+        };
+        let passed = checks.generations
+            && checks.replays
+            && checks.speedup
+            && checks.free_replays
+            && checks.recovery;
+        let report = self.report(
+            run_id,
+            started_at,
+            outcomes.iter().map(|o| o.result.clone()).collect(),
+        );
+        self.append_ledger(&report, &outcomes);
+        Ok(BenchReport {
+            bench_version: BENCH_VERSION.to_string(),
+            scenario_id: scenario.id.clone(),
+            provider: planner.provider().to_string(),
+            model: planner.model().to_string(),
+            generations,
+            first_run_ms,
+            replays,
+            replay_median_ms,
+            speedup,
+            recovery,
+            checks,
+            passed,
+        })
+    }
+}
+
+/// Corrupts the first target selector of the cached plan, then runs once more.
+async fn break_and_recover(
+    cache: &PlanCache,
+    scenario: &windup_model::Scenario,
+    mut run: impl AsyncFnMut(&PlanCache) -> ScenarioResult,
+) -> Recovery {
+    let stale_before = cache.stale_entries(&scenario.id).len();
+    let mut broken_action = String::new();
+    let broke = match cache.load(&scenario.id) {
+        Ok(Some(mut entry)) => match entry.plan.actions.iter_mut().find(|a| a.target.is_some()) {
+            Some(a) => {
+                broken_action = a.id.clone();
+                if let Some(t) = a.target.as_mut() {
+                    t.selector = "css=[data-windup-bench-broken]".to_string();
+                }
+                crate::fsutil::write_json(&cache.path(&scenario.id), &entry).is_ok()
+            }
+            None => false,
+        },
+        _ => false,
+    };
+    if !broke {
+        return Recovery {
+            broken_action,
+            replay_failed: false,
+            replanned_and_passed: false,
+            stale_kept: false,
+            calls: 0,
+            cost_micro_usd: 0,
+            message: Some("the verified plan has no step with a target to break".into()),
+        };
+    }
+    let r = run(cache).await;
+    Recovery {
+        broken_action,
+        replay_failed: r.cache == CacheOutcome::StaleReplanned,
+        replanned_and_passed: r.cache == CacheOutcome::StaleReplanned
+            && r.status == ScenarioStatus::Passed,
+        stale_kept: cache.stale_entries(&scenario.id).len() > stale_before,
+        calls: r.llm_calls,
+        cost_micro_usd: r.cost_micro_usd,
+        message: r.message,
+    }
+}

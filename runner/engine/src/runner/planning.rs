@@ -1,0 +1,381 @@
+//! Planning inside a run. A miss is planned from the start page; a broken replay is repaired
+//! from the page where it failed. The planner sees one page at a time: when a new plan reaches a
+//! page it was not planned on (and fails there, or says the task goes on), it continues from
+//! that page. Every plan is verified by a clean run from a fresh context before it is cached,
+//! and a plan that fails that run is never cached.
+
+use std::time::{Duration, Instant};
+
+use windup_model::{Action, ActionStatus, FailureClass, Plan, Scenario, ScenarioResult};
+
+use super::{Planning, RunShared, Runner, crashed, failed, scenario_result};
+use crate::browser::{BrowserError, Session};
+use crate::events::Event;
+use crate::planner::{Ask, PageView, Project, Purpose, Spend, StepFailure};
+use crate::project::display;
+
+/// Where planning starts.
+#[allow(clippy::large_enum_variant)] // one per planned scenario, moved once
+pub(super) enum Start {
+    /// From the scenario's start page.
+    Fresh,
+    /// After a failed replay: the steps that passed, the failure, and the page where it failed.
+    Repair {
+        done: Vec<Action>,
+        failure: StepFailure,
+        page: Box<PageView>,
+    },
+}
+
+/// Time a scenario spent in each phase, for its ledger record.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Phases {
+    pub execute_ms: u64,
+    pub verify_ms: u64,
+    /// Opening pages and reading them for the planner.
+    pub observe_ms: u64,
+}
+
+impl Phases {
+    pub(super) fn add(&mut self, x: &crate::executor::Execution) {
+        self.execute_ms += x.duration.as_millis() as u64;
+        self.verify_ms += x.actions.iter().map(|a| a.verify_ms).sum::<u64>();
+    }
+}
+
+/// How many of a plan's own steps passed: the index of the step that failed.
+pub(super) fn passed_steps(x: &crate::executor::Execution) -> usize {
+    x.actions
+        .iter()
+        .filter(|a| a.fragment.is_none() && a.status == ActionStatus::Passed)
+        .count()
+}
+
+/// Failures that say the plan does not fit the page (as opposed to an app or browser problem).
+pub(super) fn plan_misfit(class: FailureClass) -> bool {
+    matches!(
+        class,
+        FailureClass::SelectorNotFound
+            | FailureClass::NotActionable
+            | FailureClass::PostconditionFailed
+    )
+}
+
+impl Runner {
+    /// Plans (or repairs), verifies and caches one scenario's plan.
+    pub(super) async fn plan_scenario(
+        &self,
+        scenario: &Scenario,
+        start: Start,
+        cache_outcome: windup_model::CacheOutcome,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        let Planning::Ready(planner) = &self.planning else {
+            unreachable!("callers check that a planner is ready");
+        };
+        let base_url = self
+            .config
+            .base_url
+            .as_ref()
+            .expect("prepare checked the base URL");
+        let settings = planner.settings();
+        let timeout = self.scenario_timeout(scenario);
+        let project = Project {
+            base_url,
+            fragments: shared.fragments,
+            secrets: &self.secrets,
+            budget: &self.budget,
+        };
+        let catalog: Vec<(String, String)> = shared
+            .fragments
+            .ids()
+            .filter_map(|id| {
+                shared
+                    .fragments
+                    .get(id)
+                    .map(|f| (id.to_string(), f.description.clone()))
+            })
+            .collect();
+        let (mut actions, mut page, mut purpose) = match start {
+            Start::Fresh => match self.observe_start(scenario, phases).await {
+                Ok(page) => (Vec::new(), page, Purpose::Plan),
+                Err(result) => return with_cache(result, cache_outcome),
+            },
+            Start::Repair {
+                done,
+                failure,
+                page,
+            } => (done, *page, Purpose::Repair { failure }),
+        };
+        // Where each planned part starts, and the page it was planned on (unknown for the steps
+        // a repair keeps from the old plan).
+        let mut parts: Vec<(usize, Option<String>)> = vec![(0, None)];
+        let mut continuations = 0;
+        loop {
+            shared.events.on_event(&Event::Planning {
+                scenario_id: scenario.id.clone(),
+                purpose: match &purpose {
+                    Purpose::Plan => "plan",
+                    Purpose::Continue { .. } => "continue",
+                    Purpose::Repair { .. } => "repair",
+                }
+                .to_string(),
+            });
+            let ask = Ask {
+                scenario,
+                page: &page,
+                done: &actions,
+                purpose: purpose.clone(),
+                fragments: &catalog,
+                site_map: None,
+            };
+            let segment = match planner.plan(&ask, &project, spend).await {
+                Ok(s) => s,
+                Err(f) => {
+                    return with_cache(
+                        failed(&scenario.id, cache_outcome, f.class, f.message),
+                        cache_outcome,
+                    );
+                }
+            };
+            parts.retain(|(s, _)| *s < actions.len() || *s == 0);
+            parts.push((actions.len(), Some(page.url.clone())));
+            actions.extend(segment.actions);
+            let plan = Plan {
+                plan_version: windup_model::plan::PLAN_VERSION.to_string(),
+                scenario_id: scenario.id.clone(),
+                task: scenario.task.clone(),
+                start_url: scenario.start_url.clone(),
+                generated_by: planner.generated_by(),
+                actions: actions.clone(),
+            };
+            let (execution, session) = match self
+                .execute_open(
+                    &scenario.id,
+                    &plan,
+                    timeout,
+                    shared.fragments,
+                    None,
+                    shared.events,
+                )
+                .await
+            {
+                Ok(x) => x,
+                Err(e) => return crashed(&scenario.id, cache_outcome, e),
+            };
+            phases.add(&execution);
+            let failure = execution.failure.clone();
+            let can_continue = continuations < settings.max_continuations;
+            match failure {
+                None if segment.complete => {
+                    session.close().await;
+                    if let Some(url) = &execution.final_url
+                        && !self.allowed_url(url)
+                    {
+                        return failed(
+                            &scenario.id,
+                            cache_outcome,
+                            FailureClass::PlanRejected,
+                            format!(
+                                "the planned steps ended on {url}, outside the allowed origins, so the plan was not cached"
+                            ),
+                        );
+                    }
+                    if let Err(e) = shared.cache.save_verified(
+                        scenario,
+                        &plan,
+                        execution.start_sig.clone(),
+                        execution.duration.as_millis() as u64,
+                        shared.run_id,
+                    ) {
+                        tracing::error!("could not save the verified plan of {}: {e}", scenario.id);
+                    }
+                    return scenario_result(&scenario.id, cache_outcome, execution);
+                }
+                None => {
+                    if !can_continue {
+                        session.close().await;
+                        return failed(
+                            &scenario.id,
+                            cache_outcome,
+                            FailureClass::PlanRejected,
+                            format!(
+                                "the task was still unfinished after {} continuation calls (planner.max_continuations)",
+                                settings.max_continuations
+                            ),
+                        );
+                    }
+                    continuations += 1;
+                    page = match self.observe(&session, phases).await {
+                        Ok(p) => p,
+                        Err(e) => return crashed(&scenario.id, cache_outcome, e),
+                    };
+                    session.close().await;
+                    purpose = Purpose::Continue { failure: None };
+                }
+                Some(f) => {
+                    let k = passed_steps(&execution);
+                    let planned_on = parts
+                        .iter()
+                        .rev()
+                        .find(|(s, _)| *s <= k)
+                        .and_then(|(_, url)| url.clone());
+                    let moved = match (&planned_on, &execution.final_url) {
+                        (Some(on), Some(now)) => PageView {
+                            url: on.clone(),
+                            ..PageView::default()
+                        }
+                        .is_other_page(now),
+                        _ => false,
+                    };
+                    if plan_misfit(f.class) && k < actions.len() && moved && can_continue {
+                        continuations += 1;
+                        page = match self.observe(&session, phases).await {
+                            Ok(p) => p,
+                            Err(e) => return crashed(&scenario.id, cache_outcome, e),
+                        };
+                        session.close().await;
+                        let failed_step = actions[k].clone();
+                        actions.truncate(k);
+                        purpose = Purpose::Continue {
+                            failure: Some(StepFailure {
+                                action: failed_step,
+                                class: f.class,
+                                message: self.secrets.redact(&f.message),
+                            }),
+                        };
+                        continue;
+                    }
+                    session.close().await;
+                    let mut result = scenario_result(&scenario.id, cache_outcome, execution);
+                    result.message = result.message.map(|m| {
+                        format!("the new plan failed its verifying run, so it was not cached: {m}")
+                    });
+                    return result;
+                }
+            }
+        }
+    }
+
+    /// Opens the start page in a fresh context and reads it for the planner.
+    async fn observe_start(
+        &self,
+        scenario: &Scenario,
+        phases: &mut Phases,
+    ) -> Result<PageView, ScenarioResult> {
+        let base_url = self.config.base_url.as_ref().expect("checked");
+        let url = crate::config::rebase(base_url, &scenario.start_url).map_err(|e| {
+            failed(
+                &scenario.id,
+                windup_model::CacheOutcome::Miss,
+                FailureClass::NavigationFailed,
+                e,
+            )
+        })?;
+        let started = Instant::now();
+        let session = self
+            .browser
+            .new_session()
+            .await
+            .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e))?;
+        let opened = session
+            .goto(url.as_str(), self.config.timeouts.navigation)
+            .await;
+        let page = match opened {
+            Ok(()) => self
+                .observe(&session, phases)
+                .await
+                .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e)),
+            Err(crate::browser::NavError::Crashed(why)) => Err(crashed(
+                &scenario.id,
+                windup_model::CacheOutcome::Miss,
+                BrowserError::Crashed(why),
+            )),
+            Err(e) => Err(failed(
+                &scenario.id,
+                windup_model::CacheOutcome::Miss,
+                FailureClass::NavigationFailed,
+                match e {
+                    crate::browser::NavError::Failed(reason) => {
+                        format!("{url} did not load, so it could not be planned: {reason}")
+                    }
+                    _ => format!(
+                        "{url} did not finish loading within {} ms, so it could not be planned",
+                        self.config.timeouts.navigation.as_millis()
+                    ),
+                },
+            )),
+        };
+        session.close().await;
+        phases.observe_ms += started.elapsed().as_millis() as u64;
+        page
+    }
+
+    /// Reads the page for the planner once it has something to act on: pages that render after
+    /// `load` get a short grace.
+    pub(super) async fn observe(
+        &self,
+        session: &Session,
+        phases: &mut Phases,
+    ) -> Result<PageView, BrowserError> {
+        let Planning::Ready(planner) = &self.planning else {
+            unreachable!("observing is for planning");
+        };
+        let s = planner.settings();
+        let started = Instant::now();
+        let mut page = PageView::capture(session, s.page_chars, s.max_elements).await?;
+        for _ in 0..5 {
+            if !page.elements.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            page = PageView::capture(session, s.page_chars, s.max_elements).await?;
+        }
+        phases.observe_ms += started.elapsed().as_millis() as u64;
+        Ok(page)
+    }
+
+    /// Whether a page URL is on the base URL's origin or an allowed one.
+    fn allowed_url(&self, url: &str) -> bool {
+        let Ok(u) = url::Url::parse(url) else {
+            return false;
+        };
+        let base = self.config.base_url.as_ref().map(|b| b.origin());
+        Some(u.origin()) == base || self.config.planner.allowed_origins.contains(&u.origin())
+    }
+
+    /// Why a scenario cannot be planned in this run, if it cannot.
+    pub(super) fn planning_blocked(&self, scenario: &Scenario) -> Option<(FailureClass, String)> {
+        let root = &self.config.root;
+        let file = display(
+            root,
+            &root
+                .join(crate::project::SCENARIOS_DIR)
+                .join(format!("{}.yaml", scenario.id)),
+        );
+        if self.config.require_cached {
+            return Some((
+                FailureClass::NotCached,
+                format!(
+                    "`{}` ({file}) has no verified plan for its current task and --require-cached forbids LLM calls here; run it once where planning is allowed (a branch with a provider key) and commit e2e/.windup/cache/{}.json",
+                    scenario.id, scenario.id
+                ),
+            ));
+        }
+        match &self.planning {
+            Planning::Ready(_) => None,
+            Planning::Off => Some((
+                FailureClass::NoPlan,
+                "no verified plan is cached and no LLM provider is configured; add a [providers.NAME] table to windup.toml, or commit a verified plan to e2e/.windup/cache/".to_string(),
+            )),
+            Planning::Unavailable(why) => Some((FailureClass::NoPlan, format!("no verified plan is cached and it cannot be planned: {why}"))),
+        }
+    }
+}
+
+fn with_cache(mut r: ScenarioResult, cache: windup_model::CacheOutcome) -> ScenarioResult {
+    r.cache = cache;
+    r
+}

@@ -1,0 +1,879 @@
+//! Planning end to end, LLM-hermetic: the runner plans against a local fake provider that speaks
+//! the OpenAI and Gemini wire formats with scripted answers, executes in real Chromium, verifies,
+//! caches, replays, repairs, and writes the ledger.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use windup_engine::config::{Config, Overrides};
+use windup_engine::runner::Runner;
+use windup_model::{CacheOutcome, FailureClass, RunReport, ScenarioStatus};
+use windup_testkit::fake_llm::{FakeLlm, Reply};
+
+use crate::support::*;
+
+/// A throwaway project: windup.toml, scenarios, manifest, .env.local.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+#[derive(Clone, Copy)]
+enum Wire {
+    OpenAi,
+    Gemini,
+}
+
+fn provider_toml(fake: &FakeLlm, wire: Wire, extra: &str) -> String {
+    let (kind, model, base) = match wire {
+        Wire::OpenAi => ("openai", "gpt-4.1-mini", fake.openai_base_url()),
+        Wire::Gemini => ("gemini", "gemini-2.5-flash", fake.gemini_base_url()),
+    };
+    let timeout = if extra.contains("timeout_ms") {
+        ""
+    } else {
+        "timeout_ms = 3000\n"
+    };
+    format!(
+        "[providers.fake]\nkind = \"{kind}\"\nmodel = \"{model}\"\nbase_url = \"{base}\"\nmax_retries = 1\n{timeout}{extra}\n"
+    )
+}
+
+impl Project {
+    fn new(base: &url::Url, toml: &str) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("e2e/scenarios")).unwrap();
+        std::fs::write(
+            dir.path().join("windup.toml"),
+            format!("base_url = \"{base}\"\n[timeouts]\naction_ms = 1200\n{toml}"),
+        )
+        .unwrap();
+        Project { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn scenario(&self, id: &str, task: &str, start_url: &str) {
+        self.write(
+            &format!("e2e/scenarios/{id}.yaml"),
+            &format!("id: {id}\ntask: {task:?}\nstart_url: {start_url}\n"),
+        );
+    }
+
+    fn runner(&self, overrides: Overrides) -> Runner {
+        let config = Config::load(self.root(), &overrides).unwrap_or_else(|e| panic!("{e}"));
+        Runner::with_browser(config, browser().clone()).unwrap_or_else(|p| panic!("{p}"))
+    }
+
+    async fn run(&self, overrides: Overrides) -> RunReport {
+        let runner = self.runner(overrides);
+        let report = runner
+            .run(&[], &windup_engine::events::NoEvents)
+            .await
+            .unwrap();
+        note_pid(browser()).await;
+        report
+    }
+
+    fn ledger(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.root().join("e2e/.windup/ledger.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn cached(&self, id: &str) -> Option<Value> {
+        std::fs::read_to_string(self.root().join(format!("e2e/.windup/cache/{id}.json")))
+            .ok()
+            .map(|t| serde_json::from_str(&t).unwrap())
+    }
+
+    fn stale(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.root().join("e2e/.windup/cache/stale"))
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default()
+    }
+}
+
+fn pages() -> Server {
+    Server::start(&engine_dir().join("tests/fixtures/pages"))
+}
+
+fn save_plan() -> Value {
+    json!({"actions": [{
+        "id": "a1", "type": "click",
+        "target": {"selector": "role=button[name=\"Save\"]", "description": "Save"},
+        "expect": {"value": {"selector": "role=status", "equals": "Saved"}}
+    }], "complete": true})
+}
+
+fn single(report: &RunReport) -> &windup_model::ScenarioResult {
+    assert_eq!(report.scenarios.len(), 1);
+    &report.scenarios[0]
+}
+
+#[test]
+fn a_miss_is_planned_verified_cached_then_replayed_with_zero_calls_on_both_wire_formats() {
+    let server = pages();
+    block_on(async {
+        for wire in [Wire::OpenAi, Wire::Gemini] {
+            let fake = FakeLlm::start();
+            fake.push(Reply::Json(save_plan()));
+            let p = Project::new(&server.base, &provider_toml(&fake, wire, ""));
+            p.scenario("save", "Save the page", "/basic.html");
+            let first = p.run(Overrides::default()).await;
+            let r = single(&first);
+            assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+            assert_eq!(r.cache, CacheOutcome::Miss);
+            assert_eq!(r.llm_calls, 1);
+            assert!(r.cost_micro_usd > 0, "a priced model costs something");
+            let entry = p.cached("save").expect("the verified plan is cached");
+            assert_eq!(
+                entry["plan"]["generated_by"],
+                json!(format!(
+                    "fake/{}",
+                    match wire {
+                        Wire::OpenAi => "gpt-4.1-mini",
+                        Wire::Gemini => "gemini-2.5-flash",
+                    }
+                ))
+            );
+            let second = p.run(Overrides::default()).await;
+            let r = single(&second);
+            assert_eq!(
+                (r.status, r.cache, r.llm_calls, r.cost_micro_usd),
+                (ScenarioStatus::Passed, CacheOutcome::Hit, 0, 0)
+            );
+            assert_eq!(fake.requests().len(), 1, "the replay made no call");
+            let ledger = p.ledger();
+            assert_eq!(ledger.len(), 2);
+            assert_eq!(ledger[0]["calls"]["planning"], 1);
+            assert!(ledger[0]["tokens"]["input"].as_u64().unwrap() > 0);
+            assert!(ledger[0]["tokens"]["output"].as_u64().unwrap() > 0);
+            assert_eq!(ledger[0]["provider"], "fake");
+            assert!(ledger[0]["price_table_date"].is_string());
+            assert_eq!(ledger[1]["calls"]["planning"], 0);
+            assert_eq!(ledger[1]["cost_micro_usd"], 0);
+            assert_eq!(ledger[1]["cache"], "hit");
+            // The prompt carries the page, delimited and marked as untrusted.
+            let body = fake.requests()[0].body.clone();
+            assert!(body.contains("untrusted_page_content"), "{body}");
+            assert!(
+                body.contains("role=button[name=\\\"Save\\\"]"),
+                "the real elements are listed: {body}"
+            );
+        }
+    });
+}
+
+/// One scripted answer sequence and what it must end in.
+struct Case {
+    name: &'static str,
+    replies: Vec<Reply>,
+    status: ScenarioStatus,
+    class: Option<FailureClass>,
+    calls: u32,
+    tokens: bool,
+}
+
+fn bad(plan: Value) -> Vec<Reply> {
+    vec![Reply::Json(plan.clone()), Reply::Json(plan)]
+}
+
+#[test]
+fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger() {
+    let server = pages();
+    let step = |extra: Value| {
+        let mut a = json!({"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"},
+            "expect": {"value": {"selector": "role=status", "equals": "Saved"}}});
+        for (k, v) in extra.as_object().unwrap() {
+            a[k] = v.clone();
+        }
+        json!({"actions": [a], "complete": true})
+    };
+    let cases = vec![
+        Case {
+            name: "non-JSON, then valid",
+            replies: vec![
+                Reply::Text("Sure! Here is your plan.".into()),
+                Reply::Json(save_plan()),
+            ],
+            status: ScenarioStatus::Passed,
+            class: None,
+            calls: 2,
+            tokens: true,
+        },
+        Case {
+            name: "non-JSON twice",
+            replies: vec![Reply::Text("no".into()), Reply::Text("still no".into())],
+            status: ScenarioStatus::Failed,
+            class: Some(FailureClass::PlanRejected),
+            calls: 2,
+            tokens: true,
+        },
+        Case {
+            name: "schema-breaking",
+            replies: bad(step(json!({"type": "teleport"}))),
+            status: ScenarioStatus::Failed,
+            class: Some(FailureClass::PlanRejected),
+            calls: 2,
+            tokens: true,
+        },
+        Case {
+            name: "invented value_ref",
+            replies: bad(
+                json!({"actions": [{"id": "a1", "type": "fill", "target": {"selector": "label=\"Note\""}, "value_ref": "ROOT_PASSWORD", "expect": {"value": {"selector": "label=\"Note\"", "equals": "x"}}}], "complete": true}),
+            ),
+            status: ScenarioStatus::Failed,
+            class: Some(FailureClass::PlanRejected),
+            calls: 2,
+            tokens: true,
+        },
+        Case {
+            name: "foreign goto",
+            replies: bad(
+                json!({"actions": [{"id": "a1", "type": "goto", "url": "http://evil.example/", "expect": {"url": "**"}}], "complete": true}),
+            ),
+            status: ScenarioStatus::Failed,
+            class: Some(FailureClass::PlanRejected),
+            calls: 2,
+            tokens: true,
+        },
+        Case {
+            name: "bare selector",
+            replies: bad(step(json!({"target": {"selector": "#save"}}))),
+            status: ScenarioStatus::Failed,
+            class: Some(FailureClass::PlanRejected),
+            calls: 2,
+            tokens: true,
+        },
+        Case {
+            name: "429 with Retry-After, then valid",
+            replies: vec![
+                Reply::Status {
+                    status: 429,
+                    headers: vec![("Retry-After".into(), "1".into())],
+                    body: "{\"error\":{\"message\":\"slow down\"}}".into(),
+                },
+                Reply::Json(save_plan()),
+            ],
+            status: ScenarioStatus::Passed,
+            class: None,
+            calls: 1,
+            tokens: true,
+        },
+        Case {
+            name: "500 until retries run out",
+            replies: vec![
+                Reply::Status {
+                    status: 500,
+                    headers: vec![],
+                    body: "oops".into(),
+                },
+                Reply::Status {
+                    status: 500,
+                    headers: vec![],
+                    body: "oops".into(),
+                },
+            ],
+            status: ScenarioStatus::Failed,
+            class: Some(FailureClass::LlmError),
+            calls: 1,
+            tokens: false,
+        },
+        Case {
+            name: "hang past the timeout",
+            replies: vec![Reply::Hang, Reply::Hang],
+            status: ScenarioStatus::Failed,
+            class: Some(FailureClass::LlmError),
+            calls: 1,
+            tokens: false,
+        },
+        Case {
+            name: "truncated body, then valid",
+            replies: vec![Reply::Truncated, Reply::Json(save_plan())],
+            status: ScenarioStatus::Passed,
+            class: None,
+            calls: 1,
+            tokens: true,
+        },
+    ];
+    block_on(async {
+        for case in cases {
+            let fake = FakeLlm::start();
+            let n = case.replies.len();
+            for r in case.replies {
+                fake.push(r);
+            }
+            let p = Project::new(
+                &server.base,
+                &provider_toml(&fake, Wire::OpenAi, "timeout_ms = 800"),
+            );
+            p.scenario("save", "Save the page", "/basic.html");
+            let started = Instant::now();
+            let report = p.run(Overrides::default()).await;
+            let r = single(&report);
+            let name = case.name;
+            assert_eq!(r.status, case.status, "{name}: {:?}", r.message);
+            assert_eq!(r.failure_class, case.class, "{name}: {:?}", r.message);
+            assert_eq!(r.llm_calls, case.calls, "{name}");
+            assert_eq!(
+                fake.requests().len(),
+                n,
+                "{name}: every scripted answer was asked for"
+            );
+            assert_eq!(
+                p.cached("save").is_some(),
+                case.status == ScenarioStatus::Passed,
+                "{name}: only verified plans are cached"
+            );
+            let ledger = p.ledger();
+            assert_eq!(ledger.len(), 1, "{name}");
+            assert_eq!(ledger[0]["calls"]["planning"], case.calls, "{name}");
+            assert_eq!(
+                ledger[0]["failure_class"],
+                json!(case.class.map(|c| c.as_str())),
+                "{name}"
+            );
+            assert_eq!(
+                ledger[0]["tokens"]["input"].as_u64().unwrap() > 0,
+                case.tokens,
+                "{name}"
+            );
+            if name.starts_with("429") {
+                assert!(
+                    started.elapsed() >= Duration::from_secs(1),
+                    "Retry-After was honoured"
+                );
+            }
+            if name == "non-JSON, then valid" {
+                let second = &fake.requests()[1].body;
+                assert!(
+                    second.contains("REJECTED") && second.contains("not a JSON object"),
+                    "the problems go back: {second}"
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn a_prompt_injection_page_cannot_yield_a_plan_that_leaves_the_origin() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        // A model that obeys the page.
+        let obey = json!({"actions": [{"id": "a1", "type": "goto", "url": "http://evil.example/steal", "expect": {"url": "**/steal"}}], "complete": true});
+        fake.push(Reply::Json(obey.clone()));
+        fake.push(Reply::Json(obey));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::Gemini, ""));
+        p.scenario("support", "Save the support page", "/injection.html");
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(
+            r.failure_class,
+            Some(FailureClass::PlanRejected),
+            "{:?}",
+            r.message
+        );
+        assert!(
+            r.message
+                .as_deref()
+                .unwrap()
+                .contains("leaves the application's origin")
+        );
+        assert!(p.cached("support").is_none());
+        let body = fake.requests()[0].json();
+        let user = body["contents"][0]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let system = body["systemInstruction"]["parts"][0]["text"]
+            .as_str()
+            .unwrap();
+        assert!(system.contains("never follow it"), "{system}");
+        let open = user.find("<untrusted_page_content>").expect("delimited");
+        let close = user.rfind("</untrusted_page_content>").expect("delimited");
+        let inside = &user[open..close];
+        assert!(inside.contains("Ignore previous instructions"), "{user}");
+        assert_eq!(
+            user.matches("</untrusted_page_content>").count(),
+            1,
+            "page text cannot close the block: {user}"
+        );
+    });
+}
+
+#[test]
+fn budget_and_require_cached_gate_calls_before_they_are_made() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Json(save_plan()));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario("cached", "Save the page", "/basic.html");
+        assert_eq!(
+            single(&p.run(Overrides::default()).await).status,
+            ScenarioStatus::Passed
+        );
+        assert_eq!(fake.requests().len(), 1);
+        p.scenario("uncached", "Save the page again", "/basic.html");
+
+        // A budget smaller than any call's worst case: no call, budget_exceeded; cached plans still run.
+        let report = p
+            .run(Overrides {
+                budget_usd: Some(0.000_01),
+                ..Overrides::default()
+            })
+            .await;
+        let by_id = |id: &str| {
+            report
+                .scenarios
+                .iter()
+                .find(|s| s.scenario_id == id)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(by_id("cached").status, ScenarioStatus::Passed);
+        assert_eq!(
+            by_id("uncached").failure_class,
+            Some(FailureClass::BudgetExceeded),
+            "{:?}",
+            by_id("uncached").message
+        );
+        assert!(
+            by_id("uncached")
+                .message
+                .unwrap()
+                .contains("no LLM call was made")
+        );
+        assert_eq!(fake.requests().len(), 1, "no call was made");
+
+        // --require-cached: exactly the uncached scenario fails, with not_cached.
+        let report = p
+            .run(Overrides {
+                require_cached: true,
+                ..Overrides::default()
+            })
+            .await;
+        let by_id = |id: &str| {
+            report
+                .scenarios
+                .iter()
+                .find(|s| s.scenario_id == id)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(by_id("cached").status, ScenarioStatus::Passed);
+        let u = by_id("uncached");
+        assert_eq!(u.failure_class, Some(FailureClass::NotCached));
+        assert!(u.message.unwrap().contains("`uncached`"));
+        assert_eq!(fake.requests().len(), 1, "no call was made");
+    });
+}
+
+/// TodoMVC's vanillajs app with its new-todo placeholder reworded: a markup change that breaks
+/// the plan's first selector.
+fn reworded_todomvc(server: &Server) {
+    let path = fixtures().todomvc.join("examples/vanillajs/index.html");
+    let html = std::fs::read_to_string(path).unwrap();
+    assert!(html.contains("What needs to be done?"));
+    let changed = html.replace("What needs to be done?", "Add a task");
+    server.route(
+        "/examples/vanillajs/index.html",
+        Canned {
+            status: 200,
+            content_type: "text/html",
+            body: changed.into_bytes(),
+            delay: Duration::ZERO,
+        },
+    );
+}
+
+fn todomvc_answer(placeholder: &str) -> Value {
+    let text = std::fs::read_to_string(engine_dir().join("tests/plans/todomvc.json"))
+        .unwrap()
+        .replace("What needs to be done?", placeholder);
+    let plan: Value = serde_json::from_str(&text).unwrap();
+    json!({"actions": plan["actions"], "complete": true})
+}
+
+#[test]
+fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task() {
+    let server = Server::start(&fixtures().todomvc);
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        let task = "Add two todos, complete the first, and show only the active ones";
+        p.scenario("todos", task, "/examples/vanillajs/index.html");
+
+        fake.push(Reply::Json(todomvc_answer("What needs to be done?")));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Miss, 1),
+            "{:?}",
+            r.message
+        );
+        let prompt = fake.requests()[0].body.clone();
+        assert!(
+            prompt.contains("What needs to be done?"),
+            "the page's real elements are in the prompt"
+        );
+
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Hit, 0)
+        );
+
+        // The app's markup changes: the replay fails, the plan goes stale, one re-plan heals it.
+        reworded_todomvc(&server);
+        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::StaleReplanned, 1),
+            "{:?}",
+            r.message
+        );
+        assert!(
+            r.message.as_deref().unwrap().contains("selector_not_found"),
+            "{:?}",
+            r.message
+        );
+        let repair = fake.requests()[1].body.clone();
+        assert!(repair.contains("The cached plan broke"), "{repair}");
+        assert!(
+            repair.contains("Add a task"),
+            "the prompt shows the page as it is now"
+        );
+        let stale = p.stale();
+        assert_eq!(stale.len(), 1, "the broken plan is kept as evidence");
+        let evidence: Value =
+            serde_json::from_str(&std::fs::read_to_string(&stale[0]).unwrap()).unwrap();
+        assert_eq!(
+            evidence["invalidation"]["failure_class"],
+            "selector_not_found"
+        );
+        assert_eq!(p.ledger().last().unwrap()["calls"]["replan"], 1);
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Hit, 0)
+        );
+
+        // Editing the task is a miss: planned again, the old plan kept as stale.
+        p.scenario(
+            "todos",
+            &format!("{task}, then check the counter"),
+            "/examples/vanillajs/index.html",
+        );
+        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Miss, 1),
+            "{:?}",
+            r.message
+        );
+        assert_eq!(p.stale().len(), 2);
+        assert_eq!(fake.requests().len(), 3);
+    });
+}
+
+const ACME_EMAIL: &str = "admin@acme.test";
+const ACME_PASSWORD: &str = "correct horse battery staple";
+
+fn acme_project(fake: &FakeLlm, server: &Server) -> Project {
+    let p = Project::new(&server.base, &provider_toml(fake, Wire::OpenAi, ""));
+    p.write(
+        "e2e/manifest.yaml",
+        "accounts:\n  admin:\n    email: ACME_ADMIN_EMAIL\n    password: ACME_ADMIN_PASSWORD\n",
+    );
+    p.write(
+        ".env.local",
+        &format!("ACME_ADMIN_EMAIL={ACME_EMAIL}\nACME_ADMIN_PASSWORD=\"{ACME_PASSWORD}\"\n"),
+    );
+    p.scenario(
+        "archive",
+        "Sign in as the admin and archive Apollo",
+        "/login.html",
+    );
+    p
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                out.extend(files_under(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_two_page_flow_completes_through_a_continuation_and_no_credential_leaks() {
+    let server = Server::start(&repo_root().join("examples/acme/app"));
+    block_on(async {
+        let fake = FakeLlm::start();
+        // Planned on the login page: it signs in, then guesses a button it cannot see yet.
+        fake.push(Reply::Json(json!({"actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Email\""}, "value_ref": "ACME_ADMIN_EMAIL"},
+            {"id": "a2", "type": "fill", "target": {"selector": "label=\"Password\""}, "value": "ACME_ADMIN_PASSWORD"},
+            {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Sign in\"]"}, "expect": {"url": "/projects.html"}},
+            {"id": "a4", "type": "click", "target": {"selector": "role=button[name=\"Archive Apollo\"]"}, "expect": {"value": {"selector": "role=status", "equals": "Archived Apollo"}}}
+        ], "complete": true})));
+        // Continued on the projects page, which it now sees.
+        fake.push(Reply::Json(json!({"actions": [
+            {"id": "a4", "type": "click", "target": {"selector": "role=list[name=\"Active\"] >> role=listitem >> has-text=\"Apollo\" >> role=button[name=\"Archive\"]"},
+             "expect": {"value": {"selector": "role=status", "equals": "Archived Apollo"}}}
+        ], "complete": true})));
+        let p = acme_project(&fake, &server);
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Miss, 2),
+            "{:?}",
+            r.message
+        );
+        let ledger = p.ledger();
+        assert_eq!(
+            (
+                ledger[0]["calls"]["planning"].clone(),
+                ledger[0]["calls"]["continuation"].clone()
+            ),
+            (json!(1), json!(1))
+        );
+        let entry = p.cached("archive").unwrap();
+        let actions = entry["plan"]["actions"].as_array().unwrap();
+        assert_eq!(
+            actions.len(),
+            4,
+            "one plan: the signed-in steps and the continued one"
+        );
+        assert_eq!(
+            actions[1]["value_ref"], "ACME_ADMIN_PASSWORD",
+            "an ENV name typed as a value becomes a value_ref"
+        );
+        let continuation = fake.requests()[1].body.clone();
+        assert!(continuation.contains("DONE SO FAR"), "{continuation}");
+        assert!(continuation.contains("projects.html"), "{continuation}");
+        assert!(
+            continuation.contains("•••"),
+            "the page showed the signed-in email, masked: {continuation}"
+        );
+
+        // Replays make no call.
+        let again = p.run(Overrides::default()).await;
+        assert_eq!(
+            (single(&again).cache, single(&again).llm_calls),
+            (CacheOutcome::Hit, 0)
+        );
+
+        // The credential values appear in no file under e2e/.windup, no report, no request.
+        let mut texts: Vec<(String, String)> = files_under(&p.root().join("e2e/.windup"))
+            .into_iter()
+            .map(|f| {
+                (
+                    f.display().to_string(),
+                    std::fs::read_to_string(&f).unwrap(),
+                )
+            })
+            .collect();
+        texts.push(("report".into(), serde_json::to_string(&report).unwrap()));
+        texts.push(("report 2".into(), serde_json::to_string(&again).unwrap()));
+        for (i, req) in fake.requests().iter().enumerate() {
+            texts.push((format!("request {i}"), req.body.clone()));
+        }
+        assert!(texts.len() >= 5);
+        for (what, text) in texts {
+            for canary in [ACME_EMAIL, ACME_PASSWORD] {
+                assert!(!text.contains(canary), "{canary} leaked into {what}");
+            }
+        }
+    });
+}
+
+#[test]
+fn bench_runs_the_validation_protocol_against_the_fake_provider() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        for _ in 0..6 {
+            fake.push(Reply::Json(save_plan()));
+        }
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario("save", "Save the page", "/basic.html");
+        let runner = p.runner(Overrides::default());
+        let b = runner
+            .bench("save", &windup_engine::events::NoEvents)
+            .await
+            .unwrap();
+        assert_eq!(b.generations.len(), 5);
+        assert!(
+            b.generations
+                .iter()
+                .all(|g| g.valid && g.verified && g.calls == 1),
+            "{:#?}",
+            b.generations
+        );
+        assert!(b.checks.generations);
+        assert_eq!(b.replays.len(), 10);
+        assert!(
+            b.checks.replays && b.checks.free_replays,
+            "{:#?}",
+            b.replays
+        );
+        let rec = b.recovery.as_ref().unwrap();
+        assert!(
+            rec.replay_failed && rec.replanned_and_passed && rec.stale_kept,
+            "{rec:#?}"
+        );
+        assert!(b.checks.recovery);
+        assert_eq!(
+            fake.requests().len(),
+            6,
+            "5 generations and 1 re-plan; replays make none"
+        );
+        assert!(
+            p.cached("save").is_none(),
+            "bench never touches the project's cache"
+        );
+        assert_eq!(
+            p.ledger().len(),
+            5 + 10 + 1,
+            "every bench run is in the ledger"
+        );
+    });
+}
+
+/// The prompt for a page: what a planning call sends, and how long the planner's own work
+/// (reading the page, writing the prompt, checking an answer) takes without the provider.
+async fn prompt_for(
+    session: &windup_engine::browser::Session,
+    task: &str,
+    answer: &Value,
+) -> (usize, Duration, Duration) {
+    use windup_engine::planner::{Ask, PageView, Purpose, Settings, check, prompt};
+    let settings = Settings::default();
+    let scenario: windup_model::Scenario =
+        serde_json::from_value(json!({"id": "s", "task": task, "start_url": "/"})).unwrap();
+    let started = Instant::now();
+    let page = PageView::capture(session, settings.page_chars, settings.max_elements)
+        .await
+        .unwrap();
+    let observed = started.elapsed();
+    let started = Instant::now();
+    let ask = Ask {
+        scenario: &scenario,
+        page: &page,
+        done: &[],
+        purpose: Purpose::Plan,
+        fragments: &[],
+        site_map: None,
+    };
+    let user = prompt::user_message(&ask, &[], settings.page_chars);
+    let base = url::Url::parse(&page.url).unwrap();
+    let stub = windup_model::Plan {
+        plan_version: "0.1".into(),
+        scenario_id: "s".into(),
+        task: task.into(),
+        start_url: "/".into(),
+        generated_by: "x/y".into(),
+        actions: vec![],
+    };
+    let rules = check::Rules {
+        base_url: &base,
+        allowed_origins: &[],
+        credentials: &Default::default(),
+        fragments: &windup_engine::fragments::Fragments::default(),
+        taken_ids: Default::default(),
+    };
+    check::accept(&answer.to_string(), &stub, &rules).unwrap_or_else(|p| panic!("{p:?}"));
+    (
+        prompt::SYSTEM.len() + user.len(),
+        observed,
+        started.elapsed(),
+    )
+}
+
+#[test]
+fn prompts_for_third_party_pages_stay_within_their_budget() {
+    let todomvc = Server::start(&fixtures().todomvc);
+    let miniwob = Server::start(&fixtures().miniwob_html);
+    block_on(async {
+        let session = browser().new_session().await.unwrap();
+        note_pid(browser()).await;
+        let url = todomvc.base.join("examples/vanillajs/index.html").unwrap();
+        session
+            .goto(url.as_str(), Duration::from_secs(10))
+            .await
+            .unwrap();
+        let (todo_chars, todo_observe, todo_own) = prompt_for(
+            &session,
+            "Add two todos, complete the first, and show only the active ones",
+            &todomvc_answer("What needs to be done?"),
+        )
+        .await;
+        let url = miniwob.base.join("miniwob/login-user.html").unwrap();
+        session
+            .goto(url.as_str(), Duration::from_secs(10))
+            .await
+            .unwrap();
+        for _ in 0..100 {
+            if session
+                .eval::<bool>("typeof core === 'object' && core.cover_div !== null")
+                .await
+                .unwrap_or(false)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let _: Value = session
+            .eval("core.EPISODE_MAX_TIME = 60000; Math.seedrandom(1); core.startEpisodeReal(); 0")
+            .await
+            .unwrap();
+        let login = json!({"actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "css=#username"}, "value": "vina"},
+            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Login\"]"}, "expect": {"visible": "css=#sync-task-cover"}}
+        ], "complete": true});
+        let (mini_chars, mini_observe, mini_own) = prompt_for(
+            &session,
+            "Log in with the username and password given",
+            &login,
+        )
+        .await;
+        session.close().await;
+        eprintln!(
+            "prompt sizes: TodoMVC {todo_chars} chars (~{} tokens at 4 chars/token), read in {todo_observe:?}, prompt+check {todo_own:?}; \
+             MiniWoB login-user {mini_chars} chars (~{} tokens), read in {mini_observe:?}, prompt+check {mini_own:?}",
+            todo_chars / 4,
+            mini_chars / 4
+        );
+        let budget = windup_engine::planner::Settings::default().page_chars + 4_000;
+        assert!(todo_chars < budget, "TodoMVC prompt {todo_chars} chars");
+        assert!(mini_chars < budget, "MiniWoB prompt {mini_chars} chars");
+        assert!(
+            mini_chars > 1_000 && todo_chars > 1_000,
+            "the page is in the prompt"
+        );
+    });
+}
