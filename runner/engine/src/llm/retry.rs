@@ -112,6 +112,27 @@ enum Attempt {
     },
 }
 
+/// What one attempt came to, with the usage it reported and its HTTP status, if any.
+struct Tried {
+    attempt: Attempt,
+    usage: Option<Usage>,
+    status: Option<u16>,
+}
+
+impl Tried {
+    /// No complete response: a time-out, a connection error or a cut-short body.
+    fn failed(reason: String) -> Tried {
+        Tried {
+            attempt: Attempt::Transient {
+                reason,
+                retry_after: None,
+            },
+            usage: None,
+            status: None,
+        }
+    }
+}
+
 /// 408 and 409 are worth repeating; so is any 5xx that is not a permanent "not supported".
 fn is_transient(status: StatusCode) -> bool {
     matches!(status.as_u16(), 408 | 409 | 429)
@@ -134,13 +155,18 @@ impl Transport {
         loop {
             attempts += 1;
             let began = Instant::now();
-            let (attempt, got) = self.attempt(url, &body, read).await;
+            let Tried {
+                attempt,
+                usage: got,
+                status,
+            } = self.attempt(url, &body, read).await;
             if let Some(u) = got {
                 usage += u;
             }
             tracing::debug!(
                 provider = %self.provider,
                 attempt = attempts,
+                status,
                 elapsed_ms = began.elapsed().as_millis() as u64,
                 input_tokens = got.map(|u| u.input_tokens),
                 output_tokens = got.map(|u| u.output_tokens),
@@ -208,13 +234,8 @@ impl Transport {
         }
     }
 
-    /// One POST within the per-attempt timeout; also returns the usage it reported, if any.
-    async fn attempt(
-        &self,
-        url: &str,
-        body: &[u8],
-        read: fn(&[u8]) -> Envelope,
-    ) -> (Attempt, Option<Usage>) {
+    /// One POST within the per-attempt timeout.
+    async fn attempt(&self, url: &str, body: &[u8], read: fn(&[u8]) -> Envelope) -> Tried {
         let mut request = self
             .http
             .post(url)
@@ -249,26 +270,12 @@ impl Transport {
         let (status, retry_after, bytes) = match tokio::time::timeout(self.timeout, exchange).await
         {
             Err(_) => {
-                return (
-                    Attempt::Transient {
-                        reason: format!(
-                            "no complete response within {} ms",
-                            self.timeout.as_millis()
-                        ),
-                        retry_after: None,
-                    },
-                    None,
-                );
+                return Tried::failed(format!(
+                    "no complete response within {} ms",
+                    self.timeout.as_millis()
+                ));
             }
-            Ok(Err(reason)) => {
-                return (
-                    Attempt::Transient {
-                        reason,
-                        retry_after: None,
-                    },
-                    None,
-                );
-            }
+            Ok(Err(reason)) => return Tried::failed(reason),
             Ok(Ok(got)) => got,
         };
         if status.is_success() {
@@ -287,7 +294,11 @@ impl Transport {
                     retry_after: None,
                 },
             };
-            return (attempt, envelope.usage);
+            return Tried {
+                attempt,
+                usage: envelope.usage,
+                status: Some(status.as_u16()),
+            };
         }
         let message = error_message(&bytes);
         let attempt = if is_transient(status) {
@@ -301,7 +312,11 @@ impl Transport {
                 message,
             }
         };
-        (attempt, None)
+        Tried {
+            attempt,
+            usage: None,
+            status: Some(status.as_u16()),
+        }
     }
 
     /// Removes the key from text that came from outside (a provider may echo it back).
