@@ -367,6 +367,75 @@ pub fn rebase(base: &url::Url, path_or_url: &str) -> Result<url::Url, String> {
 mod tests {
     use super::*;
 
+    fn load_with(toml: &str, overrides: &Overrides) -> Result<Config, InputError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(CONFIG_FILE), toml).unwrap();
+        Config::load(dir.path(), overrides)
+    }
+
+    const TWO: &str = "base_url = \"http://h\"\n[providers.a]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\n[providers.b]\nkind = \"gemini\"\nmodel = \"gemini-2.5-flash\"\n";
+
+    #[test]
+    fn one_provider_is_chosen_per_run() {
+        let none = Overrides::default();
+        let err = load_with(TWO, &none).unwrap_err();
+        assert_eq!(err.field, "planner.provider");
+        assert!(err.fix.contains("a, b"), "{err}");
+        let flag = Overrides {
+            provider: Some("b".into()),
+            ..Overrides::default()
+        };
+        assert_eq!(load_with(TWO, &flag).unwrap().provider.unwrap().0, "b");
+        let chosen = format!("{TWO}[planner]\nprovider = \"a\"\n");
+        assert_eq!(load_with(&chosen, &none).unwrap().provider.unwrap().0, "a");
+        assert_eq!(
+            load_with(&chosen, &flag).unwrap().provider.unwrap().0,
+            "b",
+            "the flag wins"
+        );
+        let unknown = Overrides {
+            provider: Some("c".into()),
+            ..Overrides::default()
+        };
+        let err = load_with(TWO, &unknown).unwrap_err();
+        assert!(err.problem.contains("no provider named `c`"), "{err}");
+        assert!(
+            load_with("base_url = \"http://h\"\n", &none)
+                .unwrap()
+                .provider
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn budgets_and_origins_are_checked() {
+        let none = Overrides::default();
+        let c = load_with(
+            "[budget]\nusd_per_run = 0.25\ncalls_per_scenario = 3\n",
+            &none,
+        )
+        .unwrap();
+        assert_eq!(c.limits.micro_usd, Some(250_000));
+        assert_eq!(c.limits.calls_per_scenario, 3);
+        let flag = Overrides {
+            budget_usd: Some(-1.0),
+            ..Overrides::default()
+        };
+        assert_eq!(load_with("", &flag).unwrap_err().field, "--budget-usd");
+        let err = load_with(
+            "[planner]\nallowed_origins = [\"javascript:alert(1)\"]\n",
+            &none,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "planner.allowed_origins[0]");
+        let err = load_with(
+            "[providers.a]\nkind = \"anthropic\"\nmodel = \"x\"\n",
+            &none,
+        )
+        .unwrap_err();
+        assert!(err.problem.contains("anthropic"), "{err}");
+    }
+
     #[test]
     fn rebase_keeps_paths_portable() {
         let base = url::Url::parse("http://127.0.0.1:8000/app/").unwrap();
