@@ -129,8 +129,14 @@ for _ in $(seq 1 300); do
 done
 curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || { echo "llama-server did not start; see $WORK/llama-server.log" >&2; exit 3; }
 
-cargo build --quiet --release -p windup --manifest-path "$ROOT/Cargo.toml"
-WINDUP="$ROOT/target/release/windup"
+# Planning time is the model's; a debug build is enough unless WINDUP_RELEASE=1.
+if [ "${WINDUP_RELEASE:-0}" = 1 ]; then
+  cargo build --quiet --release -p windup --manifest-path "$ROOT/Cargo.toml"
+  WINDUP="$ROOT/target/release/windup"
+else
+  cargo build --quiet -p windup --manifest-path "$ROOT/Cargo.toml"
+  WINDUP="$ROOT/target/debug/windup"
+fi
 mkdir -p "$WORK/results"
 if [ $# -eq 0 ]; then set -- $(cd "$PROJECT/e2e/scenarios" && ls | sed 's/\.yaml$//'); fi
 status=0

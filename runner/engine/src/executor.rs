@@ -129,6 +129,7 @@ fn skipped(action: &Action, fragment: Option<&str>) -> ActionResult {
         id: action.id.clone(),
         kind: action.kind,
         fragment: fragment.map(str::to_string),
+        step: Some(action.summary()),
         status: ActionStatus::Skipped,
         started_ms: 0,
         duration_ms: 0,
@@ -273,6 +274,7 @@ impl Runner<'_, '_> {
             id: action.id.clone(),
             kind: action.kind,
             fragment: fragment.map(str::to_string),
+            step: Some(action.summary()),
             status: if outcome.is_ok() {
                 ActionStatus::Passed
             } else {

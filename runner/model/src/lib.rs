@@ -22,7 +22,7 @@ pub use fragment::Fragment;
 pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
 pub use plan::{Action, ActionType, CountExpect, Expect, Plan, Target, ValueExpect};
 pub use report::{
-    ActionResult, ActionStatus, CacheOutcome, CiInfo, FailureClass, GitInfo, RunReport,
+    ActionResult, ActionStatus, CacheOutcome, CiInfo, Evidence, FailureClass, GitInfo, RunReport,
     ScenarioResult, ScenarioStatus, Totals,
 };
 pub use scenario::Scenario;

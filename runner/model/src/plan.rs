@@ -109,6 +109,33 @@ pub struct Action {
     pub timeout_ms: Option<u64>,
 }
 
+impl Action {
+    /// The step as one readable line, such as `click role=button[name="Save"]` or
+    /// `fill label="Password" value_ref=ADMIN_PASSWORD`: for reports, prompts and people.
+    pub fn summary(&self) -> String {
+        use std::fmt::Write;
+        let mut line = self.kind.as_str().to_string();
+        if let Some(t) = &self.target {
+            let _ = write!(line, " {}", t.selector);
+        }
+        if let Some(u) = &self.url {
+            let _ = write!(line, " {u}");
+        }
+        if let Some(r) = &self.value_ref {
+            let _ = write!(line, " value_ref={r}");
+        } else if let Some(v) = &self.value {
+            let _ = write!(line, " value={v:?}");
+        }
+        if let Some(k) = &self.key {
+            let _ = write!(line, " key={k}");
+        }
+        if let Some(u) = &self.use_fragment {
+            let _ = write!(line, " use={u}");
+        }
+        line
+    }
+}
+
 /// The element a step acts on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

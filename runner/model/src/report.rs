@@ -6,7 +6,9 @@ use time::OffsetDateTime;
 
 use crate::plan::ActionType;
 
-pub const REPORT_VERSION: &str = "0.1";
+/// 0.2 added, all optional for readers of 0.1: `totals.flaky`, and per scenario `task`,
+/// `attempts`, `flaky` and `evidence`, and per action `step`.
+pub const REPORT_VERSION: &str = "0.2";
 
 /// Why a scenario failed. One meaning each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -116,6 +118,9 @@ pub struct Totals {
     pub cost_micro_usd: u64,
     pub cache_hits: u32,
     pub duration_ms: u64,
+    /// Scenarios that failed, then passed on a retry (counted in `passed` too).
+    #[serde(default)]
+    pub flaky: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -143,6 +148,9 @@ pub enum CacheOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScenarioResult {
     pub scenario_id: String,
+    /// The scenario's task, for reports people read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
     pub status: ScenarioStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
@@ -157,7 +165,45 @@ pub struct ScenarioResult {
     /// The page URL when the scenario ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_url: Option<String>,
+    /// Runs of the scenario in this run: 1, plus the retries used (`--retries`).
+    #[serde(default = "one")]
+    pub attempts: u32,
+    /// Failed, then passed on a retry: passed, but never silently green.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
+    /// What the page looked like at the failing step (failed scenarios only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
     pub actions: Vec<ActionResult>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Captured at the failing step, with every credential value masked (in text) or covered (in
+/// the screenshot).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Evidence {
+    /// The page URL at the failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A PNG of the viewport, as a path relative to the project root
+    /// (`e2e/.windup/runs/<run_id>/<scenario_id>.png`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
+    /// The page's accessibility snapshot, trimmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    /// Uncaught errors and `console.error` messages of the page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console_errors: Vec<String>,
+    /// Requests that failed: `STATUS URL` for 4xx/5xx, `failed URL` for network errors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_requests: Vec<String>,
+    /// The failing step's target and what was found instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -176,6 +222,9 @@ pub struct ActionResult {
     /// For steps inside a fragment: the `use` step's id and the fragment's id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fragment: Option<String>,
+    /// The step as one readable line (`click role=button[name="Save"]`); credentials by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
     pub status: ActionStatus,
     /// Milliseconds from the scenario's start to the step's start.
     pub started_ms: u64,

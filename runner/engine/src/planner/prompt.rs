@@ -164,25 +164,7 @@ fn page_block(out: &mut String, page: &PageView, max_chars: usize) {
 
 /// A step as one readable line, for the history the prompt carries.
 pub fn step_line(a: &Action) -> String {
-    let mut line = format!("{} {}", a.id, a.kind);
-    if let Some(t) = &a.target {
-        let _ = write!(line, " {}", t.selector);
-    }
-    if let Some(u) = &a.url {
-        let _ = write!(line, " {u}");
-    }
-    if let Some(r) = &a.value_ref {
-        let _ = write!(line, " value_ref={r}");
-    } else if let Some(v) = &a.value {
-        let _ = write!(line, " value={v:?}");
-    }
-    if let Some(k) = &a.key {
-        let _ = write!(line, " key={k}");
-    }
-    if let Some(u) = &a.use_fragment {
-        let _ = write!(line, " use={u}");
-    }
-    line
+    format!("{} {}", a.id, a.summary())
 }
 
 /// Page text cannot close the untrusted block early or open a fake one.

@@ -169,6 +169,7 @@ impl Runner {
                 .run_scenario(&scenario, lookup, None, &shared, &mut spend, &mut phases)
                 .await;
             let mut result = self.redacted(result);
+            result.task = Some(scenario.task.clone());
             result.llm_calls = spend.calls();
             result.cost_micro_usd = spend.cost_micro_usd;
             result.duration_ms = (OffsetDateTime::now_utc() - started)

@@ -281,6 +281,7 @@ impl Runner {
                 )
                 .await;
             let mut result = self.redacted(result);
+            result.task = Some(p.file.scenario.task.clone());
             result.llm_calls = spend.calls();
             result.cost_micro_usd = spend.cost_micro_usd;
             result.duration_ms = (OffsetDateTime::now_utc() - started)
@@ -679,7 +680,8 @@ impl Runner {
             }
             Err(e) => crashed(&plan.scenario_id, CacheOutcome::None, e),
         };
-        let result = self.redacted(result);
+        let mut result = self.redacted(result);
+        result.task = Some(plan.task.clone());
         events.on_event(&Event::ScenarioFinished {
             result: result.clone(),
         });
@@ -708,6 +710,9 @@ impl Runner {
             totals.cost_micro_usd += s.cost_micro_usd;
             if s.cache == CacheOutcome::Hit {
                 totals.cache_hits += 1;
+            }
+            if s.flaky {
+                totals.flaky += 1;
             }
         }
         RunReport {
@@ -767,6 +772,7 @@ fn scenario_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResul
     };
     ScenarioResult {
         scenario_id: id.to_string(),
+        task: None,
         status,
         failure_class: class,
         failed_action_id: action,
@@ -776,6 +782,9 @@ fn scenario_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResul
         cost_micro_usd: 0,
         duration_ms: x.duration.as_millis() as u64,
         final_url: x.final_url,
+        attempts: 1,
+        flaky: false,
+        evidence: None,
         actions: x.actions,
     }
 }
@@ -783,6 +792,7 @@ fn scenario_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResul
 fn failed(id: &str, cache: CacheOutcome, class: FailureClass, message: String) -> ScenarioResult {
     ScenarioResult {
         scenario_id: id.to_string(),
+        task: None,
         status: ScenarioStatus::Failed,
         failure_class: Some(class),
         failed_action_id: None,
@@ -792,6 +802,9 @@ fn failed(id: &str, cache: CacheOutcome, class: FailureClass, message: String) -
         cost_micro_usd: 0,
         duration_ms: 0,
         final_url: None,
+        attempts: 1,
+        flaky: false,
+        evidence: None,
         actions: Vec::new(),
     }
 }
