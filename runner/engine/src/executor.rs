@@ -46,6 +46,17 @@ pub struct Execution {
     pub duration: Duration,
     /// Structural signature of the start page.
     pub start_sig: Option<String>,
+    /// What the page looked like at the failure; text not yet masked for credentials (the
+    /// runner does that), the screenshot with credential fields covered.
+    pub evidence: Option<Captured>,
+}
+
+/// Failure evidence as captured, before it is masked and stored.
+#[derive(Debug, Clone, Default)]
+pub struct Captured {
+    pub evidence: windup_model::Evidence,
+    /// The viewport as PNG, fields typed from credentials covered.
+    pub screenshot: Option<Vec<u8>>,
 }
 
 impl Execution {
@@ -67,6 +78,10 @@ struct Runner<'s, 'c> {
     scenario_deadline: Instant,
     results: Vec<ActionResult>,
     dialogs_reported: usize,
+    /// Fields typed from credentials, covered before a failure screenshot.
+    secret_fields: Vec<serde_json::Value>,
+    /// The failing step's target selector.
+    failed_target: Option<String>,
 }
 
 /// Runs `plan` in `session`: opens its start URL, then its steps.
@@ -89,6 +104,8 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         scenario_deadline: start + cx.scenario_timeout,
         results: Vec::new(),
         dialogs_reported: 0,
+        secret_fields: Vec::new(),
+        failed_target: None,
     };
     let mut start_sig = None;
     let opened = if open {
@@ -104,6 +121,21 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         }
     };
     let final_url = runner.session.url().await.ok();
+    let evidence = match &failure {
+        Some(f) if runner.session.is_alive() => Some(runner.capture(f, final_url.clone()).await),
+        Some(f) => Some(Captured {
+            evidence: windup_model::Evidence {
+                url: final_url.clone(),
+                target: runner
+                    .failed_target
+                    .clone()
+                    .map(|t| format!("{t}: {}", f.message)),
+                ..Default::default()
+            },
+            screenshot: None,
+        }),
+        None => None,
+    };
     let mut results = runner.results;
     // Steps that never ran are listed as skipped, so a report shows the whole plan.
     if failure.is_some() {
@@ -121,6 +153,64 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         final_url,
         duration: start.elapsed(),
         start_sig,
+        evidence,
+    }
+}
+
+/// Characters of accessibility snapshot kept as evidence.
+const EVIDENCE_SNAPSHOT_CHARS: usize = 6_000;
+
+impl Runner<'_, '_> {
+    /// Evidence at the failing step: URL, target diagnosis, accessibility snapshot, page errors,
+    /// failed requests and a screenshot with every credential-typed field covered. Best effort:
+    /// a page that cannot give a part leaves it out.
+    async fn capture(&mut self, failure: &Failure, url: Option<String>) -> Captured {
+        let mut evidence = windup_model::Evidence {
+            url,
+            target: self
+                .failed_target
+                .clone()
+                .map(|t| format!("{t}: {}", failure.message)),
+            ..Default::default()
+        };
+        evidence.snapshot = self
+            .session
+            .call::<String>("snapshot", &[serde_json::json!(EVIDENCE_SNAPSHOT_CHARS)])
+            .await
+            .ok();
+        #[derive(serde::Deserialize)]
+        struct PageFailures {
+            console: Vec<String>,
+            requests: Vec<String>,
+        }
+        if let Ok(f) = self.session.call::<PageFailures>("failures", &[]).await {
+            evidence.console_errors = f.console;
+            evidence.failed_requests = f.requests;
+        }
+        // Never a screenshot showing a credential: no screenshot when the fields cannot be covered.
+        let covered = if self.secret_fields.is_empty() {
+            true
+        } else {
+            self.session
+                .call::<u32>(
+                    "mask",
+                    &[serde_json::Value::Array(self.secret_fields.clone())],
+                )
+                .await
+                .is_ok()
+        };
+        let screenshot = if covered {
+            self.session.screenshot().await.ok()
+        } else {
+            None
+        };
+        if !self.secret_fields.is_empty() {
+            let _ = self.session.call::<bool>("unmask", &[]).await;
+        }
+        Captured {
+            evidence,
+            screenshot,
+        }
     }
 }
 
@@ -254,6 +344,7 @@ impl Runner<'_, '_> {
             Some(f) => format!("{f}/{}", action.id),
             None => action.id.clone(),
         };
+        self.failed_target = None;
         self.emit(Event::ActionStarted {
             scenario_id: self.cx.scenario_id.to_string(),
             action_id: id.clone(),
@@ -388,6 +479,7 @@ impl Runner<'_, '_> {
             .as_ref()
             .map(|t| t.selector.as_str())
             .unwrap_or_default();
+        self.failed_target = Some(selector.to_string());
         let locator = Locator::parse(selector).map_err(|e| {
             fail(
                 FailureClass::PlanInvalid,
@@ -429,6 +521,9 @@ impl Runner<'_, '_> {
                     })?,
                     (None, None) => String::new(),
                 };
+                if action.value_ref.is_some() {
+                    self.secret_fields.push(locator.parts().clone());
+                }
                 // The engine focused the field and selected its content: typing replaces it.
                 if text.is_empty() {
                     let delete = parse_chord("Delete").expect("Delete is a key");

@@ -33,6 +33,9 @@
 //   interactive(limit)          → [{selector, role, name, tag, type?, value?, checked?, disabled?}]
 //   signature()                 → ["tag|role|type", …]
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
+//   failures()                  → {console: [text], requests: ["STATUS URL"]} (failure evidence)
+//   mask(partsList) / unmask()  → covers the first visible match of each (credential fields)
+//                                  with an opaque box for a screenshot, then removes the boxes
 //   accessibleName(el), role(el), elements(parts) (tests), isLeaving()
 //
 // Selector parts: {kind:"css", value} | {kind:"role", role, name:null|{value, exact},
@@ -2882,6 +2885,96 @@ if (!window.__windup) {
       return { visible: counts.visible, hidden: counts.hidden, nearest };
     }
 
+    // ------------------------------------------------------------------
+    // Failure evidence
+    // ------------------------------------------------------------------
+
+    // Installed at document start, before page scripts: uncaught errors, unhandled rejections
+    // and console.error calls, capped. Listeners are passive; console.error still does what
+    // the page's console.error did.
+    const pageErrors = [];
+    const noteError = (text) => {
+      if (pageErrors.length < 50) pageErrors.push(String(text).slice(0, 500));
+    };
+    try {
+      window.addEventListener('error', (e) => {
+        if (e && e.message) {
+          noteError(e.message + (e.filename ? ' (' + e.filename + ':' + e.lineno + ')' : ''));
+        } else if (e && e.target && e.target !== window && (e.target.src || e.target.href)) {
+          noteError('failed to load ' + (e.target.src || e.target.href));
+        }
+      }, true);
+      window.addEventListener('unhandledrejection', (e) => {
+        const r = e && e.reason;
+        noteError('unhandled rejection: ' + (r && r.message ? r.message : String(r)));
+      });
+      const consoleError = window.console && window.console.error;
+      if (typeof consoleError === 'function') {
+        window.console.error = function (...args) {
+          noteError(args.map((a) => (a && a.message ? a.message : String(a))).join(' '));
+          return consoleError.apply(this, args);
+        };
+      }
+    } catch (e) {
+      // A page that forbids these hooks simply gives no console evidence.
+    }
+
+    function failures() {
+      const requests = [];
+      const push = (entry) => {
+        const status = entry.responseStatus;
+        if (typeof status === 'number' && status >= 400 && requests.length < 50) {
+          requests.push(status + ' ' + entry.name);
+        }
+      };
+      for (const e of performance.getEntriesByType('navigation')) push(e);
+      for (const e of performance.getEntriesByType('resource')) push(e);
+      return { console: pageErrors.slice(), requests };
+    }
+
+    const MASK_ATTR = 'data-windup-mask';
+
+    function unmask() {
+      for (const el of Array.from(document.querySelectorAll('[' + MASK_ATTR + ']'))) el.remove();
+      return true;
+    }
+
+    function mask(partsList) {
+      unmask();
+      const ctx = newCtx();
+      let covered = 0;
+      for (const parts of partsList || []) {
+        const el = firstVisible(resolve(parts, ctx), ctx);
+        if (!el) continue;
+        const r = el.getBoundingClientRect();
+        let x = r.left;
+        let y = r.top;
+        // Elements in same-origin frames: add each frame element's offset.
+        let win = el.ownerDocument.defaultView;
+        while (win && win !== topWindow) {
+          let fe = null;
+          try {
+            fe = win.frameElement;
+          } catch (e) {
+            fe = null;
+          }
+          if (!fe) break;
+          const fr = fe.getBoundingClientRect();
+          x += fr.left;
+          y += fr.top;
+          win = fe.ownerDocument.defaultView;
+        }
+        const box = document.createElement('div');
+        box.setAttribute(MASK_ATTR, '');
+        box.style.cssText =
+          'position:fixed;z-index:2147483647;pointer-events:none;background:#111;' +
+          'left:' + (x - 2) + 'px;top:' + (y - 2) + 'px;width:' + (r.width + 4) + 'px;height:' + (r.height + 4) + 'px';
+        (document.body || document.documentElement).appendChild(box);
+        covered++;
+      }
+      return covered;
+    }
+
     return Object.freeze({
       version: 1,
       query,
@@ -2893,6 +2986,9 @@ if (!window.__windup) {
       interactive,
       signature,
       diagnose,
+      failures,
+      mask,
+      unmask,
       accessibleName: (el) => accessibleName(el, newCtx()),
       role: (el) => roleOf(el, newCtx()),
       // For tests: the matched nodes themselves (visible and hidden, in order).

@@ -428,7 +428,7 @@ impl Runner {
         phases.add(&execution);
         let Some(failure) = execution.failure.clone().filter(|f| invalidates(f.class)) else {
             session.close().await;
-            return scenario_result(&scenario.id, CacheOutcome::Hit, execution);
+            return self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
         };
         let moved = cache.invalidate(
             &entry,
@@ -452,7 +452,8 @@ impl Runner {
         let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
         if self.planning_blocked(scenario).is_some() || !repairable {
             session.close().await;
-            let mut result = scenario_result(&scenario.id, CacheOutcome::Hit, execution);
+            let mut result =
+                self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
             if let Some((_, why)) = self.planning_blocked(scenario) {
                 result.message = result.message.map(|m| {
                     format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
@@ -676,7 +677,7 @@ impl Runner {
                         tracing::error!("could not save the verified plan: {e}");
                     }
                 }
-                scenario_result(&plan.scenario_id, CacheOutcome::None, x)
+                self.scenario_result(&run_id, &plan.scenario_id, CacheOutcome::None, x)
             }
             Err(e) => crashed(&plan.scenario_id, CacheOutcome::None, e),
         };
@@ -729,6 +730,31 @@ impl Runner {
         }
     }
 
+    /// A scenario's result from its execution; a failure's screenshot is stored under
+    /// `e2e/.windup/runs/<run_id>/` and its evidence text masked for credentials.
+    fn scenario_result(
+        &self,
+        run_id: &str,
+        id: &str,
+        cache: CacheOutcome,
+        mut x: Execution,
+    ) -> ScenarioResult {
+        let captured = x.evidence.take();
+        let mut result = plain_result(id, cache, x);
+        if let Some(c) = captured {
+            let mut evidence = c.evidence;
+            if let Some(png) = c.screenshot {
+                let rel = format!("{RUNS_DIR}/{run_id}/{id}.png");
+                match crate::fsutil::write_atomic(&self.config.root.join(&rel), &png) {
+                    Ok(()) => evidence.screenshot = Some(rel),
+                    Err(e) => tracing::warn!("could not store the screenshot of {id}: {e}"),
+                }
+            }
+            result.evidence = Some(evidence);
+        }
+        result
+    }
+
     pub async fn close(&self) {
         self.browser.close().await;
     }
@@ -739,6 +765,14 @@ impl Runner {
         if let Some(m) = &result.message {
             result.message = Some(self.secrets.redact(m));
         }
+        if let Some(e) = &mut result.evidence {
+            let mask = |t: &mut String| *t = self.secrets.redact(t);
+            e.url.iter_mut().for_each(mask);
+            e.snapshot.iter_mut().for_each(mask);
+            e.target.iter_mut().for_each(mask);
+            e.console_errors.iter_mut().for_each(mask);
+            e.failed_requests.iter_mut().for_each(mask);
+        }
         for a in &mut result.actions {
             if let Some(e) = &a.error {
                 a.error = Some(self.secrets.redact(e));
@@ -747,6 +781,9 @@ impl Runner {
         result
     }
 }
+
+/// Run-local files (failure screenshots), one folder per run; not meant to be committed.
+pub const RUNS_DIR: &str = "e2e/.windup/runs";
 
 /// Failures that mean the plan no longer fits the app. A crashed browser, an app that is down
 /// or a slow run say nothing about the plan, so they keep it.
@@ -760,7 +797,7 @@ fn invalidates(class: FailureClass) -> bool {
     )
 }
 
-fn scenario_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
+fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
     let (status, class, action, message) = match x.failure {
         None => (ScenarioStatus::Passed, None, None, None),
         Some(f) => (

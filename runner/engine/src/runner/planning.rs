@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use windup_model::{Action, ActionStatus, FailureClass, Plan, Scenario, ScenarioResult};
 
-use super::{Planning, RunShared, Runner, crashed, failed, scenario_result};
+use super::{Planning, RunShared, Runner, crashed, failed};
 use crate::browser::{BrowserError, Session};
 use crate::events::Event;
 use crate::planner::{Ask, PageView, Project, Purpose, Spend, StepFailure};
@@ -192,7 +192,12 @@ impl Runner {
                     ) {
                         tracing::error!("could not save the verified plan of {}: {e}", scenario.id);
                     }
-                    return scenario_result(&scenario.id, cache_outcome, execution);
+                    return self.scenario_result(
+                        shared.run_id,
+                        &scenario.id,
+                        cache_outcome,
+                        execution,
+                    );
                 }
                 None => {
                     if !can_continue {
@@ -249,7 +254,8 @@ impl Runner {
                         continue;
                     }
                     session.close().await;
-                    let mut result = scenario_result(&scenario.id, cache_outcome, execution);
+                    let mut result =
+                        self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution);
                     result.message = result.message.map(|m| {
                         format!("the new plan failed its verifying run, so it was not cached: {m}")
                     });

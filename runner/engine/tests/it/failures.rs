@@ -323,3 +323,90 @@ fn a_redirect_before_load_is_followed() {
         assert!(x.duration < Duration::from_secs(5), "{:?}", x.duration);
     });
 }
+
+/// The RGB of one pixel of a PNG screenshot.
+fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let at = (y as usize * info.width as usize + x as usize) * channels;
+    [buf[at], buf[at + 1], buf[at + 2]]
+}
+
+#[test]
+fn failure_evidence_names_the_target_and_covers_credential_fields() {
+    let server = pages();
+    let p = plan(
+        "/errors.html",
+        r#"[{"id": "a1", "type": "fill", "target": {"selector": "label=\"Secret\""}, "value_ref": "EVIDENCE_SECRET"},
+            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Missing\"]"}, "expect": {"visible": "text=\"x\""}}]"#,
+    );
+    block_on(async {
+        let mut run = Run::new(&server.base).action_timeout(600);
+        run.secrets
+            .insert("EVIDENCE_SECRET".into(), "hunter2-on-screen".into());
+        let mut session = browser().new_session().await.unwrap();
+        note_pid(browser()).await;
+        let x = run.exec_in(&mut session, &p, true).await;
+        let centre: Vec<f64> = session
+            .eval("(() => { const r = document.getElementById('secret').getBoundingClientRect(); return [r.left, r.right, r.top + r.height / 2]; })()")
+            .await
+            .unwrap();
+        let masks_left: u32 = session
+            .eval("document.querySelectorAll('[data-windup-mask]').length")
+            .await
+            .unwrap();
+        session.close().await;
+        assert_eq!(x.failure.unwrap().class, FailureClass::SelectorNotFound);
+        assert_eq!(masks_left, 0, "the cover is removed after the screenshot");
+        let c = x.evidence.expect("a failure carries evidence");
+        let e = &c.evidence;
+        assert!(e.url.as_deref().unwrap().ends_with("/errors.html"), "{e:?}");
+        let target = e.target.as_deref().unwrap();
+        assert!(
+            target.starts_with("role=button[name=\"Missing\"]: "),
+            "{target}"
+        );
+        assert!(
+            target.contains("0 visible"),
+            "what was found instead: {target}"
+        );
+        assert!(
+            e.snapshot.as_deref().unwrap().contains("Broken things"),
+            "{e:?}"
+        );
+        assert!(
+            e.console_errors
+                .iter()
+                .any(|m| m.contains("boom: the widget failed")),
+            "{:?}",
+            e.console_errors
+        );
+        assert!(
+            e.console_errors.iter().any(|m| m.contains("late failure")),
+            "{:?}",
+            e.console_errors
+        );
+        assert!(
+            e.failed_requests
+                .iter()
+                .any(|r| r.starts_with("404 ") && r.ends_with("/missing.png")),
+            "{:?}",
+            e.failed_requests
+        );
+        let png = c.screenshot.expect("a screenshot");
+        assert_eq!(&png[1..4], b"PNG");
+        // Every point across the field is dark: an uncovered field would show its white
+        // background between the glyphs.
+        for i in 1..10 {
+            let x = centre[0] + (centre[1] - centre[0]) * f64::from(i) / 10.0;
+            let [r, g, b] = pixel(&png, x as u32, centre[2] as u32);
+            assert!(
+                r < 0x30 && g < 0x30 && b < 0x30,
+                "the credential field is covered at x={x}: {r},{g},{b}"
+            );
+        }
+    });
+}
