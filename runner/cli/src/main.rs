@@ -12,7 +12,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use windup_engine::config::{Config, Overrides};
 use windup_engine::reporters::ReportSpec;
-use windup_engine::runner::{RunError, Runner};
+use windup_engine::runner::{RunError, Runner, Selection, parse_shard};
 use windup_model::validate::plan_from_json;
 use windup_model::{ExitCode, Problems, RunReport};
 
@@ -33,6 +33,8 @@ enum Command {
     Run {
         /// Scenario ids to run.
         scenarios: Vec<String>,
+        #[command(flatten)]
+        selection: SelectionArgs,
         #[command(flatten)]
         planning: PlanningArgs,
         #[command(flatten)]
@@ -75,6 +77,22 @@ enum Command {
 }
 
 #[derive(Args, Default)]
+struct SelectionArgs {
+    /// Only scenarios with this tag (repeatable: any of them).
+    #[arg(long = "tag", value_name = "TAG")]
+    tags: Vec<String>,
+    /// Only the scenarios that failed in the last run.
+    #[arg(long)]
+    failed: bool,
+    /// Run the i-th of n stable parts of the suite (split by a hash of scenario ids), for a CI matrix.
+    #[arg(long, value_name = "i/n")]
+    shard: Option<String>,
+    /// Re-run a failed scenario up to N times; one that then passes is reported flaky.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    retries: u32,
+}
+
+#[derive(Args, Default)]
 struct PlanningArgs {
     /// The LLM provider to plan with: a [providers.NAME] of windup.toml.
     #[arg(long, env = "WINDUP_PROVIDER")]
@@ -114,11 +132,28 @@ fn main() -> ProcessExit {
         Command::Costs(args) => costs::run(&args),
         Command::Run {
             scenarios,
+            selection,
             planning,
             common,
-        } => execute(common, planning, |runner, sink| {
-            Box::pin(async move { runner.run(&scenarios, sink).await })
-        }),
+        } => {
+            let shard = match selection.shard.as_deref().map(parse_shard).transpose() {
+                Ok(s) => s,
+                Err(e) => {
+                    print_problems(&e.into());
+                    return ExitCode::BadInput.into();
+                }
+            };
+            let selection = Selection {
+                ids: scenarios,
+                tags: selection.tags,
+                failed: selection.failed,
+                shard,
+                retries: selection.retries,
+            };
+            execute(common, planning, move |runner, sink| {
+                Box::pin(async move { runner.run_selected(&selection, sink).await })
+            })
+        }
         Command::Bench {
             scenario,
             json,

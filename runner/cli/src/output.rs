@@ -18,8 +18,13 @@ impl Terminal {
         let t = &report.totals;
         let _ = writeln!(
             std::io::stderr(),
-            "\n{} passed, {} failed, {} skipped in {}.{:02}s · {} LLM calls · {} · {} cache hits",
+            "\n{} passed{}, {} failed, {} skipped in {}.{:02}s · {} LLM calls · {} · {} cache hits",
             t.passed,
+            if t.flaky > 0 {
+                format!(" ({} flaky)", t.flaky)
+            } else {
+                String::new()
+            },
             t.failed,
             t.skipped,
             t.duration_ms / 1000,
@@ -84,7 +89,8 @@ impl EventSink for Terminal {
             ScenarioStatus::Passed if !self.quiet => {
                 let _ = writeln!(
                     err,
-                    "  PASS  {} ({} ms, {}{})",
+                    "  {}  {} ({} ms, {}{})",
+                    if result.flaky { "FLKY" } else { "PASS" },
                     result.scenario_id,
                     result.duration_ms,
                     cache_word(result.cache),

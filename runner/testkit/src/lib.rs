@@ -80,6 +80,7 @@ pub struct Canned {
 pub struct Server {
     pub base: url::Url,
     routes: Arc<Mutex<HashMap<String, Canned>>>,
+    once: Arc<Mutex<HashMap<String, Canned>>>,
     hits: Arc<Mutex<HashMap<String, u32>>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -97,22 +98,25 @@ impl Server {
             let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
             let addr = listener.local_addr().expect("addr");
             let routes: Arc<Mutex<HashMap<String, Canned>>> = Arc::default();
+            let once: Arc<Mutex<HashMap<String, Canned>>> = Arc::default();
             let hits: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
-            let (r, h) = (routes.clone(), hits.clone());
+            let (r, o, h) = (routes.clone(), once.clone(), hits.clone());
             let task = tokio::spawn(async move {
                 loop {
                     let Ok((stream, _)) = listener.accept().await else {
                         break;
                     };
-                    let (root, routes, hits) = (root.clone(), r.clone(), h.clone());
+                    let (root, routes, once, hits) =
+                        (root.clone(), r.clone(), o.clone(), h.clone());
                     tokio::spawn(async move {
-                        let _ = serve(stream, &root, &routes, &hits).await;
+                        let _ = serve(stream, &root, &routes, &once, &hits).await;
                     });
                 }
             });
             Server {
                 base: url::Url::parse(&format!("http://{addr}/")).expect("url"),
                 routes,
+                once,
                 hits,
                 task,
             }
@@ -122,6 +126,12 @@ impl Server {
     /// Answers `path` with a canned response instead of a file.
     pub fn route(&self, path: &str, canned: Canned) {
         self.routes.lock().unwrap().insert(path.to_string(), canned);
+    }
+
+    /// Answers the next request for `path` with a canned response, then serves it as before
+    /// (a flaky backend).
+    pub fn route_once(&self, path: &str, canned: Canned) {
+        self.once.lock().unwrap().insert(path.to_string(), canned);
     }
 
     /// How many requests a path received.
@@ -134,6 +144,7 @@ async fn serve(
     mut stream: tokio::net::TcpStream,
     root: &Path,
     routes: &Mutex<HashMap<String, Canned>>,
+    once: &Mutex<HashMap<String, Canned>>,
     hits: &Mutex<HashMap<String, u32>>,
 ) -> std::io::Result<()> {
     loop {
@@ -150,7 +161,11 @@ async fn serve(
         let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
         let path = target.split(['?', '#']).next().unwrap_or("/").to_string();
         *hits.lock().unwrap().entry(path.clone()).or_default() += 1;
-        let canned = routes.lock().unwrap().get(&path).cloned();
+        let canned = once
+            .lock()
+            .unwrap()
+            .remove(&path)
+            .or_else(|| routes.lock().unwrap().get(&path).cloned());
         let (status, ctype, body) = match canned {
             Some(c) => {
                 tokio::time::sleep(c.delay).await;

@@ -100,7 +100,10 @@ impl Runner {
         scenario_id: &str,
         events: &dyn EventSink,
     ) -> Result<BenchReport, RunError> {
-        let (planned, fragments) = self.prepare(&[scenario_id.to_string()])?;
+        let (planned, fragments) = self.prepare(&super::Selection {
+            ids: vec![scenario_id.to_string()],
+            ..Default::default()
+        })?;
         let scenario = planned
             .into_iter()
             .next()

@@ -62,6 +62,60 @@ struct RunShared<'a> {
     events: &'a dyn EventSink,
 }
 
+/// Which scenarios a run takes, and how often it retries them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Scenario ids; all when empty.
+    pub ids: Vec<String>,
+    /// Only scenarios carrying one of these tags.
+    pub tags: Vec<String>,
+    /// Only the scenarios that failed in the last run (`e2e/.windup/last-run.json`).
+    pub failed: bool,
+    /// `(i, n)`: the i-th of n stable parts of the suite, split by a hash of scenario ids.
+    pub shard: Option<(u32, u32)>,
+    /// Extra runs of a failed scenario; one that then passes is flaky.
+    pub retries: u32,
+}
+
+/// The last run's verdicts, for `--failed`: run-local, not meant to be committed.
+pub const LAST_RUN_FILE: &str = "e2e/.windup/last-run.json";
+
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct LastRun {
+    run_id: String,
+    failed: Vec<String>,
+}
+
+/// Parses `--shard i/n` (1-based).
+pub fn parse_shard(raw: &str) -> Result<(u32, u32), InputError> {
+    let bad = || {
+        InputError::new(
+            "command line",
+            "--shard",
+            format!("`{raw}` is not a shard"),
+            "write --shard i/n with 1 <= i <= n, such as --shard 2/4",
+        )
+    };
+    let (i, n) = raw.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u32, u32) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Which shard (0-based) of `n` a scenario belongs to: a hash of its id, so every machine of a
+/// matrix agrees without talking, and adding a scenario moves no other.
+pub fn shard_of(scenario_id: &str, n: u32) -> u32 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(scenario_id.as_bytes());
+    let head = u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"));
+    (head % u64::from(n)) as u32
+}
+
 /// A context being opened in the background for the next scenario.
 type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, BrowserError>>;
 
@@ -170,10 +224,32 @@ impl Runner {
     }
 
     /// Checks every input the run needs before anything starts.
-    fn prepare(&self, ids: &[String]) -> Result<(Vec<Planned>, Fragments), RunError> {
+    fn prepare(&self, selection: &Selection) -> Result<(Vec<Planned>, Fragments), RunError> {
+        let ids = &selection.ids;
         let root = &self.config.root;
         let mut problems = Vec::new();
-        let scenarios = load_scenarios(root)?;
+        let mut scenarios = load_scenarios(root)?;
+        if !selection.tags.is_empty() {
+            scenarios.retain(|s| s.scenario.tags.iter().any(|t| selection.tags.contains(t)));
+        }
+        if selection.failed {
+            let path = root.join(LAST_RUN_FILE);
+            let last: Option<LastRun> = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+            match last {
+                Some(last) => scenarios.retain(|s| last.failed.contains(&s.scenario.id)),
+                None => problems.push(InputError::new(
+                    display(root, &path),
+                    "(file)",
+                    "there is no record of a previous run, so --failed selects nothing",
+                    "run the suite once without --failed",
+                )),
+            }
+        }
+        if let Some((i, n)) = selection.shard {
+            scenarios.retain(|s| shard_of(&s.scenario.id, n) == i - 1);
+        }
         let fragments = match Fragments::load(&root.join(FRAGMENTS_DIR)) {
             Ok(f) => f,
             Err(p) => {
@@ -204,6 +280,14 @@ impl Runner {
                     }
                 }
             }
+        }
+        if selected.is_empty()
+            && problems.is_empty()
+            && (selection.failed || selection.shard.is_some() || !selection.tags.is_empty())
+        {
+            // A filter that leaves nothing is not an error: a shard can be empty, and a suite
+            // with no failures has nothing to re-run.
+            return Ok((Vec::new(), Fragments::default()));
         }
         if selected.is_empty() && problems.is_empty() {
             problems.push(InputError::new(
@@ -242,7 +326,20 @@ impl Runner {
 
     /// `windup run`: every scenario (or those named), from the plan cache.
     pub async fn run(&self, ids: &[String], events: &dyn EventSink) -> Result<RunReport, RunError> {
-        let (planned, fragments) = self.prepare(ids)?;
+        let selection = Selection {
+            ids: ids.to_vec(),
+            ..Selection::default()
+        };
+        self.run_selected(&selection, events).await
+    }
+
+    /// `windup run` with filters, sharding and retries.
+    pub async fn run_selected(
+        &self,
+        selection: &Selection,
+        events: &dyn EventSink,
+    ) -> Result<RunReport, RunError> {
+        let (planned, fragments) = self.prepare(selection)?;
         self.browser
             .ensure_started()
             .await
@@ -270,7 +367,7 @@ impl Runner {
             let started = OffsetDateTime::now_utc();
             let mut spend = Spend::default();
             let mut phases = Phases::default();
-            let result = self
+            let mut result = self
                 .run_scenario(
                     &p.file.scenario,
                     p.lookup,
@@ -280,6 +377,44 @@ impl Runner {
                     &mut phases,
                 )
                 .await;
+            let mut attempts = 1;
+            let mut first_failure = None;
+            while result.status == ScenarioStatus::Failed
+                && attempts <= selection.retries
+                && result.failure_class.is_some_and(retryable)
+            {
+                first_failure.get_or_insert_with(|| result.clone());
+                attempts += 1;
+                let lookup = cache.lookup(&p.file.scenario).unwrap_or(Lookup::Miss);
+                result = self
+                    .run_scenario(
+                        &p.file.scenario,
+                        lookup,
+                        None,
+                        &shared,
+                        &mut spend,
+                        &mut phases,
+                    )
+                    .await;
+            }
+            result.attempts = attempts;
+            if let (Some(first), ScenarioStatus::Passed) = (&first_failure, result.status) {
+                // Passed on a retry: green, but flagged, with what failed first.
+                result.flaky = true;
+                result.message = Some(format!(
+                    "flaky: passed on attempt {attempts} after {}{}: {}",
+                    first
+                        .failure_class
+                        .map(|c| c.as_str())
+                        .unwrap_or("a failure"),
+                    first
+                        .failed_action_id
+                        .as_deref()
+                        .map(|a| format!(" at {a}"))
+                        .unwrap_or_default(),
+                    first.message.as_deref().unwrap_or("")
+                ));
+            }
             let mut result = self.redacted(result);
             result.task = Some(p.file.scenario.task.clone());
             result.llm_calls = spend.calls();
@@ -308,6 +443,28 @@ impl Runner {
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
         self.append_ledger(&report, &outcomes);
+        let last = LastRun {
+            run_id: report.run_id.clone(),
+            failed: report
+                .scenarios
+                .iter()
+                .filter(|s| s.status == ScenarioStatus::Failed)
+                .map(|s| s.scenario_id.clone())
+                .collect(),
+        };
+        if let Err(e) = crate::fsutil::write_json(&self.config.root.join(LAST_RUN_FILE), &last) {
+            tracing::warn!("could not write {LAST_RUN_FILE}: {e}");
+        }
+        let mut report = report;
+        if let Some((i, n)) = selection.shard {
+            let ci = report.ci.get_or_insert_with(|| CiInfo {
+                provider: "local".into(),
+                workflow_run: None,
+                job: None,
+                shard: None,
+            });
+            ci.shard = Some(format!("{i}/{n}"));
+        }
         Ok(report)
     }
 
@@ -780,6 +937,19 @@ impl Runner {
         }
         result
     }
+}
+
+/// Failures worth a retry: the app, the browser or the timing may behave differently next time.
+/// Planning outcomes (no plan, budget, rejected plans, --require-cached) would not.
+fn retryable(class: FailureClass) -> bool {
+    !matches!(
+        class,
+        FailureClass::NoPlan
+            | FailureClass::NotCached
+            | FailureClass::BudgetExceeded
+            | FailureClass::PlanRejected
+            | FailureClass::PlanInvalid
+    )
 }
 
 /// Run-local files (failure screenshots), one folder per run; not meant to be committed.

@@ -877,3 +877,134 @@ fn prompts_for_third_party_pages_stay_within_their_budget() {
         );
     });
 }
+
+fn ids(report: &RunReport) -> Vec<String> {
+    report
+        .scenarios
+        .iter()
+        .map(|s| s.scenario_id.clone())
+        .collect()
+}
+
+#[test]
+fn retries_mark_flaky_shards_split_exactly_and_failed_and_tags_filter() {
+    use windup_engine::runner::Selection;
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        for _ in 0..5 {
+            fake.push(Reply::Json(save_plan()));
+        }
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        for (i, tag) in ["smoke", "smoke", "slow", "slow", "slow"]
+            .iter()
+            .enumerate()
+        {
+            p.write(
+                &format!("e2e/scenarios/s{i}.yaml"),
+                &format!("id: s{i}\ntask: Save the page, variant {i}\nstart_url: /basic.html\ntags: [{tag}]\n"),
+            );
+        }
+        let all = p.run(Overrides::default()).await;
+        assert_eq!(all.totals.passed, 5, "{:?}", all.scenarios);
+        let runner = p.runner(Overrides::default());
+        let run = |sel: Selection| {
+            let runner = &runner;
+            async move {
+                runner
+                    .run_selected(&sel, &windup_engine::events::NoEvents)
+                    .await
+                    .unwrap()
+            }
+        };
+
+        // Shards: disjoint, and together exactly the suite.
+        let mut seen = Vec::new();
+        for i in 1..=3 {
+            let r = run(Selection {
+                shard: Some((i, 3)),
+                ..Selection::default()
+            })
+            .await;
+            assert_eq!(
+                r.ci.as_ref().unwrap().shard.as_deref(),
+                Some(format!("{i}/3").as_str())
+            );
+            seen.extend(ids(&r));
+        }
+        seen.sort();
+        assert_eq!(seen, vec!["s0", "s1", "s2", "s3", "s4"]);
+
+        // Tags.
+        let r = run(Selection {
+            tags: vec!["smoke".into()],
+            ..Selection::default()
+        })
+        .await;
+        assert_eq!(ids(&r), vec!["s0", "s1"]);
+
+        // A backend that fails once: red without retries, flaky (green, flagged) with one.
+        server.route_once(
+            "/basic.html",
+            Canned {
+                status: 500,
+                content_type: "text/html",
+                body: b"down".to_vec(),
+                delay: Duration::ZERO,
+            },
+        );
+        let r = run(Selection {
+            ids: vec!["s0".into()],
+            ..Selection::default()
+        })
+        .await;
+        assert_eq!(
+            r.scenarios[0].failure_class,
+            Some(FailureClass::NavigationFailed)
+        );
+        // --failed now selects exactly that scenario.
+        let r = run(Selection {
+            failed: true,
+            ..Selection::default()
+        })
+        .await;
+        assert_eq!(ids(&r), vec!["s0"]);
+        assert_eq!(r.scenarios[0].status, ScenarioStatus::Passed);
+        server.route_once(
+            "/basic.html",
+            Canned {
+                status: 500,
+                content_type: "text/html",
+                body: b"down".to_vec(),
+                delay: Duration::ZERO,
+            },
+        );
+        let r = run(Selection {
+            ids: vec!["s1".into()],
+            retries: 2,
+            ..Selection::default()
+        })
+        .await;
+        let s = &r.scenarios[0];
+        assert_eq!(
+            (s.status, s.attempts, s.flaky),
+            (ScenarioStatus::Passed, 2, true),
+            "{:?}",
+            s.message
+        );
+        assert!(
+            s.message.as_deref().unwrap().contains("navigation_failed"),
+            "{:?}",
+            s.message
+        );
+        assert_eq!(
+            (r.totals.passed, r.totals.failed, r.totals.flaky),
+            (1, 0, 1)
+        );
+        assert_eq!(
+            fake.requests().len(),
+            5,
+            "retries of cached scenarios make no call"
+        );
+    });
+}
