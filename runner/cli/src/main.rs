@@ -90,6 +90,9 @@ struct SelectionArgs {
     /// Re-run a failed scenario up to N times; one that then passes is reported flaky.
     #[arg(long, value_name = "N", default_value_t = 0)]
     retries: u32,
+    /// Scenarios run at once, each in its own browser context [default: the number of cores].
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<u32>,
 }
 
 #[derive(Args, Default)]
@@ -149,6 +152,9 @@ fn main() -> ProcessExit {
                 failed: selection.failed,
                 shard,
                 retries: selection.retries,
+                jobs: selection.jobs.unwrap_or_else(|| {
+                    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+                }),
             };
             execute(common, planning, move |runner, sink| {
                 Box::pin(async move { runner.run_selected(&selection, sink).await })

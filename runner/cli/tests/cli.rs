@@ -228,7 +228,7 @@ fn example_replays_from_its_committed_plans() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = report(&dir.path().join("out/report.json"));
-    assert_eq!(r["report_version"], "0.1");
+    assert_eq!(r["report_version"], windup_model::report::REPORT_VERSION);
     assert_eq!(r["totals"]["passed"], 4);
     assert_eq!(r["totals"]["cache_hits"], 4);
     assert_eq!(r["totals"]["llm_calls"], 0);

@@ -75,6 +75,8 @@ pub struct Selection {
     pub shard: Option<(u32, u32)>,
     /// Extra runs of a failed scenario; one that then passes is flaky.
     pub retries: u32,
+    /// Scenarios run at once, each in its own context of one browser (0 or 1: one at a time).
+    pub jobs: u32,
 }
 
 /// The last run's verdicts, for `--failed`: run-local, not meant to be committed.
@@ -347,95 +349,44 @@ impl Runner {
         let started_at = OffsetDateTime::now_utc();
         let run_id = uuid::Uuid::now_v7().to_string();
         let cache = PlanCache::new(&self.config.root);
-        let mut outcomes = Vec::new();
-        let total = planned.len();
-        let mut next: Option<Prefetched> = None;
-        for (i, p) in planned.into_iter().enumerate() {
-            let session = next.take();
-            // Open the next scenario's context while this one runs: context set-up is the
-            // largest fixed cost of a replay.
-            if i + 1 < total {
-                let browser = self.browser.clone();
-                next = Some(tokio::spawn(async move { browser.new_session().await }));
+        let shared = RunShared {
+            cache: &cache,
+            fragments: &fragments,
+            run_id: &run_id,
+            events,
+        };
+        let jobs = selection.jobs.max(1);
+        let mut outcomes = Vec::with_capacity(planned.len());
+        if jobs == 1 {
+            let total = planned.len();
+            let mut next: Option<Prefetched> = None;
+            for (i, p) in planned.into_iter().enumerate() {
+                let session = next.take();
+                // Open the next scenario's context while this one runs: context set-up is the
+                // largest fixed cost of a replay.
+                if i + 1 < total {
+                    let browser = self.browser.clone();
+                    next = Some(tokio::spawn(async move { browser.new_session().await }));
+                }
+                outcomes.push(self.run_one(p, session, selection, &shared).await);
             }
-            let shared = RunShared {
-                cache: &cache,
-                fragments: &fragments,
-                run_id: &run_id,
-                events,
-            };
-            let started = OffsetDateTime::now_utc();
-            let mut spend = Spend::default();
-            let mut phases = Phases::default();
-            let mut result = self
-                .run_scenario(
-                    &p.file.scenario,
-                    p.lookup,
-                    session,
-                    &shared,
-                    &mut spend,
-                    &mut phases,
-                )
-                .await;
-            let mut attempts = 1;
-            let mut first_failure = None;
-            while result.status == ScenarioStatus::Failed
-                && attempts <= selection.retries
-                && result.failure_class.is_some_and(retryable)
+            if let Some(spare) = next
+                && let Ok(Ok(session)) = spare.await
             {
-                first_failure.get_or_insert_with(|| result.clone());
-                attempts += 1;
-                let lookup = cache.lookup(&p.file.scenario).unwrap_or(Lookup::Miss);
-                result = self
-                    .run_scenario(
-                        &p.file.scenario,
-                        lookup,
-                        None,
-                        &shared,
-                        &mut spend,
-                        &mut phases,
-                    )
-                    .await;
+                session.close().await;
             }
-            result.attempts = attempts;
-            if let (Some(first), ScenarioStatus::Passed) = (&first_failure, result.status) {
-                // Passed on a retry: green, but flagged, with what failed first.
-                result.flaky = true;
-                result.message = Some(format!(
-                    "flaky: passed on attempt {attempts} after {}{}: {}",
-                    first
-                        .failure_class
-                        .map(|c| c.as_str())
-                        .unwrap_or("a failure"),
-                    first
-                        .failed_action_id
-                        .as_deref()
-                        .map(|a| format!(" at {a}"))
-                        .unwrap_or_default(),
-                    first.message.as_deref().unwrap_or("")
-                ));
-            }
-            let mut result = self.redacted(result);
-            result.task = Some(p.file.scenario.task.clone());
-            result.llm_calls = spend.calls();
-            result.cost_micro_usd = spend.cost_micro_usd;
-            result.duration_ms = (OffsetDateTime::now_utc() - started)
-                .whole_milliseconds()
-                .max(0) as u64;
-            events.on_event(&Event::ScenarioFinished {
-                result: result.clone(),
-            });
-            outcomes.push(Outcome {
-                result,
-                started_at: started,
-                spend,
-                phases,
-            });
-        }
-        if let Some(spare) = next
-            && let Ok(Ok(session)) = spare.await
-        {
-            session.close().await;
+        } else {
+            // Concurrent scenarios, each in its own context of the one browser; results come
+            // back in the suite's order whatever order they finish in.
+            use futures::StreamExt;
+            // The first session takes the start-up tab: open it before the others race for it.
+            let opened = self.browser.new_session().await;
+            let mut first: Option<Prefetched> = Some(tokio::spawn(async move { opened }));
+            outcomes = futures::stream::iter(planned)
+                .map(|p| self.run_one(p, first.take(), selection, &shared))
+                .buffered(jobs as usize)
+                .collect()
+                .await;
         }
         let report = self.report(
             run_id,
@@ -466,6 +417,70 @@ impl Runner {
             ci.shard = Some(format!("{i}/{n}"));
         }
         Ok(report)
+    }
+
+    /// One scenario with its retries: the result as reported, and what its ledger record needs.
+    async fn run_one(
+        &self,
+        p: Planned,
+        session: Option<Prefetched>,
+        selection: &Selection,
+        shared: &RunShared<'_>,
+    ) -> Outcome {
+        let started = OffsetDateTime::now_utc();
+        let mut spend = Spend::default();
+        let mut phases = Phases::default();
+        let scenario = &p.file.scenario;
+        let mut result = self
+            .run_scenario(scenario, p.lookup, session, shared, &mut spend, &mut phases)
+            .await;
+        let mut attempts = 1;
+        let mut first_failure = None;
+        while result.status == ScenarioStatus::Failed
+            && attempts <= selection.retries
+            && result.failure_class.is_some_and(retryable)
+        {
+            first_failure.get_or_insert_with(|| result.clone());
+            attempts += 1;
+            let lookup = shared.cache.lookup(scenario).unwrap_or(Lookup::Miss);
+            result = self
+                .run_scenario(scenario, lookup, None, shared, &mut spend, &mut phases)
+                .await;
+        }
+        result.attempts = attempts;
+        if let (Some(first), ScenarioStatus::Passed) = (&first_failure, result.status) {
+            // Passed on a retry: green, but flagged, with what failed first.
+            result.flaky = true;
+            result.message = Some(format!(
+                "flaky: passed on attempt {attempts} after {}{}: {}",
+                first
+                    .failure_class
+                    .map(|c| c.as_str())
+                    .unwrap_or("a failure"),
+                first
+                    .failed_action_id
+                    .as_deref()
+                    .map(|a| format!(" at {a}"))
+                    .unwrap_or_default(),
+                first.message.as_deref().unwrap_or("")
+            ));
+        }
+        let mut result = self.redacted(result);
+        result.task = Some(scenario.task.clone());
+        result.llm_calls = spend.calls();
+        result.cost_micro_usd = spend.cost_micro_usd;
+        result.duration_ms = (OffsetDateTime::now_utc() - started)
+            .whole_milliseconds()
+            .max(0) as u64;
+        shared.events.on_event(&Event::ScenarioFinished {
+            result: result.clone(),
+        });
+        Outcome {
+            result,
+            started_at: started,
+            spend,
+            phases,
+        }
     }
 
     /// One ledger record per scenario. A ledger that cannot be written never changes a verdict.
