@@ -2,6 +2,7 @@
 
 mod bench;
 mod costs;
+mod init;
 mod output;
 mod validate;
 
@@ -74,6 +75,16 @@ enum Command {
     },
     /// Total the LLM spend recorded in the run ledger, by model, provider, scenario and day.
     Costs(costs::CostsArgs),
+    /// Scaffold a project: windup.toml, an example scenario, the manifest, .gitignore entries.
+    /// Never overwrites a file.
+    Init {
+        /// The project root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+        /// The app's base URL to write into windup.toml.
+        #[arg(long, default_value = "http://127.0.0.1:3000")]
+        base_url: String,
+    },
 }
 
 #[derive(Args, Default)]
@@ -133,6 +144,7 @@ fn main() -> ProcessExit {
     let code = match cli.command {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
+        Command::Init { root, base_url } => init::run(&root, &base_url),
         Command::Run {
             scenarios,
             selection,

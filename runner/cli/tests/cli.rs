@@ -917,3 +917,47 @@ fn planning_from_the_cli_leaks_no_credential_and_require_cached_makes_no_call() 
         "a credential leaked:\n{everything}"
     );
 }
+
+#[test]
+fn init_scaffolds_a_valid_project_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "target/\n.env.local\n").unwrap();
+    let out = windup(dir.path(), &["init", "--base-url", "http://127.0.0.1:4000"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for f in [
+        "windup.toml",
+        "e2e/scenarios/home-page.yaml",
+        "e2e/manifest.yaml",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+    let config = std::fs::read_to_string(dir.path().join("windup.toml")).unwrap();
+    assert!(config.contains("http://127.0.0.1:4000"));
+    let ignore = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+    assert_eq!(ignore.matches(".env.local").count(), 1, "{ignore}");
+    assert!(
+        ignore.contains("e2e/.windup/runs/") && ignore.starts_with("target/\n"),
+        "{ignore}"
+    );
+    assert!(
+        !ignore.lines().any(|l| l.starts_with("e2e/.windup/cache")),
+        "the plan cache is meant to be committed: {ignore}"
+    );
+    let v = windup(dir.path(), &["validate"]);
+    assert_eq!(v.status.code(), Some(0), "{}", stderr(&v));
+    // A second init changes nothing.
+    std::fs::write(
+        dir.path().join("windup.toml"),
+        "base_url = \"http://mine\"\n",
+    )
+    .unwrap();
+    let before = tree(dir.path());
+    let again = windup(dir.path(), &["init"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(tree(dir.path()), before, "init never overwrites");
+    let bad = windup(
+        dir.path(),
+        &["init", "--root", "elsewhere", "--base-url", "not a url"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+}
