@@ -32,7 +32,7 @@ pub fn run(
             return ExitCode::Infrastructure;
         }
     };
-    let terminal = Terminal::new(common.quiet);
+    let terminal = Terminal::new(common.verbosity());
     runtime.block_on(async {
         let runner = match Runner::new(config) {
             Ok(r) => r,

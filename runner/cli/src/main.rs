@@ -134,8 +134,21 @@ struct Common {
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     reports: Vec<String>,
     /// Print only failures and the summary.
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "verbose")]
     quiet: bool,
+    /// Print every step with its timings.
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+impl Common {
+    fn verbosity(&self) -> output::Verbosity {
+        match (self.quiet, self.verbose) {
+            (true, _) => output::Verbosity::Quiet,
+            (false, true) => output::Verbosity::Verbose,
+            _ => output::Verbosity::Normal,
+        }
+    }
 }
 
 fn main() -> ProcessExit {
@@ -257,7 +270,7 @@ where
             return ExitCode::Infrastructure;
         }
     };
-    let terminal = output::Terminal::new(common.quiet);
+    let terminal = output::Terminal::new(common.verbosity());
     runtime.block_on(async {
         let runner = match Runner::new(config) {
             Ok(r) => r,

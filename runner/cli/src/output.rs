@@ -1,20 +1,56 @@
-//! The terminal: a line per finished scenario and a final summary, on stderr.
+//! The terminal, on stderr: a live progress bar with a line per finished scenario when stderr is
+//! a terminal (indicatif), plain lines otherwise or with NO_COLOR; `-q` prints only failures,
+//! `-v` every step with its timings; a final summary with counts, time, LLM calls and cost.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::Duration;
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use windup_engine::events::{Event, EventSink};
-use windup_model::{CacheOutcome, RunReport, ScenarioStatus};
+use windup_model::{ActionStatus, CacheOutcome, RunReport, ScenarioResult, ScenarioStatus};
+
+/// How much the terminal says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    Quiet,
+    Normal,
+    Verbose,
+}
 
 pub struct Terminal {
-    quiet: bool,
+    verbosity: Verbosity,
+    /// The live view, when stderr is a terminal and colour is allowed.
+    bar: Mutex<Option<ProgressBar>>,
+    live: bool,
 }
 
 impl Terminal {
-    pub fn new(quiet: bool) -> Self {
-        Terminal { quiet }
+    pub fn new(verbosity: Verbosity) -> Self {
+        let live = std::io::stderr().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            && verbosity != Verbosity::Quiet;
+        Terminal {
+            verbosity,
+            bar: Mutex::new(None),
+            live,
+        }
+    }
+
+    /// Prints a line above the live view, or plainly.
+    fn line(&self, text: &str) {
+        match self.bar.lock().expect("terminal lock").as_ref() {
+            Some(bar) => bar.println(text),
+            None => {
+                let _ = writeln!(std::io::stderr().lock(), "{text}");
+            }
+        }
     }
 
     pub fn summary(&self, report: &RunReport) {
+        if let Some(bar) = self.bar.lock().expect("terminal lock").take() {
+            bar.finish_and_clear();
+        }
         let t = &report.totals;
         let _ = writeln!(
             std::io::stderr(),
@@ -34,6 +70,56 @@ impl Terminal {
             t.cache_hits
         );
     }
+
+    fn finished(&self, result: &ScenarioResult) {
+        if let Some(bar) = self.bar.lock().expect("terminal lock").as_ref() {
+            bar.inc(1);
+            if result.status == ScenarioStatus::Failed {
+                bar.set_message(format!("last failure: {}", result.scenario_id));
+            }
+        }
+        match result.status {
+            ScenarioStatus::Passed if self.verbosity != Verbosity::Quiet => {
+                self.line(&format!(
+                    "  {}  {} ({} ms, {}{}){}",
+                    if result.flaky { "FLKY" } else { "PASS" },
+                    result.scenario_id,
+                    result.duration_ms,
+                    cache_word(result.cache),
+                    spend(result),
+                    if result.flaky {
+                        format!(": {}", result.message.as_deref().unwrap_or(""))
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            ScenarioStatus::Failed => {
+                let class = result.failure_class.map(|c| c.as_str()).unwrap_or("failed");
+                let at = result
+                    .failed_action_id
+                    .as_deref()
+                    .map(|a| format!(" at {a}"))
+                    .unwrap_or_default();
+                let mut text = format!(
+                    "  FAIL  {} ({} ms, {}{}): {class}{at}: {}",
+                    result.scenario_id,
+                    result.duration_ms,
+                    cache_word(result.cache),
+                    spend(result),
+                    result.message.as_deref().unwrap_or("")
+                );
+                if let Some(shot) = result.evidence.as_ref().and_then(|e| e.screenshot.as_ref()) {
+                    text.push_str(&format!("\n        screenshot: {shot}"));
+                }
+                self.line(&text);
+            }
+            ScenarioStatus::Skipped if self.verbosity != Verbosity::Quiet => {
+                self.line(&format!("  SKIP  {}", result.scenario_id));
+            }
+            _ => {}
+        }
+    }
 }
 
 fn cache_word(c: CacheOutcome) -> &'static str {
@@ -51,7 +137,7 @@ pub fn usd(micro: u64) -> String {
     format!("${}.{:04}", tenth_mills / 10_000, tenth_mills % 10_000)
 }
 
-fn spend(result: &windup_model::ScenarioResult) -> String {
+fn spend(result: &ScenarioResult) -> String {
     if result.llm_calls == 0 {
         String::new()
     } else {
@@ -66,57 +152,52 @@ fn spend(result: &windup_model::ScenarioResult) -> String {
 
 impl EventSink for Terminal {
     fn on_event(&self, event: &Event) {
-        if let Event::Planning {
-            scenario_id,
-            purpose,
-        } = event
-        {
-            if !self.quiet {
+        match event {
+            Event::RunStarted { scenarios } if self.live => {
+                let bar = ProgressBar::with_draw_target(
+                    Some(*scenarios as u64),
+                    ProgressDrawTarget::stderr(),
+                );
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} scenarios {msg}",
+                    )
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar.enable_steady_tick(Duration::from_millis(120));
+                *self.bar.lock().expect("terminal lock") = Some(bar);
+            }
+            Event::Planning {
+                scenario_id,
+                purpose,
+            } if self.verbosity != Verbosity::Quiet => {
                 let what = match purpose.as_str() {
                     "repair" => "re-planning from where the replay failed",
                     "continue" => "continuing the plan on a new page",
                     _ => "planning",
                 };
-                let _ = writeln!(std::io::stderr(), "  ....  {scenario_id}: {what}");
+                self.line(&format!("  ....  {scenario_id}: {what}"));
             }
-            return;
-        }
-        let Event::ScenarioFinished { result } = event else {
-            return;
-        };
-        let mut err = std::io::stderr().lock();
-        match result.status {
-            ScenarioStatus::Passed if !self.quiet => {
-                let _ = writeln!(
-                    err,
-                    "  {}  {} ({} ms, {}{})",
-                    if result.flaky { "FLKY" } else { "PASS" },
-                    result.scenario_id,
+            Event::ActionFinished {
+                scenario_id,
+                result,
+            } if self.verbosity == Verbosity::Verbose => {
+                let mark = match result.status {
+                    ActionStatus::Passed => "ok",
+                    ActionStatus::Failed => "FAILED",
+                    ActionStatus::Skipped => "skipped",
+                };
+                self.line(&format!(
+                    "        {scenario_id} {} {} {mark} ({} ms: wait {}, act {}, verify {})",
+                    result.id,
+                    result.step.as_deref().unwrap_or(result.kind.as_str()),
                     result.duration_ms,
-                    cache_word(result.cache),
-                    spend(result)
-                );
+                    result.wait_ms,
+                    result.act_ms,
+                    result.verify_ms
+                ));
             }
-            ScenarioStatus::Failed => {
-                let class = result.failure_class.map(|c| c.as_str()).unwrap_or("failed");
-                let at = result
-                    .failed_action_id
-                    .as_deref()
-                    .map(|a| format!(" at {a}"))
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    err,
-                    "  FAIL  {} ({} ms, {}{}): {class}{at}: {}",
-                    result.scenario_id,
-                    result.duration_ms,
-                    cache_word(result.cache),
-                    spend(result),
-                    result.message.as_deref().unwrap_or("")
-                );
-            }
-            ScenarioStatus::Skipped if !self.quiet => {
-                let _ = writeln!(err, "  SKIP  {}", result.scenario_id);
-            }
+            Event::ScenarioFinished { result } => self.finished(result),
             _ => {}
         }
     }

@@ -961,3 +961,22 @@ fn init_scaffolds_a_valid_project_and_never_overwrites() {
     );
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn verbose_prints_every_step_and_quiet_only_the_summary() {
+    let dir = example();
+    let (_server, base) = serve(dir.path());
+    let v = windup(dir.path(), &["run", "sign-in", "-v", "--base-url", &base]);
+    assert_eq!(v.status.code(), Some(0), "{}", stderr(&v));
+    let err = stderr(&v);
+    assert!(
+        err.contains("sign-in a1 fill label=\"Email\" value_ref=ACME_ADMIN_EMAIL ok ("),
+        "{err}"
+    );
+    assert!(err.contains("PASS  sign-in"), "{err}");
+    let q = windup(dir.path(), &["run", "sign-in", "-q", "--base-url", &base]);
+    assert_eq!(q.status.code(), Some(0), "{}", stderr(&q));
+    let err = stderr(&q);
+    assert!(!err.contains("PASS"), "{err}");
+    assert!(err.contains("1 passed, 0 failed"), "{err}");
+}

@@ -5,6 +5,10 @@ use windup_model::{ActionResult, ScenarioResult};
 
 #[derive(Debug, Clone)]
 pub enum Event {
+    /// A run is about to start this many scenarios.
+    RunStarted {
+        scenarios: usize,
+    },
     ScenarioStarted {
         scenario_id: String,
     },

@@ -356,6 +356,9 @@ impl Runner {
             events,
         };
         let jobs = selection.jobs.max(1);
+        events.on_event(&Event::RunStarted {
+            scenarios: planned.len(),
+        });
         let mut outcomes = Vec::with_capacity(planned.len());
         if jobs == 1 {
             let total = planned.len();
