@@ -77,6 +77,28 @@ pub fn load_scenarios(root: &Path) -> Result<Vec<ScenarioFile>, Problems> {
             Err(p) => problems.extend(p.0),
         }
     }
+    for f in &out {
+        for need in &f.scenario.needs {
+            let fix = |what: &str| {
+                InputError::new(
+                    display(root, &f.path),
+                    "needs",
+                    what.to_string(),
+                    "name scenarios that declare `setup: true`",
+                )
+            };
+            match out.iter().find(|o| &o.scenario.id == need) {
+                None => problems.push(fix(&format!("no scenario `{need}`"))),
+                Some(o) if !o.scenario.setup => {
+                    problems.push(fix(&format!("`{need}` is not a setup scenario")))
+                }
+                Some(_) if f.scenario.setup => problems.push(fix(
+                    "a setup scenario cannot need another (sign in once, in one setup)",
+                )),
+                Some(_) => {}
+            }
+        }
+    }
     if problems.is_empty() {
         out.sort_by(|a, b| a.scenario.id.cmp(&b.scenario.id));
         Ok(out)

@@ -27,6 +27,14 @@ pub struct Scenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub timeout_ms: Option<u64>,
+    /// A setup scenario (signing in, say): it runs before the scenarios that need it, and its
+    /// browser storage (cookies, localStorage) is saved when it passes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub setup: bool,
+    /// Setup scenarios whose saved storage this one starts with, like Playwright's setup
+    /// projects: sign in once per run, not once per scenario.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
 }
 
 /// Collapses runs of whitespace and trims, so re-wrapping a line is not an edit.
@@ -48,6 +56,14 @@ impl Scenario {
         }
         hasher.update(b"\0");
         hasher.update(self.start_url.trim().as_bytes());
+        // What the scenario starts with is part of what its plan was made for.
+        if !self.needs.is_empty() {
+            hasher.update(b"\0needs");
+            for n in &self.needs {
+                hasher.update(b"\x1f");
+                hasher.update(n.as_bytes());
+            }
+        }
         hex::encode(hasher.finalize())
     }
 }
@@ -64,6 +80,8 @@ mod tests {
             hints: vec![],
             tags: vec![],
             timeout_ms: None,
+            setup: false,
+            needs: vec![],
         }
     }
 

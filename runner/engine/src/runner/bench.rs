@@ -139,6 +139,7 @@ impl Runner {
         let run_id = uuid::Uuid::now_v7().to_string();
         let started_at = OffsetDateTime::now_utc();
         let mut outcomes = Vec::new();
+        let storages = super::Storages::default();
         let scratch = |what: &str| {
             tempfile::Builder::new()
                 .prefix(&format!("windup-bench-{what}-"))
@@ -160,6 +161,7 @@ impl Runner {
         let once = async |cache: &PlanCache, outcomes: &mut Vec<Outcome>| -> ScenarioResult {
             let lookup = cache.lookup(&scenario).unwrap_or(Lookup::Miss);
             let shared = RunShared {
+                storage: &storages,
                 cache,
                 fragments: &fragments,
                 run_id: &run_id,

@@ -4,6 +4,7 @@
 
 mod bench;
 mod planning;
+mod storage;
 
 pub use bench::BenchReport;
 
@@ -29,6 +30,10 @@ use crate::planner::{Budget, Planner, Spend, StepFailure};
 use crate::project::{FRAGMENTS_DIR, ScenarioFile, display, load_scenarios};
 use crate::secrets::ProjectSecrets;
 use planning::{Phases, Start, passed_steps};
+use storage::StorageState;
+
+/// Saved storage of the setup scenarios that passed in this run, by setup id.
+type Storages = std::sync::Mutex<std::collections::HashMap<String, StorageState>>;
 
 /// Why a run could not happen at all.
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +65,44 @@ struct RunShared<'a> {
     fragments: &'a Fragments,
     run_id: &'a str,
     events: &'a dyn EventSink,
+    storage: &'a Storages,
+}
+
+impl RunShared<'_> {
+    /// The saved storage a scenario starts with: that of every setup it needs.
+    fn state_for(&self, scenario: &Scenario) -> Option<StorageState> {
+        if scenario.needs.is_empty() {
+            return None;
+        }
+        let saved = self.storage.lock().expect("storage lock");
+        let mut state = StorageState::default();
+        for need in &scenario.needs {
+            if let Some(s) = saved.get(need) {
+                state.cookies.extend(s.cookies.iter().cloned());
+                state.origins.extend(s.origins.iter().cloned());
+            }
+        }
+        Some(state)
+    }
+
+    /// Keeps a passed setup's storage for the scenarios that need it.
+    async fn keep_setup_state(&self, root: &Path, scenario: &Scenario, session: &Session) {
+        if !scenario.setup {
+            return;
+        }
+        match storage::capture(session).await {
+            Ok(state) => {
+                if let Err(e) = storage::save(root, &scenario.id, &state) {
+                    tracing::warn!("could not save the storage of setup {}: {e}", scenario.id);
+                }
+                self.storage
+                    .lock()
+                    .expect("storage lock")
+                    .insert(scenario.id.clone(), state);
+            }
+            Err(e) => tracing::warn!("could not read the storage of setup {}: {e}", scenario.id),
+        }
+    }
 }
 
 /// Which scenarios a run takes, and how often it retries them.
@@ -230,7 +273,8 @@ impl Runner {
         let ids = &selection.ids;
         let root = &self.config.root;
         let mut problems = Vec::new();
-        let mut scenarios = load_scenarios(root)?;
+        let all = load_scenarios(root)?;
+        let mut scenarios = all.clone();
         if !selection.tags.is_empty() {
             scenarios.retain(|s| s.scenario.tags.iter().any(|t| selection.tags.contains(t)));
         }
@@ -299,6 +343,18 @@ impl Runner {
                 "add a scenario file such as e2e/scenarios/sign-in.yaml, or pass --root to the project",
             ));
         }
+        // A selected scenario brings the setups it needs, whatever the filters.
+        let needed: Vec<String> = selected
+            .iter()
+            .flat_map(|s| s.scenario.needs.iter().cloned())
+            .collect();
+        for need in needed {
+            if !selected.iter().any(|s| s.scenario.id == need)
+                && let Some(setup) = all.iter().find(|s| s.scenario.id == need)
+            {
+                selected.push(setup.clone());
+            }
+        }
         let cache = PlanCache::new(root);
         let mut planned = Vec::new();
         for file in selected {
@@ -349,17 +405,70 @@ impl Runner {
         let started_at = OffsetDateTime::now_utc();
         let run_id = uuid::Uuid::now_v7().to_string();
         let cache = PlanCache::new(&self.config.root);
+        let storages = Storages::default();
         let shared = RunShared {
             cache: &cache,
             fragments: &fragments,
             run_id: &run_id,
             events,
+            storage: &storages,
         };
         let jobs = selection.jobs.max(1);
         events.on_event(&Event::RunStarted {
             scenarios: planned.len(),
         });
-        let mut outcomes = Vec::with_capacity(planned.len());
+        // Setup scenarios first, one at a time; then the rest, which start with their storage.
+        let (setups, rest): (Vec<Planned>, Vec<Planned>) =
+            planned.into_iter().partition(|p| p.file.scenario.setup);
+        let mut outcomes = Vec::new();
+        for p in setups {
+            outcomes.push(self.run_one(p, None, selection, &shared).await);
+        }
+        let failed_setups: Vec<String> = outcomes
+            .iter()
+            .filter(|o| o.result.status != ScenarioStatus::Passed)
+            .map(|o| o.result.scenario_id.clone())
+            .collect();
+        let (blocked, rest): (Vec<Planned>, Vec<Planned>) = rest.into_iter().partition(|p| {
+            p.file
+                .scenario
+                .needs
+                .iter()
+                .any(|n| failed_setups.contains(n))
+        });
+        let mut blocked_outcomes: Vec<Outcome> = blocked
+            .into_iter()
+            .map(|p| {
+                let s = &p.file.scenario;
+                let mut result = failed(
+                    &s.id,
+                    CacheOutcome::None,
+                    FailureClass::NoPlan,
+                    format!(
+                        "skipped: it needs the setup {} that did not pass",
+                        s.needs
+                            .iter()
+                            .filter(|n| failed_setups.contains(n))
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+                result.status = ScenarioStatus::Skipped;
+                result.failure_class = None;
+                result.task = Some(s.task.clone());
+                events.on_event(&Event::ScenarioFinished {
+                    result: result.clone(),
+                });
+                Outcome {
+                    result,
+                    started_at: OffsetDateTime::now_utc(),
+                    spend: Spend::default(),
+                    phases: Phases::default(),
+                }
+            })
+            .collect();
+        let planned = rest;
         if jobs == 1 {
             let total = planned.len();
             let mut next: Option<Prefetched> = None;
@@ -385,12 +494,16 @@ impl Runner {
             // The first session takes the start-up tab: open it before the others race for it.
             let opened = self.browser.new_session().await;
             let mut first: Option<Prefetched> = Some(tokio::spawn(async move { opened }));
-            outcomes = futures::stream::iter(planned)
+            let concurrent: Vec<Outcome> = futures::stream::iter(planned)
                 .map(|p| self.run_one(p, first.take(), selection, &shared))
                 .buffered(jobs as usize)
                 .collect()
                 .await;
+            outcomes.extend(concurrent);
         }
+        outcomes.append(&mut blocked_outcomes);
+        // Reports list scenarios in the suite's order (by id), whatever order they ran in.
+        outcomes.sort_by(|a, b| a.result.scenario_id.cmp(&b.result.scenario_id));
         let report = self.report(
             run_id,
             started_at,
@@ -547,6 +660,7 @@ impl Runner {
             fragments,
             run_id,
             events,
+            ..
         } = *shared;
         events.on_event(&Event::ScenarioStarted {
             scenario_id: scenario.id.clone(),
@@ -594,6 +708,7 @@ impl Runner {
                 fragments,
                 prefetched,
                 events,
+                shared.state_for(scenario).as_ref(),
             )
             .await
         {
@@ -601,6 +716,11 @@ impl Runner {
             Err(e) => return crashed(&scenario.id, CacheOutcome::Hit, e),
         };
         phases.add(&execution);
+        if execution.passed() {
+            shared
+                .keep_setup_state(&self.config.root, scenario, &session)
+                .await;
+        }
         let Some(failure) = execution.failure.clone().filter(|f| invalidates(f.class)) else {
             session.close().await;
             return self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
@@ -716,7 +836,15 @@ impl Runner {
         events: &dyn EventSink,
     ) -> Result<Execution, BrowserError> {
         let (execution, session) = self
-            .execute_open(scenario_id, plan, timeout, fragments, prefetched, events)
+            .execute_open(
+                scenario_id,
+                plan,
+                timeout,
+                fragments,
+                prefetched,
+                events,
+                None,
+            )
             .await?;
         let closing = std::time::Instant::now();
         session.close().await;
@@ -726,6 +854,7 @@ impl Runner {
 
     /// Runs one plan in a fresh context and hands the context back, so a failure's page can
     /// still be read.
+    #[allow(clippy::too_many_arguments)]
     async fn execute_open(
         &self,
         scenario_id: &str,
@@ -734,6 +863,7 @@ impl Runner {
         fragments: &Fragments,
         prefetched: Option<Prefetched>,
         events: &dyn EventSink,
+        state: Option<&StorageState>,
     ) -> Result<(Execution, Session), BrowserError> {
         let base_url = self
             .config
@@ -757,6 +887,12 @@ impl Runner {
             None => self.browser.new_session().await?,
         };
         tracing::debug!(scenario_id, "context opened in {:?}", opened.elapsed());
+        if let Some(state) = state
+            && let Err(e) = storage::apply(&session, state).await
+        {
+            session.close().await;
+            return Err(e);
+        }
         let cx = ExecContext {
             scenario_id,
             base_url,

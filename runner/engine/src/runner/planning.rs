@@ -99,7 +99,10 @@ impl Runner {
             })
             .collect();
         let (mut actions, mut page, mut purpose) = match start {
-            Start::Fresh => match self.observe_start(scenario, phases).await {
+            Start::Fresh => match self
+                .observe_start(scenario, shared.state_for(scenario).as_ref(), phases)
+                .await
+            {
                 Ok(page) => (Vec::new(), page, Purpose::Plan),
                 Err(result) => return with_cache(result, cache_outcome),
             },
@@ -159,6 +162,7 @@ impl Runner {
                     shared.fragments,
                     None,
                     shared.events,
+                    shared.state_for(scenario).as_ref(),
                 )
                 .await
             {
@@ -170,6 +174,9 @@ impl Runner {
             let can_continue = continuations < settings.max_continuations;
             match failure {
                 None if segment.complete => {
+                    shared
+                        .keep_setup_state(&self.config.root, scenario, &session)
+                        .await;
                     session.close().await;
                     if let Some(url) = &execution.final_url
                         && !self.allowed_url(url)
@@ -269,6 +276,7 @@ impl Runner {
     async fn observe_start(
         &self,
         scenario: &Scenario,
+        state: Option<&super::StorageState>,
         phases: &mut Phases,
     ) -> Result<PageView, ScenarioResult> {
         let base_url = self.config.base_url.as_ref().expect("checked");
@@ -286,6 +294,12 @@ impl Runner {
             .new_session()
             .await
             .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e))?;
+        if let Some(state) = state
+            && let Err(e) = super::storage::apply(&session, state).await
+        {
+            session.close().await;
+            return Err(crashed(&scenario.id, windup_model::CacheOutcome::Miss, e));
+        }
         let opened = session
             .goto(url.as_str(), self.config.timeouts.navigation)
             .await;
