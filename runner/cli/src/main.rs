@@ -117,6 +117,9 @@ struct PlanningArgs {
     /// Make no LLM call: scenarios without a verified plan fail with not_cached.
     #[arg(long)]
     require_cached: bool,
+    /// Ask the LLM for a summary and a fix suggestion for each failure (opt-in, budgeted).
+    #[arg(long)]
+    suggest: bool,
 }
 
 #[derive(Args)]
@@ -226,6 +229,7 @@ fn load_config(
         provider: planning.provider.clone(),
         budget_usd: planning.budget_usd,
         require_cached: planning.require_cached,
+        suggest: planning.suggest,
     };
     let mut problems = Vec::new();
     let config = Config::load(&common.root, &overrides).map_err(Problems::from);

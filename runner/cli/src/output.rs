@@ -51,6 +51,18 @@ impl Terminal {
         if let Some(bar) = self.bar.lock().expect("terminal lock").take() {
             bar.finish_and_clear();
         }
+        for r in &report.scenarios {
+            if let Some(s) = &r.suggestion {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "\n  {} — suggestion by {}:\n    why: {}\n    fix: {}",
+                    r.scenario_id,
+                    s.by,
+                    s.summary,
+                    s.fix
+                );
+            }
+        }
         let t = &report.totals;
         let _ = writeln!(
             std::io::stderr(),
@@ -112,6 +124,7 @@ impl Terminal {
                 if let Some(shot) = result.evidence.as_ref().and_then(|e| e.screenshot.as_ref()) {
                     text.push_str(&format!("\n        screenshot: {shot}"));
                 }
+
                 self.line(&text);
             }
             ScenarioStatus::Skipped if self.verbosity != Verbosity::Quiet => {

@@ -119,6 +119,8 @@ pub struct Config {
     pub limits: Limits,
     /// Fail scenarios that would need an LLM call with `not_cached`.
     pub require_cached: bool,
+    /// Opt-in: an LLM summary and fix suggestion per failed scenario.
+    pub suggest: bool,
     /// The file as read, for sections other crates interpret.
     pub file: ConfigFile,
 }
@@ -131,6 +133,8 @@ pub struct Overrides {
     pub provider: Option<String>,
     pub budget_usd: Option<f64>,
     pub require_cached: bool,
+    /// Ask the LLM for a summary and a fix suggestion for each failure (opt-in).
+    pub suggest: bool,
 }
 
 impl Config {
@@ -191,6 +195,7 @@ impl Config {
             planner,
             limits,
             require_cached: overrides.require_cached,
+            suggest: overrides.suggest,
             file,
         })
     }

@@ -73,11 +73,18 @@ pub struct LlmCalls {
     pub continuation: u32,
     /// Planning again after a cached plan failed.
     pub replan: u32,
+    /// An opt-in failure summary and fix suggestion (`--suggest`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub suggest: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl LlmCalls {
     pub fn total(&self) -> u32 {
-        self.planning + self.continuation + self.replan
+        self.planning + self.continuation + self.replan + self.suggest
     }
 }
 

@@ -7,7 +7,7 @@ use time::OffsetDateTime;
 use crate::plan::ActionType;
 
 /// 0.2 added, all optional for readers of 0.1: `totals.flaky`, and per scenario `task`,
-/// `attempts`, `flaky` and `evidence`, and per action `step`.
+/// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`.
 pub const REPORT_VERSION: &str = "0.2";
 
 /// Why a scenario failed. One meaning each.
@@ -174,11 +174,26 @@ pub struct ScenarioResult {
     /// What the page looked like at the failing step (failed scenarios only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// Opt-in (`--suggest`): an LLM's reading of the failure and a fix to consider. Advice
+    /// for people; never applied to a plan or the cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggestion: Option<Suggestion>,
     pub actions: Vec<ActionResult>,
 }
 
 fn one() -> u32 {
     1
+}
+
+/// An LLM's reading of one failure, for people.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Suggestion {
+    /// What went wrong, in a sentence or two.
+    pub summary: String,
+    /// What to change: the scenario's task or hints, the app, or nothing (re-plan).
+    pub fix: String,
+    /// `provider/model` that wrote it.
+    pub by: String,
 }
 
 /// Captured at the failing step, with every credential value masked (in text) or covered (in

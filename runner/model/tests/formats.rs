@@ -198,6 +198,7 @@ mod ledger {
                 planning: 1,
                 continuation: 2,
                 replan: 0,
+                suggest: 0,
             },
             tokens: TokenUsage {
                 input: 12_000,

@@ -62,6 +62,7 @@ pub enum CallKind {
     Planning,
     Continuation,
     Replan,
+    Suggest,
 }
 
 /// A step that failed, as the prompt reports it.
@@ -120,6 +121,8 @@ pub struct Spend {
     pub planning: u32,
     pub continuation: u32,
     pub replan: u32,
+    /// Opt-in failure summaries and fix suggestions.
+    pub suggest: u32,
     pub usage: Usage,
     pub cost_micro_usd: u64,
     pub price_date: Option<Date>,
@@ -131,7 +134,7 @@ pub struct Spend {
 
 impl Spend {
     pub fn calls(&self) -> u32 {
-        self.planning + self.continuation + self.replan
+        self.planning + self.continuation + self.replan + self.suggest
     }
 
     fn count(&mut self, kind: CallKind) {
@@ -139,6 +142,7 @@ impl Spend {
             CallKind::Planning => self.planning += 1,
             CallKind::Continuation => self.continuation += 1,
             CallKind::Replan => self.replan += 1,
+            CallKind::Suggest => self.suggest += 1,
         }
     }
 }
@@ -253,48 +257,8 @@ impl Planner {
                 max_output_tokens: self.settings.max_output_tokens,
                 temperature: self.settings.temperature,
             };
-            let price = self.price();
-            let worst = price
-                .as_ref()
-                .map(|p| {
-                    worst_case_micro_usd(
-                        p,
-                        estimate_tokens(&request),
-                        u64::from(request.max_output_tokens),
-                    )
-                })
-                .unwrap_or(0);
-            let reservation =
-                project
-                    .budget
-                    .admit(spend.calls(), worst)
-                    .map_err(|why| PlanFailure {
-                        class: FailureClass::BudgetExceeded,
-                        message: format!("no LLM call was made: {why}"),
-                    })?;
             spend.own_ms += own.elapsed().as_millis() as u64;
-            let called = Instant::now();
-            let result = self.client.complete(&request).await;
-            spend.llm_ms += called.elapsed().as_millis() as u64;
-            spend.count(kind);
-            let usage = match &result {
-                Ok(c) => c.usage,
-                Err(e) => e.usage(),
-            };
-            spend.usage += usage;
-            let cost = price
-                .as_ref()
-                .and_then(|_| {
-                    self.prices
-                        .cost(self.client.model(), today(), tokens(usage))
-                })
-                .map(|(micro, date)| {
-                    spend.price_date = Some(date);
-                    micro
-                })
-                .unwrap_or(0);
-            spend.cost_micro_usd += cost;
-            project.budget.settle(reservation, cost);
+            let result = self.call(&request, kind, project, spend).await?;
             let own = Instant::now();
             let completion = match result {
                 Ok(c) => c,
@@ -344,6 +308,109 @@ impl Planner {
                 self.settings.semantic_retries + 1,
                 rejected.join("; ")
             )),
+        })
+    }
+
+    /// One call through the budget gate: refused before it is made when its worst case could
+    /// overshoot; counted, timed and priced into `spend` whatever its outcome.
+    async fn call(
+        &self,
+        request: &LlmRequest,
+        kind: CallKind,
+        project: &Project<'_>,
+        spend: &mut Spend,
+    ) -> Result<Result<crate::llm::Completion, LlmError>, PlanFailure> {
+        let price = self.price();
+        let worst = price
+            .as_ref()
+            .map(|p| {
+                worst_case_micro_usd(
+                    p,
+                    estimate_tokens(request),
+                    u64::from(request.max_output_tokens),
+                )
+            })
+            .unwrap_or(0);
+        let reservation =
+            project
+                .budget
+                .admit(spend.calls(), worst)
+                .map_err(|why| PlanFailure {
+                    class: FailureClass::BudgetExceeded,
+                    message: format!("no LLM call was made: {why}"),
+                })?;
+        let called = Instant::now();
+        let result = self.client.complete(request).await;
+        spend.llm_ms += called.elapsed().as_millis() as u64;
+        spend.count(kind);
+        let usage = match &result {
+            Ok(c) => c.usage,
+            Err(e) => e.usage(),
+        };
+        spend.usage += usage;
+        let cost = price
+            .as_ref()
+            .and_then(|_| {
+                self.prices
+                    .cost(self.client.model(), today(), tokens(usage))
+            })
+            .map(|(micro, date)| {
+                spend.price_date = Some(date);
+                micro
+            })
+            .unwrap_or(0);
+        spend.cost_micro_usd += cost;
+        project.budget.settle(reservation, cost);
+        Ok(result)
+    }
+
+    /// Opt-in: the model's reading of one failure and a fix to consider, from the failure and
+    /// its evidence (page content inside the untrusted block, credentials masked). Advice for
+    /// people: nothing here touches a plan or the cache.
+    pub async fn suggest(
+        &self,
+        scenario: &Scenario,
+        result: &windup_model::ScenarioResult,
+        project: &Project<'_>,
+        spend: &mut Spend,
+    ) -> Result<windup_model::Suggestion, PlanFailure> {
+        #[derive(Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        struct Advice {
+            /// What went wrong, in one or two sentences.
+            summary: String,
+            /// What to change, in one or two sentences.
+            fix: String,
+        }
+        let user = project.secrets.redact(&prompt::suggestion_message(
+            scenario,
+            result,
+            self.settings.page_chars,
+        ));
+        let request = LlmRequest {
+            system: prompt::SUGGEST_SYSTEM.to_string(),
+            user,
+            schema_name: "windup_advice".to_string(),
+            schema: serde_json::to_value(schemars::schema_for!(Advice)).expect("schema"),
+            max_output_tokens: 400,
+            temperature: self.settings.temperature,
+        };
+        let completion = self
+            .call(&request, CallKind::Suggest, project, spend)
+            .await?
+            .map_err(|e| PlanFailure {
+                class: FailureClass::LlmError,
+                message: project.secrets.redact(&e.to_string()),
+            })?;
+        let advice: Advice =
+            serde_json::from_str(completion.text.trim()).map_err(|e| PlanFailure {
+                class: FailureClass::LlmError,
+                message: format!("the suggestion is not the JSON asked for: {e}"),
+            })?;
+        Ok(windup_model::Suggestion {
+            summary: project.secrets.redact(advice.summary.trim()),
+            fix: project.secrets.redact(advice.fix.trim()),
+            by: self.generated_by(),
         })
     }
 }

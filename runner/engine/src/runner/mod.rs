@@ -417,6 +417,10 @@ impl Runner {
         events.on_event(&Event::RunStarted {
             scenarios: planned.len(),
         });
+        let scenarios: std::collections::HashMap<String, Scenario> = planned
+            .iter()
+            .map(|p| (p.file.scenario.id.clone(), p.file.scenario.clone()))
+            .collect();
         // Setup scenarios first, one at a time; then the rest, which start with their storage.
         let (setups, rest): (Vec<Planned>, Vec<Planned>) =
             planned.into_iter().partition(|p| p.file.scenario.setup);
@@ -502,6 +506,10 @@ impl Runner {
             outcomes.extend(concurrent);
         }
         outcomes.append(&mut blocked_outcomes);
+        if self.config.suggest && !self.config.require_cached {
+            self.suggest_fixes(&mut outcomes, &scenarios, &fragments)
+                .await;
+        }
         // Reports list scenarios in the suite's order (by id), whatever order they ran in.
         outcomes.sort_by(|a, b| a.result.scenario_id.cmp(&b.result.scenario_id));
         let report = self.report(
@@ -599,6 +607,48 @@ impl Runner {
         }
     }
 
+    /// Opt-in: asks the planner's model about each failure. Advice only, budget-gated like
+    /// every call; a call that cannot be made leaves the failure as it is.
+    async fn suggest_fixes(
+        &self,
+        outcomes: &mut [Outcome],
+        scenarios: &std::collections::HashMap<String, Scenario>,
+        fragments: &Fragments,
+    ) {
+        let (Planning::Ready(planner), Some(base_url)) = (&self.planning, &self.config.base_url)
+        else {
+            return;
+        };
+        let project = crate::planner::Project {
+            base_url,
+            fragments,
+            secrets: &self.secrets,
+            budget: &self.budget,
+        };
+        for o in outcomes
+            .iter_mut()
+            .filter(|o| o.result.status == ScenarioStatus::Failed)
+        {
+            let Some(scenario) = scenarios.get(&o.result.scenario_id) else {
+                continue;
+            };
+            match planner
+                .suggest(scenario, &o.result, &project, &mut o.spend)
+                .await
+            {
+                Ok(s) => o.result.suggestion = Some(s),
+                Err(e) => tracing::warn!(
+                    "no suggestion for {}: {}: {}",
+                    o.result.scenario_id,
+                    e.class,
+                    e.message
+                ),
+            }
+            o.result.llm_calls = o.spend.calls();
+            o.result.cost_micro_usd = o.spend.cost_micro_usd;
+        }
+    }
+
     /// One ledger record per scenario. A ledger that cannot be written never changes a verdict.
     fn append_ledger(&self, report: &RunReport, outcomes: &[Outcome]) {
         let records: Vec<LedgerRecord> = outcomes
@@ -628,6 +678,7 @@ impl Runner {
                 planning: o.spend.planning,
                 continuation: o.spend.continuation,
                 replan: o.spend.replan,
+                suggest: o.spend.suggest,
             },
             tokens: TokenUsage {
                 input: o.spend.usage.input_tokens,
@@ -1146,6 +1197,7 @@ fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
         attempts: 1,
         flaky: false,
         evidence: None,
+        suggestion: None,
         actions: x.actions,
     }
 }
@@ -1166,6 +1218,7 @@ fn failed(id: &str, cache: CacheOutcome, class: FailureClass, message: String) -
         attempts: 1,
         flaky: false,
         evidence: None,
+        suggestion: None,
         actions: Vec::new(),
     }
 }

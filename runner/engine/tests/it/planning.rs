@@ -1111,3 +1111,51 @@ fn setup_scenarios_sign_in_once_and_share_their_storage() {
         );
     });
 }
+
+#[test]
+fn suggest_is_opt_in_budgeted_and_recorded() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Json(save_plan()));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario("save", "Save the page", "/basic.html");
+        assert_eq!(
+            single(&p.run(Overrides::default()).await).status,
+            ScenarioStatus::Passed
+        );
+        let down = || Canned {
+            status: 503,
+            content_type: "text/html",
+            body: b"maintenance".to_vec(),
+            delay: Duration::ZERO,
+        };
+
+        // Without --suggest a failure makes no call.
+        server.route_once("/basic.html", down());
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(r.failure_class, Some(FailureClass::NavigationFailed));
+        assert!(r.suggestion.is_none());
+        assert_eq!(fake.requests().len(), 1);
+
+        // With it: one call per failure, advice in the report, the call in the ledger.
+        fake.push(Reply::Json(json!({"summary": "The app answered 503 while loading.", "fix": "Nothing in the test: the server was down."})));
+        server.route_once("/basic.html", down());
+        let r = single(
+            &p.run(Overrides {
+                suggest: true,
+                ..Overrides::default()
+            })
+            .await,
+        )
+        .clone();
+        let s = r.suggestion.expect("a suggestion");
+        assert_eq!(s.fix, "Nothing in the test: the server was down.");
+        assert_eq!(s.by, "fake/gpt-4.1-mini");
+        assert_eq!(r.llm_calls, 1);
+        let body = fake.requests()[1].body.clone();
+        assert!(body.contains("FAILURE: navigation_failed"), "{body}");
+        assert!(body.contains("untrusted_page_content"), "{body}");
+        assert_eq!(p.ledger().last().unwrap()["calls"]["suggest"], 1);
+    });
+}
