@@ -4,6 +4,7 @@
 use windup_model::{ActionResult, ScenarioResult};
 
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // a handful per scenario, passed by reference
 pub enum Event {
     /// A run is about to start this many scenarios.
     RunStarted {
