@@ -6,7 +6,7 @@ mod init;
 mod output;
 mod validate;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode as ProcessExit;
 
 use anyhow::Context;
@@ -133,7 +133,7 @@ struct Common {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
-    /// Write a report: FORMAT=PATH (repeatable; formats: json).
+    /// Write a report: FORMAT=PATH (repeatable; formats: json, junit, html).
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     reports: Vec<String>,
     /// Print only failures and the summary.
@@ -296,7 +296,7 @@ where
         match outcome {
             Ok(report) => {
                 terminal.summary(&report);
-                if let Err(e) = write_reports(&reports, &report) {
+                if let Err(e) = write_reports(&reports, &report, &common.root) {
                     eprintln!("error: {e:#}");
                     return ExitCode::Infrastructure;
                 }
@@ -318,9 +318,9 @@ where
     })
 }
 
-fn write_reports(reports: &[ReportSpec], report: &RunReport) -> anyhow::Result<()> {
+fn write_reports(reports: &[ReportSpec], report: &RunReport, root: &Path) -> anyhow::Result<()> {
     for spec in reports {
-        spec.write(report)
+        spec.write(report, root)
             .with_context(|| format!("cannot write the report {}", spec.path.display()))?;
     }
     Ok(())

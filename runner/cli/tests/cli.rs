@@ -224,11 +224,25 @@ fn example_replays_from_its_committed_plans() {
             &base,
             "--report",
             "json=out/report.json",
+            "--report",
+            "junit=out/junit.xml",
+            "--report",
+            "html=out/report.html",
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let r = report(&dir.path().join("out/report.json"));
     assert_eq!(r["report_version"], windup_model::report::REPORT_VERSION);
+    let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<testsuite name="windup" tests="4" skipped="0" errors="0" failures="0""#),
+        "{junit}"
+    );
+    let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    assert_eq!(html.matches(r#"<details class="sc passed">"#).count(), 4);
+    for text in [&junit, &html] {
+        assert!(!text.contains("correct horse battery staple"));
+    }
     assert_eq!(r["totals"]["passed"], 4);
     assert_eq!(r["totals"]["cache_hits"], 4);
     assert_eq!(r["totals"]["llm_calls"], 0);

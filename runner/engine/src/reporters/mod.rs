@@ -1,16 +1,25 @@
 //! Reports written after a run, one module per format, each with one `write_report` entry.
 
+pub mod html;
 pub mod json;
+pub mod junit;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use windup_model::{InputError, RunReport};
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportFormat {
+    /// The run report itself (`schemas/run-report.schema.json`), for machines.
     Json,
+    /// JUnit XML, for CI test-report tools.
+    Junit,
+    /// One self-contained HTML page, for people.
+    Html,
 }
+
+const FORMATS: &str = "json, junit, html";
 
 /// `--report FORMAT=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,17 +35,19 @@ impl ReportSpec {
                 "command line",
                 "--report",
                 format!("`{raw}` has no format"),
-                "write --report json=PATH",
+                format!("write --report FORMAT=PATH with a format of: {FORMATS}"),
             ));
         };
         let format = match format {
             "json" => ReportFormat::Json,
+            "junit" => ReportFormat::Junit,
+            "html" => ReportFormat::Html,
             other => {
                 return Err(InputError::new(
                     "command line",
                     "--report",
                     format!("unknown report format `{other}`"),
-                    "use one of: json",
+                    format!("use one of: {FORMATS}"),
                 ));
             }
         };
@@ -45,7 +56,7 @@ impl ReportSpec {
                 "command line",
                 "--report",
                 "the report path is empty",
-                "write --report json=report.json",
+                format!("write --report {}=PATH", format.as_str()),
             ));
         }
         Ok(ReportSpec {
@@ -54,9 +65,89 @@ impl ReportSpec {
         })
     }
 
-    pub fn write(&self, report: &RunReport) -> std::io::Result<()> {
+    /// Writes the report atomically. `root` is the project root: the report's screenshot paths
+    /// are relative to it (the HTML report inlines them).
+    pub fn write(&self, report: &RunReport, root: &Path) -> std::io::Result<()> {
         match self.format {
             ReportFormat::Json => json::write_report(&self.path, report),
+            ReportFormat::Junit => junit::write_report(&self.path, report),
+            ReportFormat::Html => html::write_report(&self.path, report, root),
         }
+    }
+}
+
+impl ReportFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportFormat::Json => "json",
+            ReportFormat::Junit => "junit",
+            ReportFormat::Html => "html",
+        }
+    }
+}
+
+/// Integer micro-dollars as `$0.0012`, rounded up to the shown digit so a cost is never
+/// under-stated (the terminal summary shows the same).
+pub(crate) fn usd(micro: u64) -> String {
+    let tenth_mills = micro.div_ceil(100);
+    format!("${}.{:04}", tenth_mills / 10_000, tenth_mills % 10_000)
+}
+
+/// Milliseconds as `850 ms` or `12.34 s`.
+pub(crate) fn duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{}.{:02} s", ms / 1000, ms % 1000 / 10)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_format() {
+        for (raw, format, path) in [
+            (
+                "json=out/report.json",
+                ReportFormat::Json,
+                "out/report.json",
+            ),
+            ("junit=junit.xml", ReportFormat::Junit, "junit.xml"),
+            ("html=a=b.html", ReportFormat::Html, "a=b.html"),
+        ] {
+            assert_eq!(
+                ReportSpec::parse(raw).unwrap(),
+                ReportSpec {
+                    format,
+                    path: PathBuf::from(path)
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn rejects_unknown_missing_and_empty() {
+        let unknown = ReportSpec::parse("xml=out.xml").unwrap_err();
+        assert!(unknown.problem.contains("`xml`"), "{unknown:?}");
+        assert!(unknown.fix.contains("json, junit, html"), "{unknown:?}");
+        let no_format = ReportSpec::parse("report.html").unwrap_err();
+        assert!(no_format.fix.contains("json, junit, html"), "{no_format:?}");
+        let empty = ReportSpec::parse("junit=").unwrap_err();
+        assert!(empty.fix.contains("junit=PATH"), "{empty:?}");
+        // Formats are case-sensitive, like every other value on the command line.
+        assert!(ReportSpec::parse("HTML=r.html").is_err());
+    }
+
+    #[test]
+    fn money_and_durations_without_floats() {
+        assert_eq!(usd(0), "$0.0000");
+        assert_eq!(usd(1), "$0.0001");
+        assert_eq!(usd(1_234), "$0.0013");
+        assert_eq!(usd(2_500_000), "$2.5000");
+        assert_eq!(duration(0), "0 ms");
+        assert_eq!(duration(999), "999 ms");
+        assert_eq!(duration(12_345), "12.34 s");
     }
 }

@@ -1,0 +1,221 @@
+//! The run report as JUnit XML for CI test-report tools: one `<testsuite name="windup">`, one
+//! `<testcase>` per scenario. A failure's `message` is `CLASS at ACTION: MESSAGE` (what those
+//! tools show in their list) and its text holds the failing step, the URL and the target
+//! diagnosis; a flaky scenario is a passed testcase with a `<flakyFailure>` per failed attempt.
+
+use std::path::Path;
+use std::time::Duration;
+
+use quick_junit::{
+    NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
+};
+use windup_model::{RunReport, ScenarioResult, ScenarioStatus};
+
+use super::usd;
+
+pub fn write_report(path: &Path, report: &RunReport) -> std::io::Result<()> {
+    crate::fsutil::write_atomic(path, render(report)?.as_bytes())
+}
+
+/// The XML text (quick-junit escapes every value).
+pub fn render(report: &RunReport) -> std::io::Result<String> {
+    let mut junit = Report::new("windup");
+    let started = timestamp(report.started_at);
+    junit
+        .set_timestamp(started)
+        .set_time(Duration::from_millis(report.totals.duration_ms));
+
+    let mut suite = TestSuite::new("windup");
+    suite
+        .set_timestamp(started)
+        .set_time(Duration::from_millis(report.totals.duration_ms));
+    let t = &report.totals;
+    let mut props = vec![
+        Property::new("run_id", report.run_id.as_str()),
+        Property::new("windup_version", report.windup_version.as_str()),
+    ];
+    if let Some(base_url) = &report.base_url {
+        props.push(Property::new("base_url", base_url.as_str()));
+    }
+    if let Some(git) = &report.git {
+        props.push(Property::new("git_commit", git.commit.as_str()));
+        if let Some(branch) = &git.branch {
+            props.push(Property::new("git_branch", branch.as_str()));
+        }
+    }
+    if let Some(ci) = &report.ci {
+        props.push(Property::new("ci_provider", ci.provider.as_str()));
+    }
+    props.extend([
+        Property::new("flaky", t.flaky.to_string()),
+        Property::new("llm_calls", t.llm_calls.to_string()),
+        Property::new("cost_usd", usd(t.cost_micro_usd)),
+        Property::new("cost_micro_usd", t.cost_micro_usd.to_string()),
+        Property::new("cache_hits", t.cache_hits.to_string()),
+    ]);
+    suite.add_properties(props);
+    suite.add_test_cases(report.scenarios.iter().map(test_case));
+    junit.add_test_suite(suite);
+    junit.to_string().map_err(std::io::Error::other)
+}
+
+fn test_case(s: &ScenarioResult) -> TestCase {
+    let status = match s.status {
+        ScenarioStatus::Passed if s.flaky => {
+            // Only the last failure's details are kept in the report; earlier failed attempts
+            // are counted.
+            let failed = s.attempts.saturating_sub(1).max(1);
+            let runs = (0..failed).map(|_| {
+                let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+                rerun.set_message(s.message.as_deref().map_or_else(
+                    || "failed, then passed on a retry".to_string(),
+                    |m| headline(s, m),
+                ));
+                if let Some(class) = s.failure_class {
+                    rerun.set_type(class.as_str());
+                }
+                rerun.set_description(format!(
+                    "failed, then passed on attempt {} of this run",
+                    s.attempts
+                ));
+                rerun
+            });
+            TestCaseStatus::Success {
+                flaky_runs: runs.collect(),
+            }
+        }
+        ScenarioStatus::Passed => TestCaseStatus::success(),
+        ScenarioStatus::Failed => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            status
+                .set_message(headline(s, s.message.as_deref().unwrap_or("failed")))
+                .set_description(failure_text(s));
+            if let Some(class) = s.failure_class {
+                status.set_type(class.as_str());
+            }
+            status
+        }
+        ScenarioStatus::Skipped => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(s.message.as_deref().unwrap_or("skipped"));
+            status
+        }
+    };
+    let mut case = TestCase::new(s.scenario_id.as_str(), status);
+    case.set_classname("windup")
+        .set_time(Duration::from_millis(s.duration_ms));
+    let mut props = vec![
+        Property::new("cache", cache_word(s)),
+        Property::new("llm_calls", s.llm_calls.to_string()),
+        Property::new("cost_usd", usd(s.cost_micro_usd)),
+        Property::new("attempts", s.attempts.to_string()),
+    ];
+    if s.flaky {
+        props.push(Property::new("flaky", "true"));
+    }
+    case.add_properties(props);
+    case.set_system_out(system_out(s));
+    case
+}
+
+/// `CLASS at ACTION: MESSAGE`, the one line CI tools show.
+fn headline(s: &ScenarioResult, message: &str) -> String {
+    let class = s.failure_class.map_or("failed", |c| c.as_str());
+    match &s.failed_action_id {
+        Some(action) => format!("{class} at {action}: {message}"),
+        None => format!("{class}: {message}"),
+    }
+}
+
+fn failure_text(s: &ScenarioResult) -> String {
+    let mut lines = Vec::new();
+    if let Some(action) = s
+        .failed_action_id
+        .as_ref()
+        .and_then(|id| s.actions.iter().find(|a| &a.id == id))
+    {
+        let step = action
+            .step
+            .clone()
+            .unwrap_or_else(|| action.kind.as_str().to_string());
+        lines.push(format!("step {}: {step}", action.id));
+        if let Some(error) = &action.error {
+            lines.push(format!("error: {error}"));
+        }
+    }
+    if let Some(message) = &s.message {
+        lines.push(format!("message: {message}"));
+    }
+    let evidence = s.evidence.as_ref();
+    if let Some(url) = evidence
+        .and_then(|e| e.url.as_ref())
+        .or(s.final_url.as_ref())
+    {
+        lines.push(format!("url: {url}"));
+    }
+    if let Some(e) = evidence {
+        if let Some(target) = &e.target {
+            lines.push(format!("target: {target}"));
+        }
+        if let Some(shot) = &e.screenshot {
+            lines.push(format!("screenshot: {shot}"));
+        }
+        if !e.console_errors.is_empty() {
+            lines.push("console errors:".into());
+            lines.extend(e.console_errors.iter().map(|c| format!("  {c}")));
+        }
+        if !e.failed_requests.is_empty() {
+            lines.push("failed requests:".into());
+            lines.extend(e.failed_requests.iter().map(|r| format!("  {r}")));
+        }
+    }
+    lines.join("\n")
+}
+
+/// The task, where the plan came from and what it cost, then the steps with their status.
+fn system_out(s: &ScenarioResult) -> String {
+    let mut lines = Vec::new();
+    if let Some(task) = &s.task {
+        lines.push(format!("task: {task}"));
+    }
+    lines.push(format!(
+        "cache: {} · {} LLM call{} · {}",
+        cache_word(s),
+        s.llm_calls,
+        if s.llm_calls == 1 { "" } else { "s" },
+        usd(s.cost_micro_usd)
+    ));
+    if s.flaky {
+        lines.push(format!(
+            "flaky: failed, then passed on attempt {} of this run",
+            s.attempts
+        ));
+    }
+    for a in &s.actions {
+        let step = a.step.as_deref().unwrap_or(a.kind.as_str());
+        let status = match a.status {
+            windup_model::ActionStatus::Passed => "ok  ",
+            windup_model::ActionStatus::Failed => "FAIL",
+            windup_model::ActionStatus::Skipped => "skip",
+        };
+        lines.push(format!("{status} {} {step} ({} ms)", a.id, a.duration_ms));
+    }
+    lines.join("\n")
+}
+
+fn cache_word(s: &ScenarioResult) -> &'static str {
+    match s.cache {
+        windup_model::CacheOutcome::Hit => "hit",
+        windup_model::CacheOutcome::Miss => "miss",
+        windup_model::CacheOutcome::StaleReplanned => "stale_replanned",
+        windup_model::CacheOutcome::None => "none",
+    }
+}
+
+fn timestamp(at: time::OffsetDateTime) -> chrono::DateTime<chrono::FixedOffset> {
+    let offset = chrono::FixedOffset::east_opt(at.offset().whole_seconds())
+        .unwrap_or(chrono::FixedOffset::east_opt(0).expect("zero offset"));
+    chrono::DateTime::from_timestamp(at.unix_timestamp(), at.nanosecond())
+        .unwrap_or_default()
+        .with_timezone(&offset)
+}
