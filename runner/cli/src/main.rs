@@ -234,6 +234,22 @@ fn load_config(
     let mut problems = Vec::new();
     let config = Config::load(&common.root, &overrides).map_err(Problems::from);
     let mut reports = Vec::new();
+    // windup.toml's reports (paths relative to the project root), then the flags'.
+    if let Ok(c) = &config {
+        for (i, raw) in c.file.reports.iter().enumerate() {
+            match ReportSpec::parse(raw) {
+                Ok(mut r) => {
+                    r.path = c.root.join(&r.path);
+                    reports.push(r);
+                }
+                Err(e) => problems.push(windup_model::InputError {
+                    file: c.root.join("windup.toml").display().to_string(),
+                    field: format!("reports[{i}]"),
+                    ..e
+                }),
+            }
+        }
+    }
     for raw in &common.reports {
         match ReportSpec::parse(raw) {
             Ok(r) => reports.push(r),

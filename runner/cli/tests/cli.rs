@@ -994,3 +994,32 @@ fn verbose_prints_every_step_and_quiet_only_the_summary() {
     assert!(!err.contains("PASS"), "{err}");
     assert!(err.contains("1 passed, 0 failed"), "{err}");
 }
+
+#[test]
+fn windup_toml_reports_are_written_every_run_and_checked() {
+    let dir = example();
+    let toml = dir.path().join("windup.toml");
+    let base_config = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("reports = [\"pdf=x.pdf\"]\n{base_config}")).unwrap();
+    let (_server, base) = serve(dir.path());
+    let bad = windup(dir.path(), &["run", "sign-in", "--base-url", &base]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("windup.toml: reports[0]"),
+        "{}",
+        stderr(&bad)
+    );
+    std::fs::write(
+        &toml,
+        format!("reports = [\"junit=out/e2e.xml\"]\n{base_config}"),
+    )
+    .unwrap();
+    let sub = dir.path().join("e2e");
+    let ok = windup(
+        &sub,
+        &["run", "sign-in", "--root", "..", "--base-url", &base],
+    );
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    let xml = std::fs::read_to_string(dir.path().join("out/e2e.xml")).unwrap();
+    assert!(xml.contains("name=\"sign-in\""), "{xml}");
+}

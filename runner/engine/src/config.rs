@@ -27,6 +27,9 @@ pub struct ConfigFile {
     /// `[prices."MODEL"]`: a model's price, over the shipped price list.
     #[serde(default)]
     pub prices: BTreeMap<String, PriceOverride>,
+    /// Reports every run writes, as `FORMAT=PATH` (json, junit, html), besides `--report`.
+    #[serde(default)]
+    pub reports: Vec<String>,
     /// LLM providers by name; one is chosen per run.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderConfig>,
