@@ -59,6 +59,7 @@ fn scenario(id: &str, status: ScenarioStatus) -> ScenarioResult {
         attempts: 1,
         flaky: false,
         evidence: None,
+        suggestion: None,
         actions: Vec::new(),
     }
 }

@@ -76,6 +76,8 @@ struct FailureView<'a> {
     failed_requests: &'a [String],
     snapshot: Option<&'a str>,
     snapshot_lines: usize,
+    /// `--suggest`'s advice: (by, summary, fix).
+    suggestion: Option<(&'a str, &'a str, &'a str)>,
 }
 
 struct ActionView<'a> {
@@ -250,6 +252,10 @@ fn failure<'a>(s: &'a ScenarioResult, root: &Path) -> FailureView<'a> {
         failed_requests: e.map_or(&[], |e| &e.failed_requests),
         snapshot,
         snapshot_lines: snapshot.map_or(0, |t| t.lines().count()),
+        suggestion: s
+            .suggestion
+            .as_ref()
+            .map(|x| (x.by.as_str(), x.summary.as_str(), x.fix.as_str())),
     }
 }
 
