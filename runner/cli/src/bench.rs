@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use windup_engine::runner::{BenchReport, RunError, Runner};
+use windup_engine::runner::BenchReport;
 use windup_model::ExitCode;
 
-use crate::output::{Terminal, usd};
-use crate::{Common, PlanningArgs, load_config, print_problems};
+use crate::output::usd;
+use crate::{Common, PlanningArgs};
 
 pub fn run(
     scenario: String,
@@ -15,66 +15,25 @@ pub fn run(
     planning: PlanningArgs,
     common: Common,
 ) -> ExitCode {
-    let (config, _) = match load_config(&common, &planning) {
-        Ok(x) => x,
-        Err(p) => {
-            print_problems(&p);
-            return ExitCode::BadInput;
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::Infrastructure;
-        }
-    };
-    let terminal = Terminal::new(common.verbosity());
-    runtime.block_on(async {
-        let runner = match Runner::new(config) {
-            Ok(r) => r,
-            Err(p) => {
-                print_problems(&p);
-                return ExitCode::BadInput;
+    crate::with_runner(
+        &common,
+        &planning,
+        move |runner, terminal| Box::pin(async move { runner.bench(&scenario, terminal).await }),
+        |report: BenchReport, _, _| {
+            print!("{}", table(&report));
+            if let Some(path) = &json
+                && let Err(e) = windup_engine::fsutil::write_json(path, &report)
+            {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return ExitCode::Infrastructure;
             }
-        };
-        let outcome = tokio::select! {
-            outcome = runner.bench(&scenario, &terminal) => outcome,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("\ninterrupted: closing the browser");
-                runner.close().await;
-                return ExitCode::Interrupted;
+            if report.passed {
+                ExitCode::Success
+            } else {
+                ExitCode::ScenarioFailed
             }
-        };
-        runner.close().await;
-        match outcome {
-            Ok(report) => {
-                print!("{}", table(&report));
-                if let Some(path) = &json
-                    && let Err(e) = windup_engine::fsutil::write_json(path, &report)
-                {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return ExitCode::Infrastructure;
-                }
-                if report.passed {
-                    ExitCode::Success
-                } else {
-                    ExitCode::ScenarioFailed
-                }
-            }
-            Err(RunError::Input(p)) => {
-                print_problems(&p);
-                ExitCode::BadInput
-            }
-            Err(RunError::Infrastructure(e)) => {
-                eprintln!("error: the bench could not start: {e}");
-                ExitCode::Infrastructure
-            }
-        }
-    })
+        },
+    )
 }
 
 fn mark(ok: bool) -> &'static str {

@@ -266,14 +266,37 @@ fn load_config(
     }
 }
 
-type RunFuture<'a> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = Result<RunReport, RunError>> + 'a>>;
+type RunFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, RunError>> + 'a>>;
 
+/// `run` and `replay`: the run, then its summary and reports.
 fn execute<F>(common: Common, planning: PlanningArgs, run: F) -> ExitCode
 where
-    F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a>,
+    F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, RunReport>,
 {
-    let (config, reports) = match load_config(&common, &planning) {
+    let root = common.root.clone();
+    with_runner(&common, &planning, run, |report, terminal, reports| {
+        terminal.summary(&report);
+        if let Err(e) = write_reports(reports, &report, &root) {
+            eprintln!("error: {e:#}");
+            return ExitCode::Infrastructure;
+        }
+        if report.totals.failed > 0 {
+            ExitCode::ScenarioFailed
+        } else {
+            ExitCode::Success
+        }
+    })
+}
+
+/// Loads the config, starts the runtime and the runner, runs `run` (Ctrl-C closes the browser
+/// and exits 130), then hands the outcome to `finish`; errors map to their exit codes.
+fn with_runner<T, F, G>(common: &Common, planning: &PlanningArgs, run: F, finish: G) -> ExitCode
+where
+    F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, T>,
+    G: FnOnce(T, &output::Terminal, &[ReportSpec]) -> ExitCode,
+{
+    let (config, reports) = match load_config(common, planning) {
         Ok(x) => x,
         Err(p) => {
             print_problems(&p);
@@ -310,18 +333,7 @@ where
         };
         runner.close().await;
         match outcome {
-            Ok(report) => {
-                terminal.summary(&report);
-                if let Err(e) = write_reports(&reports, &report, &common.root) {
-                    eprintln!("error: {e:#}");
-                    return ExitCode::Infrastructure;
-                }
-                if report.totals.failed > 0 {
-                    ExitCode::ScenarioFailed
-                } else {
-                    ExitCode::Success
-                }
-            }
+            Ok(value) => finish(value, &terminal, &reports),
             Err(RunError::Input(p)) => {
                 print_problems(&p);
                 ExitCode::BadInput

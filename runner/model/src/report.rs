@@ -1,4 +1,4 @@
-//! The run report, `report_version: "0.1"`: what one `windup run` did, for people and machines.
+//! The run report, `report_version: "0.2"`: what one `windup run` did, for people and machines.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
