@@ -201,7 +201,7 @@ fn main() -> ProcessExit {
 
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WINDUP_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,chromiumoxide=off"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

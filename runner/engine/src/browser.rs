@@ -1,61 +1,285 @@
-//! The single browser boundary: Chromium over CDP (chromiumoxide).
+//! The single browser boundary: Chromium driven over the Chrome DevTools Protocol by a small
+//! client of our own.
+//!
+//! Chromium is started with `--remote-debugging-pipe`: commands go to its fd 3 and answers and
+//! events come back on its fd 4, as NUL-terminated JSON, so there is no port to discover and no
+//! websocket. Sessions are flat (`flatten: true`): one reader task hands each answer to its
+//! command by id and each event to its session's subscribers by session id. A page is set up
+//! with only what [`Session`] uses (the Page domain with lifecycle events, the in-page engine
+//! for new documents, the viewport), sent at once rather than one command after another.
 //!
 //! One lazily started Chromium per process; a fresh, isolated browser context per scenario
 //! ([`Session`]); trusted input through the Input domain. Everything CDP-specific stays in this
-//! module, so a change of CDP client stays local.
+//! module.
 
 use std::collections::{HashMap, VecDeque};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chromiumoxide::browser::{Browser as CdpBrowser, BrowserConfig};
-use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
-    InsertTextParams, MouseButton,
-};
-use chromiumoxide::cdp::browser_protocol::inspector::EventTargetCrashed;
-use chromiumoxide::cdp::browser_protocol::page::{
-    AddScriptToEvaluateOnNewDocumentParams, EventJavascriptDialogOpening, EventLifecycleEvent,
-    HandleJavaScriptDialogParams, NavigateParams,
-};
-use chromiumoxide::cdp::browser_protocol::target::{
-    CreateBrowserContextParams, CreateTargetParams, EventTargetCreated, TargetId,
-};
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
-use chromiumoxide::error::CdpError;
-use chromiumoxide::handler::viewport::Viewport;
-use chromiumoxide::page::Page;
-use futures::StreamExt;
+use base64::Engine as _;
 use serde::de::DeserializeOwned;
-use tokio::sync::Notify;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::pipe;
+use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use windup_model::keys::Chord;
 
-/// A CDP command sent as-is, answered as JSON: for domains whose generated types lag behind
-/// Chromium (Accessibility) and for anything the typed client decodes badly.
+/// How long a command may go unanswered before the browser counts as hung.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A CDP event: its method and parameters.
 #[derive(Debug)]
-struct RawCommand {
+struct CdpEvent {
     method: String,
-    params: serde_json::Value,
+    params: Value,
 }
 
-impl serde::Serialize for RawCommand {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.params.serialize(s)
+/// Who receives events: those of one session, or the browser's own (`session` None).
+struct Subscriber {
+    session: Option<String>,
+    events: mpsc::UnboundedSender<CdpEvent>,
+}
+
+/// A message from Chromium: an answer (`id`) or an event (`method`).
+#[derive(serde::Deserialize)]
+struct Incoming {
+    id: Option<u64>,
+    result: Option<Value>,
+    error: Option<ProtocolError>,
+    method: Option<String>,
+    params: Option<Value>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct ProtocolError {
+    code: i64,
+    message: String,
+}
+
+type Reply = oneshot::Sender<Result<Value, BrowserError>>;
+
+/// The connection to one Chromium over its debugging pipe.
+struct Connection {
+    /// Whole messages for the writer task: a command is never half-written, even when the
+    /// caller gives up on it.
+    outgoing: mpsc::UnboundedSender<Vec<u8>>,
+    next_id: AtomicU64,
+    pending: Mutex<HashMap<u64, Reply>>,
+    subscribers: Mutex<Vec<Subscriber>>,
+    /// False once the pipe has closed: Chromium exited or was killed.
+    alive: AtomicBool,
+}
+
+/// Forgets a command's reply slot when its caller stops waiting.
+struct PendingGuard<'a> {
+    conn: &'a Connection,
+    id: u64,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.conn
+            .pending
+            .lock()
+            .expect("pending lock")
+            .remove(&self.id);
     }
 }
 
-impl chromiumoxide::Method for RawCommand {
-    fn identifier(&self) -> chromiumoxide::types::MethodId {
-        self.method.clone().into()
+impl Connection {
+    /// Starts the writer and reader tasks over the two pipe ends. The reader task ends when
+    /// Chromium closes its end.
+    fn start(
+        to_browser: pipe::Sender,
+        from_browser: pipe::Receiver,
+    ) -> (Arc<Self>, JoinHandle<()>) {
+        let (outgoing, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
+        let conn = Arc::new(Connection {
+            outgoing,
+            next_id: AtomicU64::new(1),
+            pending: Mutex::new(HashMap::new()),
+            subscribers: Mutex::new(Vec::new()),
+            alive: AtomicBool::new(true),
+        });
+        tokio::spawn(async move {
+            let mut to_browser = to_browser;
+            while let Some(message) = queue.recv().await {
+                if let Err(e) = to_browser.write_all(&message).await {
+                    tracing::debug!("browser pipe closed for writing: {e}");
+                    break;
+                }
+            }
+        });
+        let reader = conn.clone();
+        let handle = tokio::spawn(async move {
+            let mut from_browser = BufReader::with_capacity(64 * 1024, from_browser);
+            let mut buf = Vec::with_capacity(64 * 1024);
+            loop {
+                buf.clear();
+                match from_browser.read_until(0, &mut buf).await {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        if buf.last() == Some(&0) {
+                            buf.pop();
+                        }
+                        reader.dispatch(&buf);
+                    }
+                    Err(e) => {
+                        tracing::debug!("browser pipe closed for reading: {e}");
+                        break;
+                    }
+                }
+            }
+            reader.shut_down();
+        });
+        (conn, handle)
+    }
+
+    fn dispatch(&self, raw: &[u8]) {
+        let message: Incoming = match serde_json::from_slice(raw) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::debug!("unreadable message from the browser: {e}");
+                return;
+            }
+        };
+        if let Some(id) = message.id {
+            let reply = self.pending.lock().expect("pending lock").remove(&id);
+            if let Some(reply) = reply {
+                let outcome = match message.error {
+                    Some(e) => Err(protocol_error(e.code, &e.message)),
+                    None => Ok(message.result.unwrap_or(Value::Null)),
+                };
+                let _ = reply.send(outcome);
+            }
+            return;
+        }
+        let Some(method) = message.method else {
+            return;
+        };
+        tracing::trace!("cdp event {method}");
+        let params = message.params.unwrap_or(Value::Null);
+        let mut subscribers = self.subscribers.lock().expect("subscribers lock");
+        let count = subscribers
+            .iter()
+            .filter(|s| s.session == message.session_id)
+            .count();
+        // Most events have one subscriber, which then gets the params without a copy.
+        let mut params = Some(params);
+        let mut seen = 0;
+        subscribers.retain(|s| {
+            if s.session != message.session_id {
+                return true;
+            }
+            seen += 1;
+            let params = if seen == count {
+                params.take()
+            } else {
+                params.clone()
+            };
+            let event = CdpEvent {
+                method: method.clone(),
+                params: params.unwrap_or(Value::Null),
+            };
+            // A closed receiver means its session is gone.
+            s.events.send(event).is_ok()
+        });
+    }
+
+    /// Marks the browser gone, fails every waiting command and ends every subscription.
+    fn shut_down(&self) {
+        // Before draining: a command registered after the drain sees the flag and gives up.
+        self.alive.store(false, Ordering::SeqCst);
+        let pending = std::mem::take(&mut *self.pending.lock().expect("pending lock"));
+        for (_, reply) in pending {
+            let _ = reply.send(Err(BrowserError::Crashed(
+                "the browser connection closed".into(),
+            )));
+        }
+        self.subscribers.lock().expect("subscribers lock").clear();
+    }
+
+    fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::SeqCst)
+    }
+
+    /// Events of `session` (None: the browser's own) from now on, until the receiver is
+    /// dropped or the browser goes away.
+    fn subscribe(&self, session: Option<&str>) -> mpsc::UnboundedReceiver<CdpEvent> {
+        let (events, receiver) = mpsc::unbounded_channel();
+        // Checked under the lock that `shut_down` clears under, so no subscriber outlives it.
+        let mut subscribers = self.subscribers.lock().expect("subscribers lock");
+        if self.is_alive() {
+            subscribers.push(Subscriber {
+                session: session.map(str::to_string),
+                events,
+            });
+        }
+        receiver
+    }
+
+    /// Sends a command (to a page's session, or to the browser when `session` is None) and
+    /// waits for its answer.
+    async fn call(
+        &self,
+        session: Option<&str>,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, BrowserError> {
+        let gone = || BrowserError::Crashed("the browser process is gone".into());
+        if !self.is_alive() {
+            return Err(gone());
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut message = match session {
+            Some(s) => serde_json::to_vec(
+                &json!({"id": id, "method": method, "params": params, "sessionId": s}),
+            ),
+            None => serde_json::to_vec(&json!({"id": id, "method": method, "params": params})),
+        }
+        .map_err(|e| BrowserError::Protocol(e.to_string()))?;
+        message.push(0);
+        let (reply, answer) = oneshot::channel();
+        self.pending.lock().expect("pending lock").insert(id, reply);
+        let _guard = PendingGuard { conn: self, id };
+        if !self.is_alive() || self.outgoing.send(message).is_err() {
+            return Err(gone());
+        }
+        tracing::trace!("cdp command {id} {method}");
+        match tokio::time::timeout(COMMAND_TIMEOUT, answer).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Err(BrowserError::Crashed(
+                "the browser connection closed".into(),
+            )),
+            Err(_) => Err(BrowserError::Crashed(format!(
+                "the browser did not answer {method} within {} s",
+                COMMAND_TIMEOUT.as_secs()
+            ))),
+        }
     }
 }
 
-impl chromiumoxide::Command for RawCommand {
-    type Response = serde_json::Value;
+/// A CDP error answer, worded as before: `Error <code>: <message>`.
+fn protocol_error(code: i64, message: &str) -> BrowserError {
+    if is_context_lost(message) {
+        BrowserError::ContextLost
+    } else {
+        BrowserError::Protocol(format!("Error {code}: {message}"))
+    }
+}
+
+fn string_field(value: &Value, field: &str) -> Result<String, BrowserError> {
+    value
+        .get(field)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| BrowserError::Protocol(format!("the browser's answer has no `{field}`")))
 }
 
 /// The in-page engine: locators, actionability, snapshots. Plain data in, plain data out.
@@ -78,26 +302,6 @@ pub enum BrowserError {
     Script(String),
     #[error("{0}")]
     Protocol(String),
-}
-
-impl BrowserError {
-    fn from_cdp(e: CdpError) -> Self {
-        match e {
-            CdpError::Ws(_)
-            | CdpError::Io(_)
-            | CdpError::ChannelSendError(_)
-            | CdpError::NoResponse
-            | CdpError::Timeout => BrowserError::Crashed(e.to_string()),
-            other => {
-                let text = other.to_string();
-                if is_context_lost(&text) {
-                    BrowserError::ContextLost
-                } else {
-                    BrowserError::Protocol(text)
-                }
-            }
-        }
-    }
 }
 
 fn is_context_lost(text: &str) -> bool {
@@ -130,8 +334,8 @@ impl Default for BrowserOptions {
     }
 }
 
-/// Flags for a quiet, fast, automation-friendly Chromium. Written without leading dashes:
-/// chromiumoxide adds them.
+/// Flags for a quiet, fast, automation-friendly Chromium. Written without leading dashes, like
+/// [`BrowserOptions::args`].
 const CHROMIUM_FLAGS: &[&str] = &[
     "disable-background-networking",
     "disable-background-timer-throttling",
@@ -192,10 +396,12 @@ pub fn find_chromium(configured: Option<&PathBuf>) -> Option<PathBuf> {
 
 /// One running Chromium.
 struct Instance {
-    cdp: CdpBrowser,
-    alive: Arc<AtomicBool>,
-    handler: JoinHandle<()>,
+    conn: Arc<Connection>,
+    /// The reader task: it ends when the browser does.
+    reader: JoinHandle<()>,
+    child: tokio::sync::Mutex<tokio::process::Child>,
     pid: Option<u32>,
+    viewport: (u32, u32),
     /// Whether the tab Chromium opens at start-up is still unused. The first scenario of a
     /// process takes it: in a fresh profile it is as isolated as a new context, and its
     /// renderer is already running, which saves the largest fixed cost of a replay.
@@ -205,8 +411,30 @@ struct Instance {
 
 impl Instance {
     fn is_alive(&self) -> bool {
-        self.alive.load(Ordering::SeqCst) && !self.handler.is_finished()
+        self.conn.is_alive() && !self.reader.is_finished()
     }
+}
+
+/// The last lines Chromium wrote to stderr, for the message when it will not start.
+type StderrTail = Arc<Mutex<VecDeque<String>>>;
+
+/// Reads Chromium's stderr to the end (a full pipe would block it), keeping the last lines.
+/// The task ends when Chromium does.
+fn drain_stderr(stderr: tokio::process::ChildStderr) -> (StderrTail, JoinHandle<()>) {
+    let tail: StderrTail = Arc::new(Mutex::new(VecDeque::new()));
+    let keep = tail.clone();
+    let task = tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            tracing::trace!("chromium: {line}");
+            let mut tail = keep.lock().expect("stderr lock");
+            if tail.len() == 20 {
+                tail.pop_front();
+            }
+            tail.push_back(line);
+        }
+    });
+    (tail, task)
 }
 
 /// The process-wide browser: started on first use, restarted after a crash.
@@ -239,7 +467,7 @@ impl Browser {
         }
         if let Some(dead) = state.take() {
             tracing::warn!("the browser died; starting a new one");
-            dead.handler.abort();
+            dead.reader.abort();
         }
         let started = std::time::Instant::now();
         let instance = Arc::new(self.launch().await?);
@@ -248,73 +476,121 @@ impl Browser {
         Ok(instance)
     }
 
+    /// The command line: our flags, the caller's, then what this client needs.
+    fn command_line(&self, profile: &std::path::Path) -> Vec<String> {
+        let (width, height) = self.options.viewport;
+        let mut args: Vec<String> = CHROMIUM_FLAGS
+            .iter()
+            .copied()
+            .chain(self.options.args.iter().map(|a| a.trim_start_matches('-')))
+            .map(|a| format!("--{a}"))
+            .collect();
+        args.extend([
+            "--remote-debugging-pipe".to_string(),
+            "--disable-extensions".to_string(),
+            format!("--user-data-dir={}", profile.display()),
+            format!("--window-size={width},{height}"),
+            "--no-sandbox".to_string(),
+            "--disable-setuid-sandbox".to_string(),
+        ]);
+        if self.options.headless {
+            args.extend(
+                ["--headless=new", "--hide-scrollbars", "--mute-audio"].map(str::to_string),
+            );
+        }
+        args
+    }
+
     async fn launch(&self) -> Result<Instance, BrowserError> {
         let executable =
             find_chromium(self.options.executable.as_ref()).ok_or(BrowserError::NotFound)?;
+        let failed = |detail: String| BrowserError::Launch {
+            path: executable.display().to_string(),
+            detail,
+        };
         let profile = tempfile::Builder::new()
             .prefix("windup-chromium-")
             .tempdir()
-            .map_err(|e| BrowserError::Launch {
-                path: executable.display().to_string(),
-                detail: format!("could not create a profile folder: {e}"),
-            })?;
-        let (width, height) = self.options.viewport;
-        let mut builder = BrowserConfig::builder()
-            .chrome_executable(&executable)
-            .disable_default_args()
-            .no_sandbox()
-            .user_data_dir(profile.path())
-            .window_size(width, height)
-            .viewport(Viewport {
-                width,
-                height,
-                device_scale_factor: None,
-                emulating_mobile: false,
-                is_landscape: false,
-                has_touch: false,
-            })
-            .launch_timeout(self.options.launch_timeout)
-            .request_timeout(Duration::from_secs(30))
-            .args(CHROMIUM_FLAGS.iter().copied())
-            .args(self.options.args.iter().map(|a| a.trim_start_matches('-')));
-        builder = if self.options.headless {
-            builder.new_headless_mode()
-        } else {
-            builder.with_head()
-        };
-        let config = builder.build().map_err(|detail| BrowserError::Launch {
-            path: executable.display().to_string(),
-            detail,
-        })?;
-        let (mut cdp, mut handler) =
-            CdpBrowser::launch(config)
-                .await
-                .map_err(|e| BrowserError::Launch {
-                    path: executable.display().to_string(),
-                    detail: e.to_string(),
-                })?;
-        let pid = cdp.get_mut_child().and_then(|c| c.inner.id());
-        let alive = Arc::new(AtomicBool::new(true));
-        let flag = alive.clone();
-        // The handler must be polled continuously, or every command hangs.
-        let handler = tokio::spawn(async move {
-            while let Some(event) = handler.next().await {
-                if let Err(e) = event {
-                    let text = e.to_string();
-                    if matches!(e, CdpError::Ws(_) | CdpError::Io(_)) {
-                        tracing::debug!("browser connection closed: {text}");
-                        break;
-                    }
-                    tracing::trace!("cdp: {text}");
+            .map_err(|e| failed(format!("could not create a profile folder: {e}")))?;
+
+        // Chromium reads commands from fd 3 and writes answers and events to fd 4.
+        let (commands_in, commands_out) =
+            std::io::pipe().map_err(|e| failed(format!("could not create a pipe: {e}")))?;
+        let (answers_in, answers_out) =
+            std::io::pipe().map_err(|e| failed(format!("could not create a pipe: {e}")))?;
+        let child_reads = commands_in.as_raw_fd();
+        let child_writes = answers_out.as_raw_fd();
+        let mut command = tokio::process::Command::new(&executable);
+        command
+            .args(self.command_line(profile.path()))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        // SAFETY: between fork and exec only async-signal-safe calls (fcntl, dup2) on
+        // descriptors the child inherited; no allocation, no locks.
+        unsafe {
+            command.pre_exec(move || {
+                // Copies above 4 first (close-on-exec, so they do not leak into Chromium), so
+                // that neither dup2 can overwrite the other end.
+                let reads = libc::fcntl(child_reads, libc::F_DUPFD_CLOEXEC, 10);
+                let writes = libc::fcntl(child_writes, libc::F_DUPFD_CLOEXEC, 10);
+                if reads < 0 || writes < 0 || libc::dup2(reads, 3) < 0 || libc::dup2(writes, 4) < 0
+                {
+                    return Err(std::io::Error::last_os_error());
                 }
+                Ok(())
+            });
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| failed(format!("could not run it: {e}")))?;
+        // Only Chromium may hold these ends, or its exit would never close the pipe.
+        drop(commands_in);
+        drop(answers_out);
+        let pid = child.id();
+        let stderr = child.stderr.take().map(drain_stderr);
+        let to_browser = pipe::Sender::from_owned_fd(OwnedFd::from(commands_out))
+            .map_err(|e| failed(format!("could not use the pipe: {e}")))?;
+        let from_browser = pipe::Receiver::from_owned_fd(OwnedFd::from(answers_in))
+            .map_err(|e| failed(format!("could not use the pipe: {e}")))?;
+        let (conn, reader) = Connection::start(to_browser, from_browser);
+
+        // The first answer says the browser is up; discovery reports the tabs pages open.
+        let ready = tokio::time::timeout(
+            self.options.launch_timeout,
+            conn.call(None, "Target.setDiscoverTargets", json!({"discover": true})),
+        )
+        .await;
+        let why = match ready {
+            Ok(Ok(_)) => None,
+            Ok(Err(_)) => Some("it exited before answering".to_string()),
+            Err(_) => Some(format!(
+                "it did not answer within {} s",
+                self.options.launch_timeout.as_secs()
+            )),
+        };
+        if let Some(why) = why {
+            let _ = child.start_kill();
+            reader.abort();
+            let mut said = String::new();
+            if let Some((tail, task)) = stderr {
+                // Its stderr ends with it: read to the end for what it said on the way out.
+                let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
+                said = Vec::from(tail.lock().expect("stderr lock").clone()).join("\n");
             }
-            flag.store(false, Ordering::SeqCst);
-        });
+            return Err(failed(if said.is_empty() {
+                why
+            } else {
+                format!("{why}; it said:\n{said}")
+            }));
+        }
         Ok(Instance {
-            cdp,
-            alive,
-            handler,
+            conn,
+            reader,
+            child: tokio::sync::Mutex::new(child),
             pid,
+            viewport: self.options.viewport,
             initial_unused: AtomicBool::new(true),
             _profile: profile,
         })
@@ -330,9 +606,9 @@ impl Browser {
         let instance = self.instance().await?;
         match Session::open(instance.clone()).await {
             Err(BrowserError::Crashed(reason)) => {
-                // The handler may not have noticed the death yet: mark it, start afresh once.
+                // The reader may not have noticed the death yet: mark it, start afresh once.
                 tracing::warn!("the browser did not answer ({reason}); restarting it");
-                instance.alive.store(false, Ordering::SeqCst);
+                instance.conn.alive.store(false, Ordering::SeqCst);
                 if let Some(pid) = instance.pid {
                     kill_pid(pid);
                 }
@@ -348,13 +624,14 @@ impl Browser {
             return;
         };
         match Arc::try_unwrap(instance) {
-            Ok(mut inst) => {
+            Ok(inst) => {
                 let t = std::time::Instant::now();
                 // The profile is a throwaway folder: nothing needs a graceful shutdown, and
                 // Chromium's takes a few hundred milliseconds.
-                let _ = tokio::time::timeout(Duration::from_secs(3), inst.cdp.kill()).await;
-                let _ = tokio::time::timeout(Duration::from_secs(3), inst.cdp.wait()).await;
-                inst.handler.abort();
+                let mut child = inst.child.lock().await;
+                let _ = tokio::time::timeout(Duration::from_secs(3), child.kill()).await;
+                drop(child);
+                inst.reader.abort();
                 tracing::debug!("browser closed in {:?}", t.elapsed());
             }
             Err(shared) => {
@@ -399,16 +676,18 @@ struct Shared {
     doc: Mutex<DocState>,
     doc_changed: Notify,
     log: Mutex<SessionLog>,
-    popups: Mutex<VecDeque<TargetId>>,
+    popups: Mutex<VecDeque<String>>,
 }
 
 /// One scenario's browser context and its current page.
 pub struct Session {
     instance: Arc<Instance>,
     /// None for the start-up tab (the default context).
-    context: Option<BrowserContextId>,
-    page: Page,
-    target: TargetId,
+    context: Option<String>,
+    /// The current page's target id, which is also its main frame's id.
+    target: String,
+    /// The flat session attached to the current page.
+    session: String,
     shared: Arc<Shared>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -422,15 +701,27 @@ pub enum NavError {
 }
 
 impl Session {
-    /// The start-up tab, when it is still unused and attached.
-    async fn initial(instance: &Arc<Instance>) -> Option<Page> {
+    /// The start-up tab's target id, when the tab is still unused.
+    async fn initial(instance: &Arc<Instance>) -> Option<String> {
         if !instance.initial_unused.swap(false, Ordering::SeqCst) {
             return None;
         }
-        // chromiumoxide attaches to it on its own, right after start-up.
+        // It exists right after start-up, but may not be listed yet.
         for _ in 0..50 {
-            if let Some(page) = instance.cdp.pages().await.ok()?.into_iter().next() {
-                return Some(page);
+            let targets = instance
+                .conn
+                .call(None, "Target.getTargets", json!({}))
+                .await
+                .ok()?;
+            let page = targets
+                .get("targetInfos")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find(|t| t.get("type").and_then(Value::as_str) == Some("page"))
+                .and_then(|t| t.get("targetId").and_then(Value::as_str));
+            if let Some(id) = page {
+                return Some(id.to_string());
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -438,34 +729,69 @@ impl Session {
     }
 
     async fn open(instance: Arc<Instance>) -> Result<Session, BrowserError> {
-        if let Some(page) = Self::initial(&instance).await {
-            tracing::debug!("using the start-up tab");
-            return Self::adopt(instance, None, page).await;
-        }
-        let context = instance
-            .cdp
-            .create_browser_context(CreateBrowserContextParams::default())
-            .await
-            .map_err(BrowserError::from_cdp)?;
-        let params = CreateTargetParams::builder()
-            .url("about:blank")
-            .browser_context_id(context.clone())
-            .build()
-            .map_err(BrowserError::Protocol)?;
         let t = std::time::Instant::now();
-        let page = tokio::time::timeout(Duration::from_secs(15), instance.cdp.new_page(params))
-            .await
-            .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))?
-            .map_err(BrowserError::from_cdp)?;
-        tracing::debug!("page created in {:?}", t.elapsed());
-        Self::adopt(instance, Some(context), page).await
+        if let Some(target) = Self::initial(&instance).await {
+            let session = Self::adopt(instance, None, target).await?;
+            tracing::debug!("using the start-up tab, ready in {:?}", t.elapsed());
+            return Ok(session);
+        }
+        let conn = &instance.conn;
+        let context = string_field(
+            &conn
+                .call(None, "Target.createBrowserContext", json!({}))
+                .await?,
+            "browserContextId",
+        )?;
+        let created = tokio::time::timeout(
+            Duration::from_secs(15),
+            conn.call(
+                None,
+                "Target.createTarget",
+                json!({"url": "about:blank", "browserContextId": context}),
+            ),
+        )
+        .await
+        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
+        .and_then(|r| r)
+        .and_then(|r| string_field(&r, "targetId"));
+        let target = match created {
+            Ok(target) => target,
+            Err(e) => {
+                Self::dispose_in_background(&instance, &context);
+                return Err(e);
+            }
+        };
+        match Self::adopt(instance.clone(), Some(context.clone()), target).await {
+            Ok(session) => {
+                tracing::debug!("context and page ready in {:?}", t.elapsed());
+                Ok(session)
+            }
+            Err(e) => {
+                Self::dispose_in_background(&instance, &context);
+                Err(e)
+            }
+        }
+    }
+
+    fn dispose_in_background(instance: &Arc<Instance>, context: &str) {
+        let conn = instance.conn.clone();
+        let context = context.to_string();
+        tokio::spawn(async move {
+            let _ = conn
+                .call(
+                    None,
+                    "Target.disposeBrowserContext",
+                    json!({"browserContextId": context}),
+                )
+                .await;
+        });
     }
 
     /// `context` is None for the start-up tab, whose default context cannot be disposed.
     async fn adopt(
         instance: Arc<Instance>,
-        context: Option<BrowserContextId>,
-        page: Page,
+        context: Option<String>,
+        target: String,
     ) -> Result<Session, BrowserError> {
         let shared = Arc::new(Shared {
             doc: Mutex::new(DocState::default()),
@@ -473,112 +799,157 @@ impl Session {
             log: Mutex::new(SessionLog::default()),
             popups: Mutex::new(VecDeque::new()),
         });
-        let target = page.target_id().clone();
+        let session_id = Self::attach(&instance, &target).await?;
         let mut session = Session {
             instance,
             context,
-            page,
             target,
+            session: session_id,
             shared,
             tasks: Vec::new(),
         };
         session.watch_page().await?;
-        session.watch_popups().await?;
+        session.watch_popups();
         Ok(session)
     }
 
-    /// Installs the in-page engine for every new document, and the listeners for lifecycle,
-    /// dialogs and crashes of the current page.
+    /// Attaches a flat session to a page target.
+    async fn attach(instance: &Instance, target: &str) -> Result<String, BrowserError> {
+        let attached = instance
+            .conn
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({"targetId": target, "flatten": true}),
+            )
+            .await?;
+        string_field(&attached, "sessionId")
+    }
+
+    /// Listens to the current page's lifecycle, dialogs and crashes, then sets the page up: the
+    /// Page domain with lifecycle events, the in-page engine for every new document, and the
+    /// viewport. The set-up commands go out together; Chromium runs them in order.
     async fn watch_page(&mut self) -> Result<(), BrowserError> {
-        let page = self.page.clone();
-        page.execute(AddScriptToEvaluateOnNewDocumentParams::new(INJECTED_JS))
-            .await
-            .map_err(BrowserError::from_cdp)?;
-
-        let main_frame = self.target.as_ref().to_string();
-        let mut lifecycle = page
-            .event_listener::<EventLifecycleEvent>()
-            .await
-            .map_err(BrowserError::from_cdp)?;
+        let conn = self.instance.conn.clone();
+        let mut events = conn.subscribe(Some(&self.session));
         let shared = self.shared.clone();
+        let main_frame = self.target.clone();
+        let session = self.session.clone();
+        let dialog_conn = conn.clone();
         self.tasks.push(tokio::spawn(async move {
-            while let Some(ev) = lifecycle.next().await {
-                if ev.frame_id.as_ref() != main_frame {
-                    continue;
-                }
-                let loader = ev.loader_id.as_ref().to_string();
-                {
-                    let mut doc = shared.doc.lock().expect("doc lock");
-                    if (ev.name == "init" || ev.name == "commit")
-                        && doc.current.as_deref() != Some(loader.as_str())
-                    {
-                        doc.current = Some(loader.clone());
-                        doc.commits.push(loader.clone());
+            while let Some(event) = events.recv().await {
+                let p = &event.params;
+                let text = |field: &str| p.get(field).and_then(Value::as_str);
+                match event.method.as_str() {
+                    "Page.lifecycleEvent" => {
+                        if text("frameId") != Some(main_frame.as_str()) {
+                            continue;
+                        }
+                        let (Some(loader), Some(name)) = (text("loaderId"), text("name")) else {
+                            continue;
+                        };
+                        {
+                            let mut doc = shared.doc.lock().expect("doc lock");
+                            if (name == "init" || name == "commit")
+                                && doc.current.as_deref() != Some(loader)
+                            {
+                                doc.current = Some(loader.to_string());
+                                doc.commits.push(loader.to_string());
+                            }
+                            doc.events
+                                .entry(loader.to_string())
+                                .or_default()
+                                .push(name.to_string());
+                        }
+                        shared.doc_changed.notify_waiters();
                     }
-                    doc.events.entry(loader).or_default().push(ev.name.clone());
+                    "Page.javascriptDialogOpening" => {
+                        let kind = text("type").unwrap_or("alert").to_string();
+                        let message = text("message").unwrap_or_default().to_string();
+                        shared
+                            .log
+                            .lock()
+                            .expect("log lock")
+                            .dialogs
+                            .push((kind, message));
+                        let mut accept = json!({"accept": true});
+                        if let Some(prompt) = text("defaultPrompt") {
+                            accept["promptText"] = json!(prompt);
+                        }
+                        let conn = dialog_conn.clone();
+                        let session = session.clone();
+                        tokio::spawn(async move {
+                            let _ = conn
+                                .call(Some(&session), "Page.handleJavaScriptDialog", accept)
+                                .await;
+                        });
+                    }
+                    "Inspector.targetCrashed" => {
+                        shared.log.lock().expect("log lock").crashed = true;
+                        shared.doc_changed.notify_waiters();
+                    }
+                    _ => {}
                 }
-                shared.doc_changed.notify_waiters();
             }
+            // The browser is gone: whoever waits for a lifecycle event finds out now.
+            shared.doc_changed.notify_waiters();
         }));
 
-        let mut dialogs = page
-            .event_listener::<EventJavascriptDialogOpening>()
-            .await
-            .map_err(BrowserError::from_cdp)?;
-        let shared = self.shared.clone();
-        let dialog_page = page.clone();
-        self.tasks.push(tokio::spawn(async move {
-            while let Some(ev) = dialogs.next().await {
-                let kind = format!("{:?}", ev.r#type).to_lowercase();
-                shared
-                    .log
-                    .lock()
-                    .expect("log lock")
-                    .dialogs
-                    .push((kind, ev.message.clone()));
-                let mut accept = HandleJavaScriptDialogParams::new(true);
-                accept.prompt_text = ev.default_prompt.clone();
-                let _ = dialog_page.execute(accept).await;
-            }
-        }));
-
-        let mut crashes = page
-            .event_listener::<EventTargetCrashed>()
-            .await
-            .map_err(BrowserError::from_cdp)?;
-        let shared = self.shared.clone();
-        self.tasks.push(tokio::spawn(async move {
-            if crashes.next().await.is_some() {
-                shared.log.lock().expect("log lock").crashed = true;
-                shared.doc_changed.notify_waiters();
-            }
-        }));
+        let (width, height) = self.instance.viewport;
+        let setup = [
+            ("Page.enable", json!({})),
+            ("Page.setLifecycleEventsEnabled", json!({"enabled": true})),
+            (
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({"source": INJECTED_JS}),
+            ),
+            (
+                "Emulation.setDeviceMetricsOverride",
+                json!({
+                    "width": width,
+                    "height": height,
+                    "deviceScaleFactor": 1,
+                    "mobile": false,
+                    "screenOrientation": {"type": "portraitPrimary", "angle": 0},
+                }),
+            ),
+        ];
+        let session = self.session.as_str();
+        futures::future::try_join_all(
+            setup
+                .into_iter()
+                .map(|(method, params)| conn.call(Some(session), method, params)),
+        )
+        .await?;
         Ok(())
     }
 
     /// Records pages opened by the current page (`target=_blank`, `window.open`).
-    async fn watch_popups(&mut self) -> Result<(), BrowserError> {
-        let mut created = self
-            .instance
-            .cdp
-            .event_listener::<EventTargetCreated>()
-            .await
-            .map_err(BrowserError::from_cdp)?;
+    fn watch_popups(&mut self) {
+        let mut created = self.instance.conn.subscribe(None);
         let shared = self.shared.clone();
         let opener = self.target.clone();
         self.tasks.push(tokio::spawn(async move {
-            while let Some(ev) = created.next().await {
-                let info = &ev.target_info;
-                if info.r#type == "page" && info.opener_id.as_ref() == Some(&opener) {
+            while let Some(event) = created.recv().await {
+                if event.method != "Target.targetCreated" {
+                    continue;
+                }
+                let Some(info) = event.params.get("targetInfo") else {
+                    continue;
+                };
+                let field = |name: &str| info.get(name).and_then(Value::as_str);
+                if field("type") == Some("page")
+                    && field("openerId") == Some(opener.as_str())
+                    && let Some(id) = field("targetId")
+                {
                     shared
                         .popups
                         .lock()
                         .expect("popups lock")
-                        .push_back(info.target_id.clone());
+                        .push_back(id.to_string());
                 }
             }
         }));
-        Ok(())
     }
 
     /// If the current page opened a new tab, moves into it. Returns whether it did.
@@ -587,30 +958,22 @@ impl Session {
         let Some(target) = next else {
             return Ok(false);
         };
-        // chromiumoxide attaches to new targets on its own; wait until it has.
-        let mut page = None;
-        for _ in 0..100 {
-            match self.instance.cdp.get_page(target.clone()).await {
-                Ok(p) => {
-                    page = Some(p);
-                    break;
-                }
-                Err(CdpError::NotFound) => tokio::time::sleep(Duration::from_millis(20)).await,
-                Err(e) => return Err(BrowserError::from_cdp(e)),
+        let session = match Self::attach(&self.instance, &target).await {
+            Ok(session) => session,
+            Err(e @ BrowserError::Crashed(_)) => return Err(e),
+            Err(e) => {
+                tracing::warn!("a new tab opened but could not be attached: {e}");
+                return Ok(false);
             }
-        }
-        let Some(page) = page else {
-            tracing::warn!("a new tab opened but could not be attached");
-            return Ok(false);
         };
         for task in self.tasks.drain(..) {
             task.abort();
         }
         *self.shared.doc.lock().expect("doc lock") = DocState::default();
-        self.page = page;
         self.target = target;
+        self.session = session;
         self.watch_page().await?;
-        self.watch_popups().await?;
+        self.watch_popups();
         Ok(true)
     }
 
@@ -633,27 +996,42 @@ impl Session {
         Ok(())
     }
 
+    /// A command to the current page.
+    async fn page_call(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
+        self.instance
+            .conn
+            .call(Some(&self.session), method, params)
+            .await
+    }
+
     /// Navigates the current page and waits for its `load` event.
     pub async fn goto(&self, url: &str, timeout: Duration) -> Result<(), NavError> {
         self.check_alive()
             .map_err(|e| NavError::Crashed(e.to_string()))?;
+        let t = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
-        let navigate = NavigateParams::new(url);
-        let result = tokio::time::timeout_at(deadline, self.page.execute(navigate))
-            .await
-            .map_err(|_| NavError::Timeout)?
-            .map_err(|e| match BrowserError::from_cdp(e) {
-                BrowserError::Crashed(m) => NavError::Crashed(m),
-                other => NavError::Failed(other.to_string()),
-            })?
-            .result;
-        if let Some(error) = result.error_text.filter(|t| !t.is_empty()) {
-            return Err(NavError::Failed(error));
+        let result = tokio::time::timeout_at(
+            deadline,
+            self.page_call("Page.navigate", json!({"url": url})),
+        )
+        .await
+        .map_err(|_| NavError::Timeout)?
+        .map_err(|e| match e {
+            BrowserError::Crashed(m) => NavError::Crashed(m),
+            other => NavError::Failed(other.to_string()),
+        })?;
+        if let Some(error) = result
+            .get("errorText")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            return Err(NavError::Failed(error.to_string()));
         }
-        let Some(loader) = result.loader_id.map(|l| l.as_ref().to_string()) else {
+        let Some(loader) = result.get("loaderId").and_then(Value::as_str) else {
             return Ok(()); // same-document navigation: nothing to load
         };
-        self.wait_lifecycle(&loader, "load", true, deadline).await?;
+        self.wait_lifecycle(loader, "load", true, deadline).await?;
+        tracing::debug!("loaded {url} in {:?}", t.elapsed());
         // A loaded error page is still a failed navigation.
         let status: Option<u64> = self
             .eval("performance.getEntriesByType('navigation')[0]?.responseStatus ?? null")
@@ -713,30 +1091,37 @@ impl Session {
     /// Evaluates an expression in the page and returns its JSON value.
     pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
         self.check_alive()?;
-        let params = EvaluateParams::builder()
-            .expression(expression)
-            .return_by_value(true)
-            .await_promise(true)
-            .build()
-            .map_err(BrowserError::Protocol)?;
-        let response = tokio::time::timeout(Duration::from_secs(30), self.page.execute(params))
+        let response = self
+            .page_call(
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
+            )
             .await
-            .map_err(|_| BrowserError::Crashed("the page stopped answering".into()))?
-            .map_err(BrowserError::from_cdp)?
-            .result;
-        if let Some(details) = response.exception_details {
+            .map_err(|e| match e {
+                BrowserError::Crashed(m) if self.instance.is_alive() => {
+                    BrowserError::Crashed(format!("the page stopped answering ({m})"))
+                }
+                other => other,
+            })?;
+        if let Some(details) = response.get("exceptionDetails") {
             let text = details
-                .exception
-                .as_ref()
-                .and_then(|e| e.description.clone())
-                .unwrap_or(details.text);
+                .get("exception")
+                .and_then(|e| e.get("description"))
+                .and_then(Value::as_str)
+                .or_else(|| details.get("text").and_then(Value::as_str))
+                .unwrap_or("an exception without a message")
+                .to_string();
             return Err(if is_context_lost(&text) {
                 BrowserError::ContextLost
             } else {
                 BrowserError::Script(text)
             });
         }
-        let value = response.result.value.unwrap_or(serde_json::Value::Null);
+        let value = response
+            .get("result")
+            .and_then(|r| r.get("value"))
+            .cloned()
+            .unwrap_or(Value::Null);
         serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
     }
 
@@ -773,105 +1158,78 @@ impl Session {
         params: serde_json::Value,
     ) -> Result<serde_json::Value, BrowserError> {
         self.check_alive()?;
-        let command = RawCommand {
-            method: method.to_string(),
-            params,
-        };
-        Ok(self
-            .page
-            .execute(command)
-            .await
-            .map_err(BrowserError::from_cdp)?
-            .result)
+        self.page_call(method, params).await
     }
 
     pub async fn url(&self) -> Result<String, BrowserError> {
         self.eval("location.href").await
     }
 
-    async fn mouse(
-        &self,
-        kind: DispatchMouseEventType,
-        x: f64,
-        y: f64,
-    ) -> Result<(), BrowserError> {
+    async fn mouse(&self, kind: &str, x: f64, y: f64) -> Result<(), BrowserError> {
         self.check_alive()?;
-        let mut params = DispatchMouseEventParams::new(kind.clone(), x, y);
-        if kind != DispatchMouseEventType::MouseMoved {
-            params.button = Some(MouseButton::Left);
-            params.buttons = Some(1);
-            params.click_count = Some(1);
+        let mut params = json!({"type": kind, "x": x, "y": y});
+        if kind != "mouseMoved" {
+            params["button"] = json!("left");
+            params["buttons"] = json!(1);
+            params["clickCount"] = json!(1);
         }
-        self.page
-            .execute(params)
-            .await
-            .map_err(BrowserError::from_cdp)?;
+        self.page_call("Input.dispatchMouseEvent", params).await?;
         Ok(())
     }
 
     /// A trusted left click at viewport coordinates.
     pub async fn click(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
-        self.mouse(DispatchMouseEventType::MousePressed, x, y)
-            .await?;
-        self.mouse(DispatchMouseEventType::MouseReleased, x, y)
-            .await
+        self.mouse("mouseMoved", x, y).await?;
+        self.mouse("mousePressed", x, y).await?;
+        self.mouse("mouseReleased", x, y).await
     }
 
     pub async fn hover(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.mouse(DispatchMouseEventType::MouseMoved, x, y).await
+        self.mouse("mouseMoved", x, y).await
     }
 
     /// Types text into the focused element as one trusted insertion.
     pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
         self.check_alive()?;
-        self.page
-            .execute(InsertTextParams::new(text))
-            .await
-            .map_err(BrowserError::from_cdp)?;
+        self.page_call("Input.insertText", json!({"text": text}))
+            .await?;
         Ok(())
     }
 
     /// Presses a key chord on the focused element.
     pub async fn press(&self, chord: &Chord) -> Result<(), BrowserError> {
         self.check_alive()?;
-        let send = |kind: DispatchKeyEventType, key: &windup_model::keys::KeyDef, text: bool| {
-            let mut p = DispatchKeyEventParams::new(kind);
-            p.key = Some(key.key.clone());
-            p.code = Some(key.code.clone());
-            p.windows_virtual_key_code = Some(key.key_code as i64);
-            p.native_virtual_key_code = Some(key.key_code as i64);
-            p.modifiers = Some(chord.modifiers as i64);
-            if text && chord.modifiers & !8 == 0 {
-                p.text = key.text.clone();
-                p.unmodified_text = key.text.clone();
+        let types_text = chord.modifiers & !8 == 0;
+        let send = |kind: &str, key: &windup_model::keys::KeyDef, text: bool| {
+            let mut p = json!({
+                "type": kind,
+                "key": key.key,
+                "code": key.code,
+                "windowsVirtualKeyCode": key.key_code,
+                "nativeVirtualKeyCode": key.key_code,
+                "modifiers": chord.modifiers,
+            });
+            if text
+                && types_text
+                && let Some(t) = &key.text
+            {
+                p["text"] = json!(t);
+                p["unmodifiedText"] = json!(t);
             }
-            p
+            self.page_call("Input.dispatchKeyEvent", p)
         };
         for m in &chord.modifier_keys {
-            self.page
-                .execute(send(DispatchKeyEventType::RawKeyDown, m, false))
-                .await
-                .map_err(BrowserError::from_cdp)?;
+            send("rawKeyDown", m, false).await?;
         }
-        let down = if chord.key.text.is_some() && chord.modifiers & !8 == 0 {
-            DispatchKeyEventType::KeyDown
+        let down = if chord.key.text.is_some() && types_text {
+            "keyDown"
         } else {
-            DispatchKeyEventType::RawKeyDown
+            "rawKeyDown"
         };
-        self.page
-            .execute(send(down, &chord.key, true))
-            .await
-            .map_err(BrowserError::from_cdp)?;
-        self.page
-            .execute(send(DispatchKeyEventType::KeyUp, &chord.key, false))
-            .await
-            .map_err(BrowserError::from_cdp)?;
+        send(down, &chord.key, true).await?;
+        send("keyUp", &chord.key, false).await?;
         for m in chord.modifier_keys.iter().rev() {
-            self.page
-                .execute(send(DispatchKeyEventType::KeyUp, m, false))
-                .await
-                .map_err(BrowserError::from_cdp)?;
+            send("keyUp", m, false).await?;
         }
         Ok(())
     }
@@ -879,10 +1237,21 @@ impl Session {
     /// A PNG screenshot of the viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
         self.check_alive()?;
-        self.page
-            .screenshot(chromiumoxide::page::ScreenshotParams::builder().build())
-            .await
-            .map_err(BrowserError::from_cdp)
+        // A tab in the background paints nothing in a headed browser.
+        self.instance
+            .conn
+            .call(
+                None,
+                "Target.activateTarget",
+                json!({"targetId": self.target}),
+            )
+            .await?;
+        let shot = self
+            .page_call("Page.captureScreenshot", json!({"format": "png"}))
+            .await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(string_field(&shot, "data")?)
+            .map_err(|e| BrowserError::Protocol(format!("a screenshot that is not base64: {e}")))
     }
 
     /// Closes the context and everything in it.
@@ -893,11 +1262,16 @@ impl Session {
         if !self.instance.is_alive() {
             return;
         }
+        let conn = self.instance.conn.clone();
         match &self.context {
             Some(context) => {
                 let _ = tokio::time::timeout(
                     Duration::from_secs(5),
-                    self.instance.cdp.dispose_browser_context(context.clone()),
+                    conn.call(
+                        None,
+                        "Target.disposeBrowserContext",
+                        json!({"browserContextId": context}),
+                    ),
                 )
                 .await;
             }
@@ -905,11 +1279,15 @@ impl Session {
                 // The default context cannot be disposed, and closing the last tab may end
                 // the browser: leave the tab blank, where nothing of the app keeps running.
                 // Nobody waits for that page, so neither do we.
-                let page = self.page.clone();
+                let session = self.session.clone();
                 tokio::spawn(async move {
                     let _ = tokio::time::timeout(
                         Duration::from_secs(5),
-                        page.execute(NavigateParams::new("about:blank")),
+                        conn.call(
+                            Some(&session),
+                            "Page.navigate",
+                            json!({"url": "about:blank"}),
+                        ),
                     )
                     .await;
                 });
