@@ -112,6 +112,7 @@ base_url = "http://127.0.0.1:$PORT/v1"
 timeout_ms = 600000
 max_retries = 1
 max_output_tokens = 1024
+strict = false                 # grammar-constrained: leave optional fields optional
 
 [planner]
 page_chars = ${WINDUP_PAGE_CHARS:-3000}

@@ -33,6 +33,7 @@ fn config(kind: ProviderKind, fake: &FakeLlm) -> ProviderConfig {
         max_retries: Some(2),
         temperature: Some(0.0),
         max_output_tokens: None,
+        strict: None,
     }
 }
 
@@ -449,6 +450,7 @@ fn a_refused_connection_exhausts_the_retries() {
             max_retries: Some(1),
             temperature: None,
             max_output_tokens: None,
+            strict: None,
         };
         let err = call(&*client_for(&cfg)).unwrap_err();
         let LlmError::Exhausted { attempts, last, .. } = &err else {
@@ -596,4 +598,23 @@ fn attempts_are_logged_without_prompt_or_key() {
     for secret in [KEY, "You plan browser tests.", "Scenario: add a todo."] {
         assert!(!logs.contains(secret), "{secret} logged:\n{logs}");
     }
+}
+
+#[test]
+fn a_non_strict_openai_provider_leaves_optional_fields_optional() {
+    let fake = FakeLlm::start();
+    let mut cfg = config(ProviderKind::Openai, &fake);
+    cfg.strict = Some(false);
+    fake.push(Reply::Json(json!({"ok": true})));
+    call(&*client_for(&cfg)).expect("completion");
+    let body = fake.requests()[0].json();
+    let js = &body["response_format"]["json_schema"];
+    assert_eq!(js["strict"], false);
+    assert!(no_refs(&js["schema"]));
+    let action = &js["schema"]["properties"]["actions"]["items"];
+    let required = action["required"].as_array().unwrap().len();
+    assert!(
+        required < action["properties"].as_object().unwrap().len(),
+        "optional fields stay optional: {action}"
+    );
 }

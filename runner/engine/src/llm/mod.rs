@@ -59,6 +59,10 @@ pub struct ProviderConfig {
     pub temperature: Option<f32>,
     /// Default 4096.
     pub max_output_tokens: Option<u32>,
+    /// OpenAI strict structured output (default true). Set false for grammar-constrained local
+    /// servers (llama.cpp), where strict mode's all-required fields make small models fill
+    /// every field.
+    pub strict: Option<bool>,
 }
 
 impl ProviderConfig {
@@ -302,7 +306,12 @@ pub fn client_with_policy(
         policy,
     };
     Ok(match cfg.kind {
-        ProviderKind::Openai => Box::new(openai::OpenAi::new(&base, &cfg.model, transport)),
+        ProviderKind::Openai => Box::new(openai::OpenAi::new(
+            &base,
+            &cfg.model,
+            transport,
+            cfg.strict.unwrap_or(true),
+        )),
         ProviderKind::Gemini => Box::new(gemini::Gemini::new(&base, &cfg.model, transport)),
     })
 }

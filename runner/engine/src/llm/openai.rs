@@ -21,14 +21,16 @@ pub(crate) struct OpenAi {
     model: String,
     url: String,
     transport: Transport,
+    strict: bool,
 }
 
 impl OpenAi {
-    pub fn new(base: &str, model: &str, transport: Transport) -> Self {
+    pub fn new(base: &str, model: &str, transport: Transport, strict: bool) -> Self {
         OpenAi {
             model: model.to_string(),
             url: format!("{}/chat/completions", base.trim_end_matches('/')),
             transport,
+            strict,
         }
     }
 }
@@ -48,7 +50,8 @@ impl LlmClient for OpenAi {
 
     fn complete<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
-            let body = serde_json::to_vec(&body(&self.model, req)).expect("JSON serialises");
+            let body =
+                serde_json::to_vec(&body(&self.model, req, self.strict)).expect("JSON serialises");
             self.transport.call(&self.url, body, read).await
         })
     }
@@ -56,7 +59,9 @@ impl LlmClient for OpenAi {
 
 /// The request body. `max_tokens` rather than `max_completion_tokens`: llama.cpp's server and
 /// OpenAI's chat models both accept it.
-pub(crate) fn body(model: &str, req: &LlmRequest) -> Value {
+/// `strict` false sends the schema with its optional fields left optional: grammar-constrained
+/// local servers (llama.cpp) otherwise force a small model to write every field.
+pub(crate) fn body(model: &str, req: &LlmRequest, strict: bool) -> Value {
     let mut body = json!({
         "model": model,
         "messages": [
@@ -68,8 +73,12 @@ pub(crate) fn body(model: &str, req: &LlmRequest) -> Value {
             "type": "json_schema",
             "json_schema": {
                 "name": req.schema_name,
-                "strict": true,
-                "schema": schema::openai_strict(&req.schema),
+                "strict": strict,
+                "schema": if strict {
+                    schema::openai_strict(&req.schema)
+                } else {
+                    schema::gemini(&req.schema)
+                },
             },
         },
     });

@@ -186,7 +186,37 @@ fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<S
                 a.remove(key);
             }
         }
-        let is_fill = a.get("type").and_then(Value::as_str) == Some("fill");
+        // Fields the step type does not take carry no meaning: grammar-constrained models
+        // fill every field they are shown. What remains is validated and verified as usual.
+        let kind = a
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let takes = |field: &str| match field {
+            "url" => kind == "goto",
+            "key" => kind == "press",
+            "use" => kind == "use",
+            "value" => kind == "fill" || kind == "select",
+            "value_ref" => kind == "fill",
+            "target" => !matches!(kind.as_str(), "goto" | "use"),
+            _ => true,
+        };
+        a.retain(|k, _| takes(k));
+        if a.get("timeout_ms")
+            .and_then(Value::as_u64)
+            .is_some_and(|t| t == 0 || t > 600_000)
+        {
+            a.remove("timeout_ms");
+        }
+        if let Some(Value::Object(e)) = a.get_mut("expect") {
+            // `"visible": "true"` is a model answering a yes/no question, not a selector.
+            e.retain(|_, v| !matches!(v.as_str(), Some("true" | "false" | "null" | "none")));
+            if e.is_empty() {
+                a.remove("expect");
+            }
+        }
+        let is_fill = kind == "fill";
         if is_fill
             && !a.contains_key("value_ref")
             && let Some(Value::String(v)) = a.get("value")
@@ -278,6 +308,29 @@ mod tests {
         let seg = accept(text, &stub(), &rules).unwrap();
         assert_eq!(seg.actions[0].value_ref.as_deref(), Some("ADMIN_PASSWORD"));
         assert_eq!(seg.actions[0].value, None);
+    }
+
+    #[test]
+    fn fields_a_step_does_not_take_are_dropped_then_the_rest_checked() {
+        // What grammar-constrained small models write when shown every field.
+        let seg = check(json!({"actions": [{
+            "id": "a1", "type": "click", "target": {"selector": "text=\"Go\""},
+            "value": "Go", "value_ref": "X_Y", "url": "/x", "key": "Enter", "use": "f",
+            "timeout_ms": 6_000_000_000_000_000u64,
+            "expect": {"visible": "true", "hidden": "false", "url": "/done"}
+        }], "complete": true}))
+        .unwrap();
+        let a = &seg.actions[0];
+        assert_eq!(
+            (a.value.as_deref(), a.url.as_deref(), a.key.as_deref()),
+            (None, None, None)
+        );
+        assert_eq!((a.use_fragment.as_deref(), a.timeout_ms), (None, None));
+        let e = a.expect.as_ref().unwrap();
+        assert_eq!(
+            (e.visible.as_deref(), e.url.as_deref()),
+            (None, Some("/done"))
+        );
     }
 
     #[test]
