@@ -10,6 +10,7 @@ use time::macros::format_description;
 use windup_engine::config::{Config, Overrides};
 use windup_engine::costs::{CostRow, GroupBy, grand_total, totals};
 use windup_engine::metrics;
+use windup_model::money::usd_exact as usd;
 use windup_model::{ExitCode, InputError, Problems};
 
 #[derive(Args)]
@@ -110,11 +111,6 @@ fn parse_since(raw: &str) -> Result<Date, InputError> {
             "write the day as YYYY-MM-DD, such as --since 2025-06-01",
         )
     })
-}
-
-/// Micro-dollars as dollars with all six decimals: `$0.002500`. Integer arithmetic only.
-fn usd(micro: u64) -> String {
-    format!("${}.{:06}", micro / 1_000_000, micro % 1_000_000)
 }
 
 fn as_text(recompute: bool, total: &CostRow, tables: &[(GroupBy, Vec<CostRow>)]) -> String {

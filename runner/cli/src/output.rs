@@ -144,11 +144,7 @@ fn cache_word(c: CacheOutcome) -> &'static str {
     }
 }
 
-/// Integer micro-dollars as `$0.0012` (rounded up to the displayed digit: never under-stated).
-pub fn usd(micro: u64) -> String {
-    let tenth_mills = micro.div_ceil(100);
-    format!("${}.{:04}", tenth_mills / 10_000, tenth_mills % 10_000)
-}
+pub use windup_model::money::usd;
 
 fn spend(result: &ScenarioResult) -> String {
     if result.llm_calls == 0 {

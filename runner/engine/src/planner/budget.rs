@@ -4,6 +4,8 @@
 
 use std::sync::Mutex;
 
+use windup_model::money::usd_exact as usd;
+
 /// A run's caps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -104,11 +106,6 @@ impl Budget {
     pub fn spent_micro_usd(&self) -> u64 {
         self.state.lock().expect("budget lock").committed_micro_usd
     }
-}
-
-/// Integer micro-dollars as `$0.001234`.
-pub fn usd(micro: u64) -> String {
-    format!("${}.{:06}", micro / 1_000_000, micro % 1_000_000)
 }
 
 #[cfg(test)]

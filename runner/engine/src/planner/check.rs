@@ -281,6 +281,11 @@ mod tests {
     }
 
     fn check(answer: Value) -> Result<Segment, Vec<String>> {
+        check_text(&answer.to_string())
+    }
+
+    /// Checks an answer as the model wrote it, with ADMIN_PASSWORD as the one credential.
+    fn check_text(text: &str) -> Result<Segment, Vec<String>> {
         let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
         let creds: BTreeSet<String> = ["ADMIN_PASSWORD".to_string()].into();
         let rules = Rules {
@@ -290,22 +295,13 @@ mod tests {
             fragments: &Fragments::default(),
             taken_ids: BTreeSet::new(),
         };
-        accept(&answer.to_string(), &stub(), &rules)
+        accept(text, &stub(), &rules)
     }
 
     #[test]
     fn strict_mode_nulls_and_fences_are_accepted() {
         let text = "```json\n{\"actions\":[{\"id\":\"a1\",\"type\":\"fill\",\"target\":{\"selector\":\"label=\\\"Password\\\"\",\"description\":null},\"value\":\"ADMIN_PASSWORD\",\"value_ref\":null,\"url\":null,\"key\":null,\"use\":null,\"expect\":{\"visible\":null,\"hidden\":null,\"url\":\"/home\",\"value\":null,\"count\":null},\"timeout_ms\":null}],\"complete\":true}\n```";
-        let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
-        let creds: BTreeSet<String> = ["ADMIN_PASSWORD".to_string()].into();
-        let rules = Rules {
-            base_url: &base,
-            allowed_origins: &[],
-            credentials: &creds,
-            fragments: &Fragments::default(),
-            taken_ids: BTreeSet::new(),
-        };
-        let seg = accept(text, &stub(), &rules).unwrap();
+        let seg = check_text(text).unwrap();
         assert_eq!(seg.actions[0].value_ref.as_deref(), Some("ADMIN_PASSWORD"));
         assert_eq!(seg.actions[0].value, None);
     }

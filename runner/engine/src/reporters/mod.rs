@@ -86,12 +86,8 @@ impl ReportFormat {
     }
 }
 
-/// Integer micro-dollars as `$0.0012`, rounded up to the shown digit so a cost is never
-/// under-stated (the terminal summary shows the same).
-pub(crate) fn usd(micro: u64) -> String {
-    let tenth_mills = micro.div_ceil(100);
-    format!("${}.{:04}", tenth_mills / 10_000, tenth_mills % 10_000)
-}
+/// Dollars as the terminal shows them too.
+pub(crate) use windup_model::money::usd;
 
 /// Milliseconds as `850 ms` or `12.34 s`.
 pub(crate) fn duration(ms: u64) -> String {
