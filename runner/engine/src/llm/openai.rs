@@ -77,7 +77,7 @@ pub(crate) fn body(model: &str, req: &LlmRequest, strict: bool) -> Value {
                 "schema": if strict {
                     schema::openai_strict(&req.schema)
                 } else {
-                    schema::gemini(&req.schema)
+                    schema::loose(&req.schema)
                 },
             },
         },

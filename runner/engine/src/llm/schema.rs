@@ -258,10 +258,21 @@ pub fn openai_strict(schema: &Value) -> Value {
     out
 }
 
-/// The schema for Gemini's `generationConfig.responseJsonSchema`: references inlined, `const`
-/// written as a one-value `enum` (better supported), `oneOf` as `anyOf`, and the keywords of
-/// [`GEMINI_DROPPED`] removed.
+/// The schema for Gemini's `generationConfig.responseJsonSchema`: [`loose`], without
+/// `pattern`, which Gemini does not promise to enforce.
 pub fn gemini(schema: &Value) -> Value {
+    let mut out = loose(schema);
+    walk_mut(&mut out, &mut |obj| {
+        obj.remove("pattern");
+    });
+    out
+}
+
+/// The schema for servers that enforce it by grammar (llama.cpp with `strict` off): references
+/// inlined, `const` written as a one-value `enum` (better supported), `oneOf` as `anyOf`, and
+/// the keywords of [`GEMINI_DROPPED`] removed. `pattern` stays: llama.cpp compiles it into
+/// the grammar.
+pub fn loose(schema: &Value) -> Value {
     let mut out = inline_refs(schema);
     walk_mut(&mut out, &mut |obj| {
         for k in GEMINI_DROPPED {
@@ -524,7 +535,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "t": {"$ref": "#/definitions/T"},
-                "default": {"type": "string", "default": "x"}
+                "default": {"type": "string", "default": "x", "pattern": "^a.+$"}
             },
             "definitions": {"T": {"oneOf": [{"const": "a"}, {"const": "b"}]}}
         });
@@ -538,6 +549,11 @@ mod tests {
                     "default": {"type": "string"}
                 }
             })
+        );
+        // Grammar-enforcing servers keep the pattern.
+        assert_eq!(
+            loose(&s).pointer("/properties/default/pattern"),
+            Some(&json!("^a.+$"))
         );
     }
 

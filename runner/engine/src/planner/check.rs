@@ -151,7 +151,14 @@ fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<S
         Value::Object(mut o) => {
             let complete = o.get("complete").and_then(Value::as_bool).unwrap_or(true);
             match o.remove("actions") {
-                Some(Value::Array(a)) => (a, complete),
+                Some(Value::Array(mut a)) => {
+                    if let (Some(Value::Object(last)), Some(Value::Object(finally))) =
+                        (a.last_mut(), o.remove("final_expect"))
+                    {
+                        merge_final_expect(last, finally);
+                    }
+                    (a, complete)
+                }
                 _ => return Err(vec!["`actions` is missing or not a list (fix: answer {\"actions\": [...], \"complete\": true})".into()]),
             }
         }
@@ -242,6 +249,28 @@ fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<S
         out.push(Value::Object(a));
     }
     Ok((out, complete))
+}
+
+/// The answer's `final_expect` (the facts that hold after the last step) joins the last step's
+/// own `expect`; a field the step already checks keeps the step's version.
+fn merge_final_expect(last: &mut Map<String, Value>, mut finally: Map<String, Value>) {
+    strip(&mut finally);
+    if finally.is_empty() {
+        return;
+    }
+    match last.get_mut("expect") {
+        Some(Value::Object(own)) => {
+            for (k, v) in finally {
+                let missing = own.get(&k).is_none_or(Value::is_null);
+                if missing {
+                    own.insert(k, v);
+                }
+            }
+        }
+        _ => {
+            last.insert("expect".into(), Value::Object(finally));
+        }
+    }
 }
 
 /// Drops nulls and blank optional strings, trims the rest. `value` may legitimately be "".
@@ -342,6 +371,25 @@ mod tests {
         assert!(all.contains("`ROOT_TOKEN` is not a credential"), "{all}");
         assert!(all.contains("`#pw` does not start with an engine"), "{all}");
         assert!(all.contains("expect.visible: `h1`"), "{all}");
+    }
+
+    #[test]
+    fn final_expect_joins_the_last_steps_own_checks() {
+        let seg = check(json!({"actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Name\""}, "value": "x"},
+            {"id": "a2", "type": "click", "target": {"selector": "text=\"Go\""}, "expect": {"url": "/own"}}
+        ], "final_expect": {"url": "/other", "visible": "text=\"Done\"", "hidden": null}, "complete": true}))
+        .unwrap();
+        assert_eq!(seg.actions[0].expect, None);
+        let e = seg.actions[1].expect.as_ref().unwrap();
+        assert_eq!(e.url.as_deref(), Some("/own"), "the step's own check wins");
+        assert_eq!(e.visible.as_deref(), Some("text=\"Done\""));
+        assert_eq!(e.hidden, None);
+        // An empty final_expect adds nothing: the missing postcondition is still named.
+        let err = check(json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Go\""}}],
+            "final_expect": {"visible": null, "url": " "}, "complete": true}))
+        .unwrap_err();
+        assert!(err.join("\n").contains("no postcondition"), "{err:?}");
     }
 
     #[test]

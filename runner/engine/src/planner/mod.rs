@@ -161,8 +161,35 @@ pub struct PlanFailure {
 struct Answer {
     /// The steps, in order.
     actions: Vec<Action>,
+    /// What holds after the last step: it proves the task is done (or, when `complete` is
+    /// false, that the next page was reached). Joins the last step's `expect`.
+    final_expect: windup_model::Expect,
     /// False when the task continues on a page not seen yet.
     complete: bool,
+}
+
+/// Engines a planner-made selector starts with. Sent as a `pattern` so grammar-constrained
+/// servers cannot write a bare CSS selector; the planner's checks still cover every part of
+/// a chain.
+const SELECTOR_PATTERN: &str = "^(role|text|label|placeholder|testid|css)=.+$";
+
+/// The answer's JSON Schema, with every selector field constrained to start with an engine.
+fn answer_schema() -> serde_json::Value {
+    let mut schema = serde_json::to_value(schemars::schema_for!(Answer)).expect("schema");
+    for pointer in [
+        "/$defs/Target/properties/selector",
+        "/$defs/Expect/properties/visible",
+        "/$defs/Expect/properties/hidden",
+        "/$defs/CountExpect/properties/selector",
+        "/$defs/ValueExpect/properties/selector",
+    ] {
+        let field = schema
+            .pointer_mut(pointer)
+            .and_then(serde_json::Value::as_object_mut)
+            .unwrap_or_else(|| panic!("the plan schema has {pointer}"));
+        field.insert("pattern".into(), SELECTOR_PATTERN.into());
+    }
+    schema
 }
 
 /// The planner bound to one provider and price.
@@ -175,7 +202,7 @@ pub struct Planner {
 
 impl Planner {
     pub fn new(client: Box<dyn LlmClient>, settings: Settings, prices: PriceTable) -> Self {
-        let schema = serde_json::to_value(schemars::schema_for!(Answer)).expect("schema");
+        let schema = answer_schema();
         Planner {
             client,
             settings,
@@ -462,4 +489,45 @@ fn tokens(u: Usage) -> TokenUsage {
 /// Today's date in UTC, which picks the price in force.
 fn today() -> Date {
     time::OffsetDateTime::now_utc().date()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_answer_schema_refuses_bare_selectors_and_asks_for_a_final_expect() {
+        let schema = answer_schema();
+        let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+        let answer = |selector: &str, visible: &str| {
+            json!({
+                "actions": [{"id": "a1", "type": "click", "target": {"selector": selector}}],
+                "final_expect": {"visible": visible},
+                "complete": true
+            })
+        };
+        assert!(validator.is_valid(&answer("css=#save", "text=\"Saved\"")));
+        assert!(validator.is_valid(&answer("role=button[name=\"Save\"]", "testid=done")));
+        assert!(!validator.is_valid(&answer("#save", "text=\"Saved\"")));
+        assert!(!validator.is_valid(&answer("css=#save", "[name='Saved']")));
+        let mut no_final = answer("css=#save", "text=\"Saved\"");
+        no_final.as_object_mut().unwrap().remove("final_expect");
+        assert!(!validator.is_valid(&no_final));
+        // What a grammar-enforcing server is sent keeps both constraints.
+        let sent = crate::llm::schema::loose(&schema);
+        assert_eq!(
+            sent.pointer(
+                "/properties/actions/items/properties/target/anyOf/0/properties/selector/pattern"
+            ),
+            Some(&json!(SELECTOR_PATTERN))
+        );
+        assert!(
+            sent["required"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("final_expect"))
+        );
+    }
 }

@@ -20,8 +20,11 @@ Action types and their fields:
 - wait_for {target, expect}
 - use {use}: a fragment id from FRAGMENTS
 target = {selector, description}. Copy selectors from ELEMENTS when you can; every selector starts with an engine: role=button[name="Save"], text="Done", label="Email", placeholder="Search", testid=save, css=ul.todo-list > li; chain with >> and narrow with >> nth=0.
-expect = {visible?, hidden?, url?, value?: {selector, equals}, count?: {selector, equals}}: facts that must hold after the step. url is a glob on path+query+fragment, such as "/projects*". Give every step that changes the page an expect; the final step's expect must prove the task is done.
+expect = {visible?, hidden?, url?, value?: {selector, equals}, count?: {selector, equals}}: facts that must hold after the step. url is a glob on path+query+fragment, such as "/projects*". Give steps that change the page an expect. final_expect is an expect that holds after the last step and proves the task is done.
 ids are "a1", "a2", … in order.
+
+Example, for "sign in as the admin" on a login page:
+{"actions": [{"id": "a1", "type": "fill", "target": {"selector": "label=\"Email\""}, "value_ref": "ADMIN_EMAIL"}, {"id": "a2", "type": "fill", "target": {"selector": "label=\"Password\""}, "value_ref": "ADMIN_PASSWORD"}, {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Sign in\"]"}}], "final_expect": {"url": "/dashboard*", "visible": "text=\"Signed in as\""}, "complete": true}
 
 You see one page. If the task continues on a page you have not seen, plan up to and including the step that gets there and set "complete": false; you will be shown the next page. Otherwise set "complete": true.
 
