@@ -1254,7 +1254,8 @@ impl Session {
             .map_err(|e| BrowserError::Protocol(format!("a screenshot that is not base64: {e}")))
     }
 
-    /// Closes the context and everything in it.
+    /// Closes the context and everything in it. The disposal runs in the background: the next
+    /// scenario has its own context and need not wait for this one's pages to be torn down.
     pub async fn close(self) {
         for task in &self.tasks {
             task.abort();
@@ -1264,17 +1265,7 @@ impl Session {
         }
         let conn = self.instance.conn.clone();
         match &self.context {
-            Some(context) => {
-                let _ = tokio::time::timeout(
-                    Duration::from_secs(5),
-                    conn.call(
-                        None,
-                        "Target.disposeBrowserContext",
-                        json!({"browserContextId": context}),
-                    ),
-                )
-                .await;
-            }
+            Some(context) => Self::dispose_in_background(&self.instance, context),
             None => {
                 // The default context cannot be disposed, and closing the last tab may end
                 // the browser: leave the tab blank, where nothing of the app keeps running.
