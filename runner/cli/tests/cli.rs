@@ -1213,7 +1213,12 @@ fn a_dashboard_outage_changes_no_verdict_and_the_spool_delivers_later() {
         outputs.push(out);
     }
     assert!(fake.requests().is_empty());
-    assert_eq!(remote_spool(dir.path()).len(), 2);
+    let spooled = remote_spool(dir.path());
+    assert_eq!(spooled.len(), 2);
+    for path in &spooled {
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(!text.contains(DASH_TOKEN), "the token is never spooled");
+    }
 
     // Back up, with one 503 first: the push retries it, then sends the older spooled run too.
     fake.fail_next(503, &[]);

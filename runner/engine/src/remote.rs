@@ -76,6 +76,8 @@ pub fn settings(
     url_override: Option<&str>,
     no_push: bool,
 ) -> Result<Option<Settings>, InputError> {
+    // An empty WINDUP_DASHBOARD_URL (a CI variable that is not set) is no override.
+    let url_override = url_override.filter(|u| !u.trim().is_empty());
     let (field, raw) = match (url_override, &section.url) {
         (Some(u), _) => ("--dashboard-url or WINDUP_DASHBOARD_URL", u),
         (None, Some(u)) => ("dashboard.url", u.as_str()),
@@ -911,6 +913,19 @@ mod tests {
         .unwrap();
         assert_eq!(s.url.as_str(), "http://127.0.0.1:9/");
         assert!(!s.push, "--no-push");
+        let s = settings(
+            "windup.toml",
+            &section("https://d.example"),
+            Some(" "),
+            false,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            s.url.as_str(),
+            "https://d.example/",
+            "an empty override is none"
+        );
     }
 
     #[test]
@@ -991,6 +1006,77 @@ mod tests {
             ("forbidden".into(), "no write to main".into())
         );
         assert_eq!(error_of(b""), ("error".into(), "(empty body)".into()));
+    }
+
+    #[test]
+    fn the_dashboard_plan_wins_only_for_the_same_text_and_when_newer() {
+        use time::macros::datetime;
+        use windup_model::{CacheKey, CacheStats, Plan};
+        let scenario = windup_model::validate::scenario_from_yaml(
+            "s.yaml",
+            "id: s\ntask: Do it.\nstart_url: /start\n",
+            Some("s"),
+        )
+        .unwrap();
+        let entry = |sha: String, by: &str, verified: OffsetDateTime| CacheEntry {
+            cache_version: windup_model::cache::CACHE_VERSION.into(),
+            key: CacheKey {
+                scenario_id: "s".into(),
+                start_url: "/start".into(),
+                scenario_sha: sha,
+                start_sig: None,
+            },
+            plan: Plan {
+                plan_version: "0.1".into(),
+                scenario_id: "s".into(),
+                task: "Do it.".into(),
+                start_url: "/start".into(),
+                generated_by: by.into(),
+                actions: Vec::new(),
+            },
+            status: CacheStatus::Active,
+            stats: CacheStats {
+                created_at: verified,
+                last_verified_at: verified,
+                verified_runs: 1,
+                last_duration_ms: 1,
+            },
+            invalidation: None,
+        };
+        let sha = scenario.sha();
+        let local = entry(sha.clone(), "local", datetime!(2026-06-01 0:00 UTC));
+        let remote = |sha: String, by: &str, at: OffsetDateTime| RemoteEntry {
+            branch: "main".into(),
+            updated_at: at,
+            entry: entry(sha, by, at),
+        };
+        let newer = remote(sha.clone(), "remote", datetime!(2026-07-01 0:00 UTC));
+        let older = remote(sha.clone(), "remote", datetime!(2026-05-01 0:00 UTC));
+        let other = remote("0".repeat(64), "remote", datetime!(2026-07-01 0:00 UTC));
+        assert!(prefer_remote(&newer, &scenario, Some(&local)));
+        assert!(prefer_remote(&newer, &scenario, None), "nothing cached");
+        assert!(!prefer_remote(&older, &scenario, Some(&local)));
+        assert!(
+            !prefer_remote(&other, &scenario, Some(&local)),
+            "another text"
+        );
+        assert!(
+            !prefer_remote(&other, &scenario, None),
+            "another text, even over nothing"
+        );
+        let same_plan = remote(sha.clone(), "local", datetime!(2026-07-01 0:00 UTC));
+        assert!(
+            !prefer_remote(&same_plan, &scenario, Some(&local)),
+            "the same plan is not rewritten"
+        );
+        let outdated_local = entry("1".repeat(64), "local", datetime!(2027-01-01 0:00 UTC));
+        assert!(
+            prefer_remote(&older, &scenario, Some(&outdated_local)),
+            "a local plan for an older text is no hit"
+        );
+        let mut stale = newer.clone();
+        stale.entry.status = CacheStatus::Stale;
+        assert!(!prefer_remote(&stale, &scenario, None));
     }
 
     #[test]
