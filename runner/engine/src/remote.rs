@@ -192,6 +192,20 @@ impl RemoteError {
     pub fn is_outage(&self) -> bool {
         matches!(self, RemoteError::Unreachable { .. })
     }
+
+    /// The same answer would come for every request of a batch: the dashboard is down, or
+    /// refuses the token (401) or what it may do (403: the scope, or the run's branch). Callers
+    /// stop at the first one instead of repeating it.
+    pub fn ends_the_batch(&self) -> bool {
+        self.is_outage()
+            || matches!(
+                self,
+                RemoteError::Rejected {
+                    status: 401 | 403,
+                    ..
+                }
+            )
+    }
 }
 
 /// A dashboard client. `Debug` shows where it points, never the token.
@@ -809,7 +823,8 @@ pub struct Flushed {
 }
 
 /// Sends every spooled upload, oldest run first (run ids are UUID v7), removing each one the
-/// dashboard took. Stops trying at the first outage; the rest wait for the next flush.
+/// dashboard took. Stops trying at the first outage or refused token; the rest wait for the next
+/// flush.
 pub async fn flush_spool(root: &Path, dashboard: &Dashboard) -> Flushed {
     let mut out = Flushed::default();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(SPOOL_DIR))
@@ -852,7 +867,7 @@ pub async fn flush_spool(root: &Path, dashboard: &Dashboard) -> Flushed {
                     .push((path, format!("delivered, but not removed: {e}"))),
             },
             Err(e) => {
-                if e.is_outage() {
+                if e.ends_the_batch() {
                     down = Some(e.to_string());
                 }
                 out.waiting.push((path, e.to_string()));

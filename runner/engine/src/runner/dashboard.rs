@@ -47,7 +47,7 @@ impl Runner {
         let first = client
             .get_plan(&planned[0].file.scenario, branch.as_deref())
             .await;
-        let down = matches!(&first, Err(e) if e.is_outage());
+        let down = matches!(&first, Err(e) if e.ends_the_batch());
         fetched.push(first);
         if down {
             if let Some(Err(e)) = fetched.first() {
@@ -165,7 +165,7 @@ impl Runner {
                         "the plan of {} is not saved to the dashboard: {e}",
                         entry.key.scenario_id
                     );
-                    if e.is_outage() {
+                    if e.ends_the_batch() {
                         return;
                     }
                 }

@@ -199,7 +199,7 @@ fn an_unreachable_dashboard_spools_and_a_flush_delivers_each_run_once() {
 }
 
 #[test]
-fn a_flush_stops_at_an_outage_and_keeps_the_rest() {
+fn a_flush_stops_at_an_outage_or_a_refused_token_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let down = client(&closed_port_url(), TOKEN);
@@ -209,6 +209,18 @@ fn a_flush_stops_at_an_outage_and_keeps_the_rest() {
     let flushed = block_on(remote::flush_spool(root, &down));
     assert!(flushed.delivered.is_empty());
     assert_eq!(flushed.waiting.len(), 3);
+    assert_eq!(remote::spooled(root).len(), 3);
+    // A refused token would be refused for every file: one request, all kept.
+    let fake = FakeDashboard::start(TOKEN);
+    let refused = client(&fake.url(), "wd-revoked-token");
+    let flushed = block_on(remote::flush_spool(root, &refused));
+    assert_eq!(flushed.waiting.len(), 3);
+    assert!(
+        flushed.waiting[0].1.contains("HTTP 401"),
+        "{:?}",
+        flushed.waiting
+    );
+    assert_eq!(fake.requests().len(), 1);
     assert_eq!(remote::spooled(root).len(), 3);
 }
 
