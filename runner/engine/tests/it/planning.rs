@@ -1159,3 +1159,83 @@ fn suggest_is_opt_in_budgeted_and_recorded() {
         assert_eq!(p.ledger().last().unwrap()["calls"]["suggest"], 1);
     });
 }
+
+#[test]
+fn failure_evidence_lists_http_errors_refused_and_aborted_requests_masked() {
+    let server = pages();
+    server.route(
+        "/broken-api",
+        Canned {
+            status: 500,
+            content_type: "application/json",
+            body: b"{}".to_vec(),
+            delay: Duration::ZERO,
+        },
+    );
+    server.route(
+        "/slow-api",
+        Canned {
+            status: 200,
+            content_type: "application/json",
+            body: b"{}".to_vec(),
+            delay: Duration::from_secs(5),
+        },
+    );
+    // A loopback port nobody listens on: the request is refused.
+    let refused = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Json(json!({"actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Token\""}, "value_ref": "API_TOKEN"},
+            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Load\"]"}, "expect": {"visible": "text=\"Requests done\""}},
+            {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"visible": "text=\"Saved\""}}
+        ], "complete": true})));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.write(
+            "e2e/manifest.yaml",
+            "accounts:\n  api:\n    token: API_TOKEN\n",
+        );
+        // Encoded in the request's URL by the page as `tok%40x%209f8e`.
+        p.write(".env.local", "API_TOKEN=\"tok@x 9f8e\"\n");
+        p.scenario(
+            "requests",
+            "Load the data, then save",
+            &format!("/network.html?refused={refused}"),
+        );
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(
+            r.failure_class,
+            Some(FailureClass::SelectorNotFound),
+            "{r:#?}"
+        );
+        let requests = &r.evidence.as_ref().expect("evidence").failed_requests;
+        let has = |prefix: &str, suffix: &str| {
+            requests
+                .iter()
+                .any(|l| l.starts_with(prefix) && l.ends_with(suffix))
+        };
+        assert!(has("404 ", "/missing-api?token=•••"), "{requests:#?}");
+        assert!(has("500 ", "/broken-api"), "{requests:#?}");
+        assert!(
+            has(
+                "net::ERR_CONNECTION_REFUSED ",
+                &format!(":{refused}/refused")
+            ),
+            "{requests:#?}"
+        );
+        assert!(
+            has("canceled (net::ERR_ABORTED) ", "/slow-api"),
+            "{requests:#?}"
+        );
+        let text = serde_json::to_string(&report).unwrap();
+        assert!(
+            !text.contains("9f8e"),
+            "credential values are masked, encoded ones too"
+        );
+    });
+}
