@@ -1239,3 +1239,64 @@ fn failure_evidence_lists_http_errors_refused_and_aborted_requests_masked() {
         );
     });
 }
+
+#[test]
+fn a_setup_login_form_is_submitted_once_per_run_whatever_needs_it() {
+    use windup_engine::runner::Selection;
+    let server = pages();
+    // The server side of the form: it signs in (the storage account.html checks) and lands
+    // on the account page. Counted by the server, not by the page.
+    server.route(
+        "/session",
+        Canned {
+            status: 200,
+            content_type: "text/html",
+            body: b"<script>localStorage.setItem('token', 'tok-ada'); document.cookie = 'sid=s3cr3t-session; path=/'; location.replace('account.html');</script>".to_vec(),
+            delay: Duration::ZERO,
+        },
+    );
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Json(json!({"actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "label=\"User\""}, "value": "ada"},
+            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Log in\"]"}, "expect": {"url": "/account.html"}}
+        ], "complete": true})));
+        for _ in 0..3 {
+            fake.push(Reply::Json(json!({"actions": [
+                {"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Who am I\"]"},
+                 "expect": {"value": {"selector": "css=#who", "equals": "Signed in with tok-ada"}}}
+            ], "complete": true})));
+        }
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.write(
+            "e2e/scenarios/login.yaml",
+            "id: login\ntask: Log in as ada\nstart_url: /login-form.html\nsetup: true\n",
+        );
+        for id in ["who-1", "who-2", "who-3"] {
+            p.write(
+                &format!("e2e/scenarios/{id}.yaml"),
+                &format!("id: {id}\ntask: Check who is signed in\nstart_url: /account.html\nneeds: [login]\n"),
+            );
+        }
+        let sel = Selection {
+            jobs: 2,
+            ..Selection::default()
+        };
+        let runner = p.runner(Overrides::default());
+        // Planned (a miss), then replayed from the cache: one login per run either way.
+        for run in 1..=2 {
+            let r = runner
+                .run_selected(&sel, &windup_engine::events::NoEvents)
+                .await
+                .unwrap();
+            assert_eq!(r.totals.passed, 4, "run {run}: {:#?}", r.scenarios);
+            assert_eq!(
+                server.hits("/session"),
+                run,
+                "the login form is submitted once per run"
+            );
+        }
+        assert_eq!(fake.requests().len(), 4, "the second run replays");
+        note_pid(browser()).await;
+    });
+}
