@@ -3,5 +3,6 @@
 mod failures;
 mod locators;
 mod planning;
+mod report_runs;
 mod support;
 mod thirdparty;
