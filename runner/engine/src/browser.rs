@@ -967,11 +967,13 @@ impl Session {
                         let url = text("requestId").and_then(|id| in_flight.urls.remove(id));
                         if let Some(url) = url {
                             let error = text("errorText").filter(|e| !e.is_empty());
-                            let why = match (p.get("canceled").and_then(Value::as_bool), error) {
-                                (Some(true), Some(e)) => format!("canceled ({e})"),
-                                (Some(true), None) => "canceled".to_string(),
-                                (_, Some(e)) => e.to_string(),
-                                (_, None) => "failed".to_string(),
+                            let canceled = p.get("canceled").and_then(Value::as_bool);
+                            let why = match (canceled, text("blockedReason"), error) {
+                                (Some(true), _, Some(e)) => format!("canceled ({e})"),
+                                (Some(true), _, None) => "canceled".to_string(),
+                                (_, Some(reason), _) => format!("blocked ({reason})"),
+                                (_, None, Some(e)) => e.to_string(),
+                                (_, None, None) => "failed".to_string(),
                             };
                             shared
                                 .log

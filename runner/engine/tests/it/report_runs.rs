@@ -203,3 +203,95 @@ fn a_budget_stop_reports_budget_exceeded_next_to_a_replay() {
         assert_eq!(junit_counts(&report), ("2".into(), "1".into()));
     });
 }
+
+#[test]
+fn the_html_report_of_a_failure_renders_its_screenshot_and_step_offline() {
+    let server = Server::start(&engine_dir().join("tests/fixtures/pages"));
+    server.route("/notes.html", page("Save"));
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &fake);
+        p.scenario("notes", "Publish the notes");
+        fake.push(Reply::Json(click_plan("Publish")));
+        let report = p.run(Overrides::default()).await;
+        let s = &report.scenarios[0];
+        assert_eq!(
+            s.failure_class,
+            Some(FailureClass::SelectorNotFound),
+            "{s:#?}"
+        );
+        assert!(
+            s.evidence
+                .as_ref()
+                .and_then(|e| e.screenshot.as_ref())
+                .is_some(),
+            "{s:#?}"
+        );
+        let out = tempfile::tempdir().unwrap();
+        let file = out.path().join("report.html");
+        windup_engine::reporters::html::write_report(&file, &report, p.dir.path()).unwrap();
+        drop(server);
+
+        // Offline, with every http(s) URL blocked: the page may only use what is inside it.
+        let session = browser().new_session().await.unwrap();
+        note_pid(browser()).await;
+        session
+            .cdp(
+                "Network.emulateNetworkConditions",
+                json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
+            )
+            .await
+            .unwrap();
+        session
+            .cdp(
+                "Network.setBlockedURLs",
+                json!({"urls": ["http://*", "https://*", "ws://*", "wss://*"]}),
+            )
+            .await
+            .unwrap();
+        let url = url::Url::from_file_path(&file).unwrap();
+        session
+            .goto(url.as_str(), Duration::from_secs(10))
+            .await
+            .unwrap();
+        let shot: Value = session
+            .eval(
+                "(() => { const img = document.querySelector('img[alt=\"the page when notes failed\"]'); \
+                 return img && { complete: img.complete, width: img.naturalWidth, height: img.naturalHeight, \
+                 shown: img.checkVisibility(), inline: img.src.startsWith('data:image/png;base64,') }; })()",
+            )
+            .await
+            .unwrap();
+        let step = "click role=button[name=\"Publish\"]";
+        let step_shown: Value = session
+            .eval(&format!(
+                "(() => {{ const want = {}; \
+                 const cells = [...document.querySelectorAll('tr.failed code')].filter((c) => c.textContent === want); \
+                 return {{ cells: cells.length, shown: cells.some((c) => c.checkVisibility() && c.getBoundingClientRect().width > 0), \
+                 inText: document.body.innerText.includes(want) }}; }})()",
+                serde_json::to_string(step).unwrap()
+            ))
+            .await
+            .unwrap();
+        let requests = session.log().failed_requests;
+        session.close().await;
+        assert_eq!(shot["complete"], true, "{shot}");
+        assert_eq!(shot["inline"], true, "{shot}");
+        assert_eq!(shot["shown"], true, "{shot}");
+        assert!(
+            shot["width"].as_u64().unwrap() > 0,
+            "the screenshot rendered: {shot}"
+        );
+        assert!(shot["height"].as_u64().unwrap() > 0, "{shot}");
+        assert_eq!(step_shown["cells"], 1, "{step_shown}");
+        assert_eq!(
+            step_shown["shown"], true,
+            "the failing step is visible: {step_shown}"
+        );
+        assert_eq!(step_shown["inText"], true, "{step_shown}");
+        assert!(
+            requests.is_empty(),
+            "the report asked the network for {requests:?}"
+        );
+    });
+}
