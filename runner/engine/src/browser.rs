@@ -6,7 +6,8 @@
 //! websocket. Sessions are flat (`flatten: true`): one reader task hands each answer to its
 //! command by id and each event to its session's subscribers by session id. A page is set up
 //! with only what [`Session`] uses (the Page domain with lifecycle events, Network events for
-//! the failed requests of the evidence, the in-page engine for new documents, the viewport), sent at once rather than one command after another.
+//! the failed requests of the evidence, the in-page engine for new documents, the viewport),
+//! sent at once rather than one command after another.
 //!
 //! One lazily started Chromium per process; a fresh, isolated browser context per scenario
 //! ([`Session`]); trusted input through the Input domain. Everything CDP-specific stays in this
@@ -871,8 +872,9 @@ impl Session {
     }
 
     /// Listens to the current page's lifecycle, dialogs, failed requests and crashes, then sets
-    /// the page up: the Page domain with lifecycle events, the Network domain (events only), the in-page engine for every new document, and the
-    /// viewport. The set-up commands go out together; Chromium runs them in order.
+    /// the page up: the Page domain with lifecycle events, the Network domain (events only), the
+    /// in-page engine for every new document, and the viewport. The set-up commands go out
+    /// together; Chromium runs them in order.
     async fn watch_page(&mut self) -> Result<(), BrowserError> {
         let conn = self.instance.conn.clone();
         let mut events = conn.subscribe(Some(&self.session));
