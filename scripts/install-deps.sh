@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what Windup and its tests need on a fresh Debian machine: Chromium and fonts (apt),
+# Installs what Windup and its tests need on a fresh Debian machine: Chromium, fonts and xmllint (apt),
 # then the registry fixtures (npm todomvc, playwright-core; PyPI miniwob). Idempotent.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -8,6 +8,8 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 dpkg -s fonts-liberation >/dev/null 2>&1 || need+=(fonts-liberation)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# xmllint: the tests check the JUnit report with a real XML parser.
+command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

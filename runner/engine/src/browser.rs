@@ -5,8 +5,9 @@
 //! events come back on its fd 4, as NUL-terminated JSON, so there is no port to discover and no
 //! websocket. Sessions are flat (`flatten: true`): one reader task hands each answer to its
 //! command by id and each event to its session's subscribers by session id. A page is set up
-//! with only what [`Session`] uses (the Page domain with lifecycle events, the in-page engine
-//! for new documents, the viewport), sent at once rather than one command after another.
+//! with only what [`Session`] uses (the Page domain with lifecycle events, Network events for
+//! the failed requests of the evidence, the in-page engine for new documents, the viewport),
+//! sent at once rather than one command after another.
 //!
 //! One lazily started Chromium per process; a fresh, isolated browser context per scenario
 //! ([`Session`]); trusted input through the Input domain. Everything CDP-specific stays in this
@@ -670,6 +671,50 @@ pub struct SessionLog {
     pub dialogs: Vec<(String, String)>,
     /// The page's renderer crashed.
     pub crashed: bool,
+    /// Requests that failed, oldest first, at most [`MAX_FAILED_REQUESTS`]: `STATUS URL` for an
+    /// HTTP 4xx/5xx answer, `ERROR URL` for one that got none (refused, aborted, blocked), as
+    /// Chromium reported them. Not masked for credentials: the runner does that.
+    pub failed_requests: Vec<String>,
+}
+
+/// Failed requests kept per session: enough to see what broke, bounded for a chatty page.
+pub const MAX_FAILED_REQUESTS: usize = 50;
+
+/// Characters of a failed request's URL kept (a data: URL or a long query string).
+const MAX_REQUEST_URL_CHARS: usize = 300;
+
+/// URLs of requests still in flight, by request id, so a `Network.loadingFailed` (which has no
+/// URL) can name its request. Bounded: a page that never finishes its requests cannot grow it.
+#[derive(Default)]
+struct InFlight {
+    urls: HashMap<String, String>,
+}
+
+const MAX_IN_FLIGHT: usize = 1_000;
+
+impl InFlight {
+    fn started(&mut self, id: &str, url: &str) {
+        if self.urls.len() < MAX_IN_FLIGHT && !url.starts_with("data:") {
+            self.urls.insert(id.to_string(), url.to_string());
+        }
+    }
+}
+
+fn short_url(url: &str) -> String {
+    if url.chars().count() <= MAX_REQUEST_URL_CHARS {
+        return url.to_string();
+    }
+    let mut s: String = url.chars().take(MAX_REQUEST_URL_CHARS).collect();
+    s.push('…');
+    s
+}
+
+impl SessionLog {
+    fn note_failed_request(&mut self, line: String) {
+        if self.failed_requests.len() < MAX_FAILED_REQUESTS {
+            self.failed_requests.push(line);
+        }
+    }
 }
 
 struct Shared {
@@ -826,9 +871,10 @@ impl Session {
         string_field(&attached, "sessionId")
     }
 
-    /// Listens to the current page's lifecycle, dialogs and crashes, then sets the page up: the
-    /// Page domain with lifecycle events, the in-page engine for every new document, and the
-    /// viewport. The set-up commands go out together; Chromium runs them in order.
+    /// Listens to the current page's lifecycle, dialogs, failed requests and crashes, then sets
+    /// the page up: the Page domain with lifecycle events, the Network domain (events only), the
+    /// in-page engine for every new document, and the viewport. The set-up commands go out
+    /// together; Chromium runs them in order.
     async fn watch_page(&mut self) -> Result<(), BrowserError> {
         let conn = self.instance.conn.clone();
         let mut events = conn.subscribe(Some(&self.session));
@@ -837,6 +883,7 @@ impl Session {
         let session = self.session.clone();
         let dialog_conn = conn.clone();
         self.tasks.push(tokio::spawn(async move {
+            let mut in_flight = InFlight::default();
             while let Some(event) = events.recv().await {
                 let p = &event.params;
                 let text = |field: &str| p.get(field).and_then(Value::as_str);
@@ -884,6 +931,59 @@ impl Session {
                                 .await;
                         });
                     }
+                    // Failed requests for the evidence. Network events arrive anyway once the
+                    // domain is on; keeping them costs no round trip on the passing path.
+                    "Network.requestWillBeSent" => {
+                        if let (Some(id), Some(url)) = (
+                            text("requestId"),
+                            p.get("request")
+                                .and_then(|r| r.get("url"))
+                                .and_then(Value::as_str),
+                        ) {
+                            in_flight.started(id, url);
+                        }
+                    }
+                    "Network.responseReceived" => {
+                        let response = p.get("response");
+                        let status = response
+                            .and_then(|r| r.get("status"))
+                            .and_then(Value::as_u64)
+                            .unwrap_or(0);
+                        let url = response.and_then(|r| r.get("url")).and_then(Value::as_str);
+                        if status >= 400
+                            && let Some(url) = url
+                        {
+                            shared
+                                .log
+                                .lock()
+                                .expect("log lock")
+                                .note_failed_request(format!("{status} {}", short_url(url)));
+                        }
+                    }
+                    "Network.loadingFinished" => {
+                        if let Some(id) = text("requestId") {
+                            in_flight.urls.remove(id);
+                        }
+                    }
+                    "Network.loadingFailed" => {
+                        let url = text("requestId").and_then(|id| in_flight.urls.remove(id));
+                        if let Some(url) = url {
+                            let error = text("errorText").filter(|e| !e.is_empty());
+                            let canceled = p.get("canceled").and_then(Value::as_bool);
+                            let why = match (canceled, text("blockedReason"), error) {
+                                (Some(true), _, Some(e)) => format!("canceled ({e})"),
+                                (Some(true), _, None) => "canceled".to_string(),
+                                (_, Some(reason), _) => format!("blocked ({reason})"),
+                                (_, None, Some(e)) => e.to_string(),
+                                (_, None, None) => "failed".to_string(),
+                            };
+                            shared
+                                .log
+                                .lock()
+                                .expect("log lock")
+                                .note_failed_request(format!("{why} {}", short_url(&url)));
+                        }
+                    }
                     "Inspector.targetCrashed" => {
                         shared.log.lock().expect("log lock").crashed = true;
                         shared.doc_changed.notify_waiters();
@@ -899,6 +999,11 @@ impl Session {
         let setup = [
             ("Page.enable", json!({})),
             ("Page.setLifecycleEventsEnabled", json!({"enabled": true})),
+            // For failed requests in the evidence. No response bodies are kept: nothing reads them.
+            (
+                "Network.enable",
+                json!({"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}),
+            ),
             (
                 "Page.addScriptToEvaluateOnNewDocument",
                 json!({"source": INJECTED_JS}),

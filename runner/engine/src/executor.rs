@@ -181,12 +181,13 @@ impl Runner<'_, '_> {
         #[derive(serde::Deserialize)]
         struct PageFailures {
             console: Vec<String>,
-            requests: Vec<String>,
         }
         if let Ok(f) = self.session.call::<PageFailures>("failures", &[]).await {
             evidence.console_errors = f.console;
-            evidence.failed_requests = f.requests;
         }
+        // From the Network events of the whole session (every page and tab it went through):
+        // HTTP errors, and requests that got no answer at all, which the page cannot see.
+        evidence.failed_requests = self.session.log().failed_requests;
         // Never a screenshot showing a credential: no screenshot when the fields cannot be covered.
         let covered = if self.secret_fields.is_empty() {
             true

@@ -135,6 +135,12 @@ impl ProjectSecrets {
                 .filter_map(|n| secrets.resolve(n))
                 .filter(|v| v.len() >= 3)
                 .collect();
+            // A value also reaches evidence inside URLs (a failed request's query string), where
+            // the page encoded it: mask those spellings too.
+            let encoded: Vec<String> = masks.iter().flat_map(|v| url_spellings(v)).collect();
+            masks.extend(encoded);
+            masks.sort();
+            masks.dedup();
             masks.sort_by_key(|v| std::cmp::Reverse(v.len()));
             secrets.masks = masks;
             Ok(secrets)
@@ -161,6 +167,17 @@ impl SecretSource for ProjectSecrets {
             .ok()
             .or_else(|| self.env_local.get(name).cloned())
     }
+}
+
+/// How a value looks percent-encoded in a URL (`%20` or `+` for a space), when that differs.
+fn url_spellings(value: &str) -> Vec<String> {
+    let form: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    let mut out = Vec::new();
+    if form != value {
+        out.push(form.replace('+', "%20"));
+        out.push(form);
+    }
+    out
 }
 
 fn is_env_name(name: &str) -> bool {
@@ -208,6 +225,10 @@ mod tests {
         assert_eq!(
             s.redact("typed hunter two into admin@example.test"),
             "typed ••• into •••"
+        );
+        assert_eq!(
+            s.redact("GET /a?u=admin%40example.test&p=hunter%20two&q=hunter+two"),
+            "GET /a?u=•••&p=•••&q=•••"
         );
     }
 

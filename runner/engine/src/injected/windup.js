@@ -33,7 +33,7 @@
 //   interactive(limit)          → [{selector, role, name, tag, type?, value?, checked?, disabled?}]
 //   signature()                 → ["tag|role|type", …]
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
-//   failures()                  → {console: [text], requests: ["STATUS URL"]} (failure evidence)
+//   failures()                  → {console: [text]} (failure evidence)
 //   mask(partsList) / unmask()  → covers the first visible match of each (credential fields)
 //                                  with an opaque box for a screenshot, then removes the boxes
 //   accessibleName(el), role(el), elements(parts) (tests), isLeaving()
@@ -2919,17 +2919,10 @@ if (!window.__windup) {
       // A page that forbids these hooks simply gives no console evidence.
     }
 
+    // Failed requests come from the browser's Network events (browser.rs), which also see
+    // refused and aborted requests.
     function failures() {
-      const requests = [];
-      const push = (entry) => {
-        const status = entry.responseStatus;
-        if (typeof status === 'number' && status >= 400 && requests.length < 50) {
-          requests.push(status + ' ' + entry.name);
-        }
-      };
-      for (const e of performance.getEntriesByType('navigation')) push(e);
-      for (const e of performance.getEntriesByType('resource')) push(e);
-      return { console: pageErrors.slice(), requests };
+      return { console: pageErrors.slice() };
     }
 
     const MASK_ATTR = 'data-windup-mask';

@@ -4,5 +4,6 @@ mod failures;
 mod locators;
 mod planning;
 mod remote;
+mod report_runs;
 mod support;
 mod thirdparty;

@@ -1159,3 +1159,298 @@ fn suggest_is_opt_in_budgeted_and_recorded() {
         assert_eq!(p.ledger().last().unwrap()["calls"]["suggest"], 1);
     });
 }
+
+#[test]
+fn failure_evidence_lists_http_errors_refused_and_aborted_requests_masked() {
+    let server = pages();
+    server.route(
+        "/broken-api",
+        Canned {
+            status: 500,
+            content_type: "application/json",
+            body: b"{}".to_vec(),
+            delay: Duration::ZERO,
+        },
+    );
+    server.route(
+        "/slow-api",
+        Canned {
+            status: 200,
+            content_type: "application/json",
+            body: b"{}".to_vec(),
+            delay: Duration::from_secs(5),
+        },
+    );
+    // A loopback port nobody listens on: the request is refused.
+    let refused = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Json(json!({"actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Token\""}, "value_ref": "API_TOKEN"},
+            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Load\"]"}, "expect": {"visible": "text=\"Requests done\""}},
+            {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"visible": "text=\"Saved\""}}
+        ], "complete": true})));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.write(
+            "e2e/manifest.yaml",
+            "accounts:\n  api:\n    token: API_TOKEN\n",
+        );
+        // Encoded in the request's URL by the page as `tok%40x%209f8e`.
+        p.write(".env.local", "API_TOKEN=\"tok@x 9f8e\"\n");
+        p.scenario(
+            "requests",
+            "Load the data, then save",
+            &format!("/network.html?refused={refused}"),
+        );
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(
+            r.failure_class,
+            Some(FailureClass::SelectorNotFound),
+            "{r:#?}"
+        );
+        let requests = &r.evidence.as_ref().expect("evidence").failed_requests;
+        let has = |prefix: &str, suffix: &str| {
+            requests
+                .iter()
+                .any(|l| l.starts_with(prefix) && l.ends_with(suffix))
+        };
+        assert!(has("404 ", "/missing-api?token=•••"), "{requests:#?}");
+        assert!(has("500 ", "/broken-api"), "{requests:#?}");
+        assert!(
+            has(
+                "net::ERR_CONNECTION_REFUSED ",
+                &format!(":{refused}/refused")
+            ),
+            "{requests:#?}"
+        );
+        assert!(
+            has("canceled (net::ERR_ABORTED) ", "/slow-api"),
+            "{requests:#?}"
+        );
+        let text = serde_json::to_string(&report).unwrap();
+        assert!(
+            !text.contains("9f8e"),
+            "credential values are masked, encoded ones too"
+        );
+    });
+}
+
+#[test]
+fn a_setup_login_form_is_submitted_once_per_run_whatever_needs_it() {
+    use windup_engine::runner::Selection;
+    let server = pages();
+    // The server side of the form: it signs in (the storage account.html checks) and lands
+    // on the account page. Counted by the server, not by the page.
+    server.route(
+        "/session",
+        Canned {
+            status: 200,
+            content_type: "text/html",
+            body: b"<script>localStorage.setItem('token', 'tok-ada'); document.cookie = 'sid=s3cr3t-session; path=/'; location.replace('account.html');</script>".to_vec(),
+            delay: Duration::ZERO,
+        },
+    );
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Json(json!({"actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "label=\"User\""}, "value": "ada"},
+            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Log in\"]"}, "expect": {"url": "/account.html"}}
+        ], "complete": true})));
+        for _ in 0..3 {
+            fake.push(Reply::Json(json!({"actions": [
+                {"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Who am I\"]"},
+                 "expect": {"value": {"selector": "css=#who", "equals": "Signed in with tok-ada"}}}
+            ], "complete": true})));
+        }
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.write(
+            "e2e/scenarios/login.yaml",
+            "id: login\ntask: Log in as ada\nstart_url: /login-form.html\nsetup: true\n",
+        );
+        for id in ["who-1", "who-2", "who-3"] {
+            p.write(
+                &format!("e2e/scenarios/{id}.yaml"),
+                &format!("id: {id}\ntask: Check who is signed in\nstart_url: /account.html\nneeds: [login]\n"),
+            );
+        }
+        let sel = Selection {
+            jobs: 2,
+            ..Selection::default()
+        };
+        let runner = p.runner(Overrides::default());
+        // Planned (a miss), then replayed from the cache: one login per run either way.
+        for run in 1..=2 {
+            let r = runner
+                .run_selected(&sel, &windup_engine::events::NoEvents)
+                .await
+                .unwrap();
+            assert_eq!(r.totals.passed, 4, "run {run}: {:#?}", r.scenarios);
+            assert_eq!(
+                server.hits("/session"),
+                run,
+                "the login form is submitted once per run"
+            );
+        }
+        assert_eq!(fake.requests().len(), 4, "the second run replays");
+        note_pid(browser()).await;
+    });
+}
+
+/// Kills the browser when a given scenario starts a given step, noting which scenarios were
+/// running at that moment.
+#[derive(Default)]
+struct KillMidRun {
+    pid: std::sync::atomic::AtomicU32,
+    running: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    in_flight_at_kill: std::sync::Mutex<Option<std::collections::BTreeSet<String>>>,
+}
+
+impl windup_engine::events::EventSink for KillMidRun {
+    fn on_event(&self, event: &windup_engine::events::Event) {
+        use windup_engine::events::Event;
+        let mut running = self.running.lock().unwrap();
+        match event {
+            Event::ScenarioStarted { scenario_id } => {
+                running.insert(scenario_id.clone());
+            }
+            Event::ScenarioFinished { result } => {
+                running.remove(&result.scenario_id);
+            }
+            Event::ActionStarted {
+                scenario_id,
+                action_id,
+            } if scenario_id == "s3" && action_id == "a2" => {
+                let pid = self.pid.load(std::sync::atomic::Ordering::SeqCst);
+                if pid != 0 {
+                    windup_engine::browser::kill_pid(pid);
+                    self.pid.store(0, std::sync::atomic::Ordering::SeqCst);
+                    *self.in_flight_at_kill.lock().unwrap() = Some(running.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn killing_chromium_mid_run_fails_only_its_scenarios_and_every_report_is_whole() {
+    use windup_engine::browser::Browser;
+    use windup_engine::reporters::ReportSpec;
+    use windup_engine::runner::Selection;
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        for _ in 0..6 {
+            fake.push(Reply::Json(json!({"actions": [
+                {"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"value": {"selector": "role=status", "equals": "Saved"}}},
+                {"id": "a2", "type": "fill", "target": {"selector": "label=\"Note\""}, "value": "x", "expect": {"value": {"selector": "label=\"Note\"", "equals": "x"}}},
+                {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"value": {"selector": "role=status", "equals": "Saved"}}}
+            ], "complete": true})));
+        }
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        for i in 1..=6 {
+            p.scenario(&format!("s{i}"), "Save, note, save", "/basic.html");
+        }
+        // Its own browser: this test kills it.
+        let own = Browser::new(browser_options());
+        let config = Config::load(p.root(), &Overrides::default()).unwrap();
+        let runner = Runner::with_browser(config, own.clone()).unwrap();
+        let planned = runner
+            .run(&[], &windup_engine::events::NoEvents)
+            .await
+            .unwrap();
+        assert_eq!(planned.totals.passed, 6, "{:#?}", planned.scenarios);
+
+        own.ensure_started().await.unwrap();
+        let first_pid = own.pid().await.unwrap();
+        let killer = KillMidRun::default();
+        killer
+            .pid
+            .store(first_pid, std::sync::atomic::Ordering::SeqCst);
+        let sel = Selection {
+            jobs: 2,
+            ..Selection::default()
+        };
+        let r = runner.run_selected(&sel, &killer).await.unwrap();
+        let in_flight = killer
+            .in_flight_at_kill
+            .lock()
+            .unwrap()
+            .clone()
+            .expect("the browser was killed");
+        assert_ne!(own.pid().await, Some(first_pid), "a new browser took over");
+        runner.close().await;
+
+        assert_eq!(ids(&r), vec!["s1", "s2", "s3", "s4", "s5", "s6"]);
+        let failed: Vec<&windup_model::ScenarioResult> = r
+            .scenarios
+            .iter()
+            .filter(|s| s.status != ScenarioStatus::Passed)
+            .collect();
+        assert!(
+            failed.iter().any(|s| s.scenario_id == "s3"),
+            "{:#?}",
+            r.scenarios
+        );
+        for s in &failed {
+            assert_eq!(
+                s.failure_class,
+                Some(FailureClass::BrowserCrashed),
+                "{s:#?}"
+            );
+            assert!(
+                in_flight.contains(&s.scenario_id),
+                "only scenarios running when it died fail: {} was not ({in_flight:?})",
+                s.scenario_id
+            );
+        }
+        assert!(in_flight.len() <= 2, "-j 2: {in_flight:?}");
+        assert_eq!(
+            r.totals.passed as usize,
+            6 - failed.len(),
+            "the rest ran in a new browser: {:#?}",
+            r.scenarios
+        );
+
+        // Every report is whole.
+        let out = tempfile::tempdir().unwrap();
+        for format in ["json", "junit", "html"] {
+            let spec =
+                ReportSpec::parse(&format!("{format}={}", out.path().join(format).display()))
+                    .unwrap();
+            spec.write(&r, p.root()).unwrap();
+        }
+        let json: RunReport =
+            serde_json::from_str(&std::fs::read_to_string(out.path().join("json")).unwrap())
+                .unwrap();
+        assert_eq!(json.scenarios.len(), 6);
+        let junit = quick_junit::Report::deserialize_from_str(
+            &std::fs::read_to_string(out.path().join("junit")).unwrap(),
+        )
+        .unwrap();
+        let cases: Vec<&quick_junit::TestCase> = junit
+            .test_suites
+            .iter()
+            .flat_map(|s| &s.test_cases)
+            .collect();
+        assert_eq!(cases.len(), 6);
+        let failing = cases
+            .iter()
+            .filter(|c| !matches!(c.status, quick_junit::TestCaseStatus::Success { .. }))
+            .count();
+        assert_eq!(failing, failed.len());
+        let html = std::fs::read_to_string(out.path().join("html")).unwrap();
+        assert!(
+            html.trim_end().ends_with("</html>"),
+            "the HTML report is whole"
+        );
+        for i in 1..=6 {
+            assert!(html.contains(&format!("s{i}")));
+        }
+    });
+}
