@@ -1,0 +1,7 @@
+//! The dashboard's integration tests: one binary, shared helpers in `common`.
+
+mod api;
+mod common;
+mod github;
+mod pages;
+mod store_suite;
