@@ -1313,3 +1313,62 @@ async fn create_token(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dummy_hash_is_a_real_argon2_hash() {
+        // A missing account must cost a full argon2 verification, so the hash has to parse.
+        assert!(argon2::password_hash::PasswordHash::new(DUMMY_HASH).is_ok());
+        assert!(!secret::verify_password("anything", DUMMY_HASH));
+    }
+
+    #[test]
+    fn runs_of_one_workflow_run_are_grouped() {
+        let run = |id: &str, wf: Option<&str>| RunSummary {
+            run_id: id.into(),
+            started_ms: 0,
+            finished_ms: 0,
+            branch: None,
+            commit_sha: None,
+            workflow_run: wf.map(str::to_string),
+            shard: None,
+            scenarios: 1,
+            passed: 1,
+            failed: 0,
+            skipped: 0,
+            flaky: 0,
+            llm_calls: 0,
+            cost_micro_usd: 0,
+            cache_hits: 1,
+            duration_ms: 0,
+            pr_repo: None,
+            pr_number: None,
+            comment_status: None,
+        };
+        let groups = group_runs(
+            "p",
+            &[
+                run("a", Some("w1")),
+                run("b", None),
+                run("c", Some("w1")),
+                run("d", None),
+            ],
+        );
+        let shape: Vec<(String, usize)> = groups
+            .iter()
+            .map(|g| (g.workflow_run.clone(), g.runs.len()))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("w1".to_string(), 2),
+                (String::new(), 1),
+                (String::new(), 1)
+            ]
+        );
+        assert_eq!(groups[0].passed, 2);
+    }
+}

@@ -1,6 +1,7 @@
 //! The dashboard's integration tests: one binary, shared helpers in `common`.
 
 mod api;
+mod cli;
 mod common;
 mod github;
 mod pages;
