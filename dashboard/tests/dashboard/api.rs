@@ -544,3 +544,17 @@ async fn unknown_routes_and_health() {
     assert_eq!(health.status_code(), StatusCode::OK);
     assert_eq!(health.text(), "ok");
 }
+
+#[tokio::test]
+async fn a_token_matching_only_the_hash_prefix_is_refused() {
+    // The database finds candidates by a hash prefix; the full hash must still match.
+    let dash = Dash::new().await;
+    let project = dash.project("acme").await;
+    let token = format!("wdp_{}", "ab".repeat(32));
+    let hash = windup_dashboard::secret::sha256_hex(&token);
+    let lookup = windup_dashboard::secret::lookup(&hash);
+    dash.state.store.create_token(project.id, lookup, &"0".repeat(64), "ingest admin", None, 1).await.unwrap();
+    let r = dash.server.post("/api/v1/runs").authorization_bearer(&token).json(&ingest_body("r-1")).await;
+    assert_eq!(r.status_code(), StatusCode::UNAUTHORIZED);
+    assert_eq!(error_code(&r.json()), "invalid_token");
+}
