@@ -430,9 +430,15 @@ impl RunsQuery {
         }
     }
 
-    fn link(&self, slug: &str, page: i64) -> String {
+    /// The runs fragment (for htmx) or, with `fragment` false, the whole project page (for a
+    /// plain link), at `page` with this filter.
+    fn link(&self, slug: &str, page: i64, fragment: bool) -> String {
         let mut url = url::Url::parse("http://x/").expect("static url");
-        url.set_path(&format!("/p/{slug}/runs"));
+        url.set_path(&if fragment {
+            format!("/p/{slug}/runs")
+        } else {
+            format!("/p/{slug}")
+        });
         {
             let mut q = url.query_pairs_mut();
             if let Some(b) = self.branch.as_deref().filter(|b| !b.is_empty()) {
@@ -527,6 +533,8 @@ struct RunsFragment {
     self_url: String,
     newer: String,
     older: String,
+    newer_page: String,
+    older_page: String,
 }
 
 async fn runs_list(
@@ -539,19 +547,21 @@ async fn runs_list(
     let more = runs.len() as i64 > PAGE_SIZE;
     runs.truncate(PAGE_SIZE as usize);
     let page = filter.offset / PAGE_SIZE;
+    let slug = &project.slug;
+    let at = |page: i64, fragment: bool, show: bool| {
+        if show {
+            q.link(slug, page, fragment)
+        } else {
+            String::new()
+        }
+    };
     Ok(RunsFragment {
-        groups: group_runs(&project.slug, &runs),
-        self_url: q.link(&project.slug, page),
-        newer: if page > 0 {
-            q.link(&project.slug, page - 1)
-        } else {
-            String::new()
-        },
-        older: if more {
-            q.link(&project.slug, page + 1)
-        } else {
-            String::new()
-        },
+        groups: group_runs(slug, &runs),
+        self_url: q.link(slug, page, true),
+        newer: at(page - 1, true, page > 0),
+        older: at(page + 1, true, more),
+        newer_page: at(page - 1, false, page > 0),
+        older_page: at(page + 1, false, more),
     })
 }
 

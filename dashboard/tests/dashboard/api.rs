@@ -553,8 +553,17 @@ async fn a_token_matching_only_the_hash_prefix_is_refused() {
     let token = format!("wdp_{}", "ab".repeat(32));
     let hash = windup_dashboard::secret::sha256_hex(&token);
     let lookup = windup_dashboard::secret::lookup(&hash);
-    dash.state.store.create_token(project.id, lookup, &"0".repeat(64), "ingest admin", None, 1).await.unwrap();
-    let r = dash.server.post("/api/v1/runs").authorization_bearer(&token).json(&ingest_body("r-1")).await;
+    dash.state
+        .store
+        .create_token(project.id, lookup, &"0".repeat(64), "ingest admin", None, 1)
+        .await
+        .unwrap();
+    let r = dash
+        .server
+        .post("/api/v1/runs")
+        .authorization_bearer(&token)
+        .json(&ingest_body("r-1"))
+        .await;
     assert_eq!(r.status_code(), StatusCode::UNAUTHORIZED);
     assert_eq!(error_code(&r.json()), "invalid_token");
 }

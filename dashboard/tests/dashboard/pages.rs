@@ -471,3 +471,54 @@ async fn htmx_is_vendored_with_its_checksum_and_csp_is_strict() {
     assert_eq!(login.header("x-frame-options"), "DENY");
     assert!(login.text().contains("name=\"csrf\""));
 }
+
+#[tokio::test]
+async fn runs_page_through_htmx_and_plain_links() {
+    let dash = Dash::new().await;
+    dash.project("acme").await;
+    let token = dash.token("acme", &["ingest"], None).await;
+    for n in 0..27 {
+        let mut body = json!({"report": report(&format!("run-{n:02}"), "main", "c1", &[("login", "passed", false)]),
+                              "ledger": [], "pull_request": null});
+        body["report"]["ci"]["workflow_run"] = json!(format!("wf-{n}"));
+        ingest(&dash, &token, body).await;
+    }
+    let (session, _) = dash.sign_in().await;
+    let first = dash
+        .server
+        .get("/p/acme/runs?branch=main")
+        .add_header("cookie", session.clone())
+        .await
+        .text()
+        .replace("&#38;", "&amp;"); // askama writes `&` as `&#38;`
+    assert_eq!(
+        first.matches("href=\"/p/acme/runs/run-").count(),
+        25,
+        "a page holds 25 runs"
+    );
+    assert!(
+        first.contains(
+            "href=\"/p/acme?branch=main&amp;page=1\" hx-get=\"/p/acme/runs?branch=main&amp;page=1\""
+        ),
+        "{first}"
+    );
+    assert!(!first.contains("Newer"));
+    let second = dash
+        .server
+        .get("/p/acme/runs?branch=main&page=1")
+        .add_header("cookie", session.clone())
+        .await
+        .text();
+    assert_eq!(second.matches("href=\"/p/acme/runs/run-").count(), 2);
+    assert!(second.contains("Newer") && !second.contains("Older"));
+    let plain = dash
+        .server
+        .get("/p/acme?branch=main&page=1")
+        .add_header("cookie", session)
+        .await
+        .text();
+    assert!(
+        plain.contains("<h2>Runs</h2>") && plain.contains("run-00") && !plain.contains("run-26"),
+        "the full page at page 1"
+    );
+}
