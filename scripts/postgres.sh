@@ -23,4 +23,7 @@ SQL
 if ! su postgres -c "psql -tAc \"SELECT 1 FROM pg_database WHERE datname = 'windup_test'\"" | grep -q 1; then
   su postgres -c "createdb -O windup_test windup_test"
 fi
+# Each test run leaves its per-test databases behind; drop those of earlier runs.
+su postgres -c "psql -tAc \"SELECT datname FROM pg_database WHERE datname LIKE 'windup\\_test\\_%'\"" |
+  while read -r db; do su postgres -c "dropdb --if-exists '$db'"; done
 echo "postgres://windup_test:windup_test@127.0.0.1:5432/windup_test"

@@ -126,3 +126,26 @@ pub async fn create_user(store: &dyn Store, email: &str, password: &str) -> Resu
         .create_user(&email.to_lowercase(), &hash, now_ms())
         .await?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_lowercase_words() {
+        assert!(valid_slug("shop-2"));
+        for bad in ["", "-shop", "Shop", "a b", "a/b", "x'--", &"a".repeat(64)] {
+            assert!(!valid_slug(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_created_token_never_shows_in_debug_output() {
+        let t = CreatedToken {
+            token: "wdp_abc".into(),
+            scopes: vec!["ingest".into()],
+            branch: None,
+        };
+        assert!(!format!("{t:?}").contains("wdp_abc"));
+    }
+}

@@ -135,3 +135,24 @@ async fn shutdown_signal() {
         let _ = ctrl_c.await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_github_token_never_shows_in_debug_output() {
+        let config = Config {
+            public_url: "http://x".into(),
+            secure_cookies: true,
+            github: Some(GithubConfig {
+                token: "ghp_secret123".into(),
+                api_url: "https://api.github.com".into(),
+            }),
+        };
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("ghp_secret123"), "{shown}");
+        assert!(shown.contains("<redacted>"));
+        assert_eq!(config.run_url("shop", "r1"), "http://x/p/shop/runs/r1");
+    }
+}

@@ -270,6 +270,7 @@ async fn login(
         };
         return Ok((StatusCode::UNAUTHORIZED, [(SET_COOKIE, cookie)], page).into_response());
     };
+    state.store.delete_expired_sessions(now_ms()).await?;
     let id = secret::random_hex();
     state
         .store

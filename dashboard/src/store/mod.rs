@@ -251,6 +251,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<()>;
     async fn session(&self, sha256: &str) -> Result<Option<SessionRow>>;
     async fn delete_session(&self, sha256: &str) -> Result<()>;
+    /// Forgets sessions that expired before `now_ms`.
+    async fn delete_expired_sessions(&self, now_ms: i64) -> Result<()>;
 
     /// Inserts the run, its scenario results and ledger records. `false` when the run was
     /// already there: then only ledger records not yet stored are added.

@@ -226,6 +226,14 @@ macro_rules! impl_store {
                 Ok(())
             }
 
+            async fn delete_expired_sessions(&self, now_ms: i64) -> Result<()> {
+                sqlx::query::<$db>("DELETE FROM sessions WHERE expires_ms < $1")
+                    .bind(now_ms)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(())
+            }
+
             async fn insert_run(&self, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
                 let mut tx = self.pool.begin().await?;
                 let inserted: Option<(i64,)> = sqlx::query_as::<$db, (i64,)>(

@@ -358,6 +358,14 @@ async fn tokens_sessions_artifacts(store: Arc<dyn Store>) {
     );
     store.delete_session("s1").await.unwrap();
     assert!(store.session("s1").await.unwrap().is_none());
+    store.create_session("old", user.id, "c", 50).await.unwrap();
+    store
+        .create_session("new", user.id, "c", 150)
+        .await
+        .unwrap();
+    store.delete_expired_sessions(100).await.unwrap();
+    assert!(store.session("old").await.unwrap().is_none());
+    assert!(store.session("new").await.unwrap().is_some());
     store
         .put_artifact(p.id, "r1", "login.png", b"one", 1)
         .await
