@@ -5,4 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/install-deps.sh --tests
+# The dashboard's PostgreSQL tests need a server (scripts/postgres.sh starts one, as root); they
+# fail, never skip, when it is missing.
+export WINDUP_TEST_DATABASE_URL="${WINDUP_TEST_DATABASE_URL:-postgres://windup_test:windup_test@127.0.0.1:5432/windup_test}"
 cargo nextest run --workspace --no-fail-fast "$@"

@@ -1,0 +1,147 @@
+//! A pushed run report and its ledger records, checked and flattened into store rows.
+
+use serde::{Deserialize, Serialize};
+use windup_model::{CacheOutcome, LedgerRecord, RunReport, ScenarioStatus};
+
+use crate::api::valid_name;
+use crate::error::ApiError;
+use crate::store::{NewLedger, NewResult, NewRun};
+use crate::time::{day, to_ms};
+
+/// The pull request a run belongs to, for the sticky comment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PullRequest {
+    /// `owner/name`.
+    pub repo: String,
+    pub number: u64,
+    #[serde(default)]
+    pub head_sha: Option<String>,
+}
+
+impl PullRequest {
+    pub fn owner_name(&self) -> Option<(&str, &str)> {
+        let (owner, name) = self.repo.split_once('/')?;
+        let ok = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        };
+        (ok(owner) && ok(name)).then_some((owner, name))
+    }
+}
+
+fn i(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+pub fn status_str(s: ScenarioStatus) -> &'static str {
+    match s {
+        ScenarioStatus::Passed => "passed",
+        ScenarioStatus::Failed => "failed",
+        ScenarioStatus::Skipped => "skipped",
+    }
+}
+
+pub fn cache_str(c: CacheOutcome) -> &'static str {
+    match c {
+        CacheOutcome::Hit => "hit",
+        CacheOutcome::Miss => "miss",
+        CacheOutcome::StaleReplanned => "stale_replanned",
+        CacheOutcome::None => "none",
+    }
+}
+
+pub fn to_new_run(
+    report: &RunReport,
+    ledger: &[LedgerRecord],
+    pr: Option<&PullRequest>,
+) -> Result<NewRun, ApiError> {
+    if !valid_name(&report.run_id) {
+        return Err(ApiError::unprocessable(
+            "invalid_run_id",
+            "report.run_id must be 1-200 characters of A-Z a-z 0-9 . _ -",
+        ));
+    }
+    if !report.report_version.starts_with("0.") {
+        return Err(ApiError::unprocessable(
+            "unsupported_version",
+            format!(
+                "report.report_version `{}` is not read here (0.x is); upgrade the dashboard",
+                report.report_version
+            ),
+        ));
+    }
+    for (n, record) in ledger.iter().enumerate() {
+        if record.run_id != report.run_id {
+            return Err(ApiError::unprocessable(
+                "ledger_run_mismatch",
+                format!(
+                    "ledger[{n}].run_id is `{}`, but report.run_id is `{}`",
+                    record.run_id, report.run_id
+                ),
+            ));
+        }
+    }
+    if let Some(pr) = pr
+        && (pr.owner_name().is_none() || pr.number == 0)
+    {
+        return Err(ApiError::unprocessable(
+            "invalid_pull_request",
+            "pull_request.repo must be `owner/name` and pull_request.number a positive number",
+        ));
+    }
+    let report_json = serde_json::to_string(report)
+        .map_err(|e| ApiError::unprocessable("invalid_body", e.to_string()))?;
+    let t = &report.totals;
+    Ok(NewRun {
+        run_id: report.run_id.clone(),
+        started_ms: to_ms(report.started_at),
+        finished_ms: to_ms(report.finished_at),
+        branch: report.git.as_ref().and_then(|g| g.branch.clone()),
+        commit_sha: report.git.as_ref().map(|g| g.commit.clone()),
+        workflow_run: report.ci.as_ref().and_then(|c| c.workflow_run.clone()),
+        shard: report.ci.as_ref().and_then(|c| c.shard.clone()),
+        scenarios: i64::from(t.scenarios),
+        passed: i64::from(t.passed),
+        failed: i64::from(t.failed),
+        skipped: i64::from(t.skipped),
+        flaky: i64::from(t.flaky),
+        llm_calls: i64::from(t.llm_calls),
+        cost_micro_usd: i(t.cost_micro_usd),
+        cache_hits: i64::from(t.cache_hits),
+        duration_ms: i(t.duration_ms),
+        report_json,
+        pr_repo: pr.map(|p| p.repo.clone()),
+        pr_number: pr.map(|p| i(p.number)),
+        pr_head_sha: pr.and_then(|p| p.head_sha.clone()),
+        results: report
+            .scenarios
+            .iter()
+            .map(|s| NewResult {
+                scenario_id: s.scenario_id.clone(),
+                status: status_str(s.status).to_string(),
+                flaky: s.flaky,
+                cache: cache_str(s.cache).to_string(),
+                failure_class: s.failure_class.map(|c| c.as_str().to_string()),
+                message: s.message.clone(),
+            })
+            .collect(),
+        ledger: ledger
+            .iter()
+            .map(|l| NewLedger {
+                run_id: l.run_id.clone(),
+                scenario_id: l.scenario_id.clone(),
+                day: day(to_ms(l.started_at)),
+                started_ms: to_ms(l.started_at),
+                provider: l.provider.clone(),
+                model: l.model.clone(),
+                calls: i64::from(l.calls.total()),
+                input_tokens: i(l.tokens.input),
+                output_tokens: i(l.tokens.output),
+                cached_tokens: i(l.tokens.cached),
+                cost_micro_usd: i(l.cost_micro_usd),
+                record_json: serde_json::to_string(l).unwrap_or_default(),
+            })
+            .collect(),
+    })
+}

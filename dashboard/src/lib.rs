@@ -1,0 +1,158 @@
+//! Windup's team dashboard: run history, pass rates, flaky scenarios, LLM spend, stale-plan
+//! evidence, the branch-aware shared plan cache, and sticky PR comments.
+//!
+//! It depends on `windup-model` only (the serde types it ingests): never on the engine or a
+//! browser. `app()` returns the `Router`, so tests drive it in-process or on a loopback port.
+
+pub mod admin;
+pub mod api;
+pub mod diff;
+pub mod error;
+pub mod github;
+pub mod ingest;
+pub mod secret;
+pub mod store;
+pub mod svg;
+pub mod time;
+pub mod web;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderName, HeaderValue, header};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::store::Store;
+
+/// Where the dashboard is reached and who it talks to.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The dashboard's own address as people reach it, without a trailing slash: run links in
+    /// API answers and PR comments start with it.
+    pub public_url: String,
+    /// `Secure` on cookies; off only for plain-http development on localhost.
+    pub secure_cookies: bool,
+    pub github: Option<GithubConfig>,
+}
+
+impl Config {
+    pub fn run_url(&self, project: &str, run_id: &str) -> String {
+        format!(
+            "{}/p/{project}/runs/{run_id}",
+            self.public_url.trim_end_matches('/')
+        )
+    }
+}
+
+/// A GitHub token and API base (`https://api.github.com`, a GitHub Enterprise `…/api/v3`, or
+/// a local fake in tests). The token never appears in `Debug` output.
+#[derive(Clone)]
+pub struct GithubConfig {
+    pub token: String,
+    pub api_url: String,
+}
+
+impl std::fmt::Debug for GithubConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GithubConfig")
+            .field("token", &"<redacted>")
+            .field("api_url", &self.api_url)
+            .finish()
+    }
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub config: Arc<Config>,
+    pub github_lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl AppState {
+    pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
+        AppState {
+            store,
+            config: Arc::new(config),
+            github_lock: Arc::default(),
+        }
+    }
+}
+
+/// Strict CSP: scripts, styles and images only from the dashboard itself; no inline script.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; \
+    connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+pub fn app(state: AppState) -> Router {
+    Router::new()
+        .merge(api::routes())
+        .merge(web::routes())
+        .route("/healthz", axum::routing::get(|| async { "ok" }))
+        .with_state(state)
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            HeaderName::from_static("x-frame-options"),
+            HeaderValue::from_static("DENY"),
+        ))
+}
+
+/// Serves until Ctrl-C or SIGTERM, then finishes the requests in flight.
+pub async fn launch(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_github_token_never_shows_in_debug_output() {
+        let config = Config {
+            public_url: "http://x".into(),
+            secure_cookies: true,
+            github: Some(GithubConfig {
+                token: "ghp_secret123".into(),
+                api_url: "https://api.github.com".into(),
+            }),
+        };
+        let shown = format!("{config:?}");
+        assert!(!shown.contains("ghp_secret123"), "{shown}");
+        assert!(shown.contains("<redacted>"));
+        assert_eq!(config.run_url("shop", "r1"), "http://x/p/shop/runs/r1");
+    }
+}

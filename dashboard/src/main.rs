@@ -1,0 +1,235 @@
+//! `windup-dashboard`: parse arguments, call the library, map the outcome to an exit code
+//! (0 ok, 2 bad usage or input, 3 infrastructure such as an unreachable database).
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use windup_dashboard::{AppState, Config, GithubConfig, admin, store};
+
+#[derive(Parser)]
+#[command(name = "windup-dashboard", version, about = "Windup's team dashboard")]
+struct Cli {
+    /// `postgres://…` for PostgreSQL, else a SQLite file (created when missing).
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "./windup-dashboard.db",
+        global = true
+    )]
+    database: String,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the pages and the API (the default).
+    Serve(ServeArgs),
+    /// Manage projects.
+    #[command(subcommand)]
+    Project(ProjectCommand),
+    /// Manage project tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Manage people who sign in.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Args, Default)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(
+        long,
+        alias = "listen",
+        env = "WINDUP_DASHBOARD_LISTEN",
+        default_value = "127.0.0.1:8080"
+    )]
+    addr: String,
+    /// The address people reach the dashboard at (run links start with it); default http://ADDR.
+    #[arg(long, env = "WINDUP_DASHBOARD_URL")]
+    public_url: Option<String>,
+    /// Leave `Secure` off the session cookie: only for plain-http development on localhost.
+    #[arg(long, env = "WINDUP_DASHBOARD_INSECURE_COOKIES")]
+    insecure_cookies: bool,
+    /// GitHub API base: https://api.github.com, or a GitHub Enterprise `https://HOST/api/v3`.
+    #[arg(
+        long,
+        env = "WINDUP_GITHUB_API_URL",
+        default_value = "https://api.github.com"
+    )]
+    github_api_url: String,
+}
+
+#[derive(Subcommand)]
+enum ProjectCommand {
+    /// Create a project.
+    Create {
+        slug: String,
+        #[arg(long, default_value = "main")]
+        default_branch: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Create a token and print it once.
+    Create {
+        /// The project's slug.
+        #[arg(value_name = "PROJECT", required_unless_present = "project_flag")]
+        project: Option<String>,
+        #[arg(long = "project", id = "project_flag", hide = true)]
+        project_flag: Option<String>,
+        /// ingest, cache:read, cache:write or admin; repeat for several.
+        #[arg(long = "scope", required = true)]
+        scopes: Vec<String>,
+        /// Branches this token may write to the cache (glob, e.g. `feature/*`).
+        #[arg(long)]
+        branch: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum UserCommand {
+    /// Create a person who signs in with a password (read from stdin unless --password-env).
+    Create {
+        email: String,
+        /// Name of an environment variable holding the password.
+        #[arg(long)]
+        password_env: Option<String>,
+    },
+}
+
+enum Failure {
+    Input(anyhow::Error),
+    Infra(anyhow::Error),
+}
+
+fn input(e: windup_dashboard::error::ApiError) -> Failure {
+    Failure::Input(anyhow::anyhow!("{}", e.message))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "windup_dashboard=info,warn".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Input(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Infra(e)) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), Failure> {
+    let store = store::open(&cli.database)
+        .await
+        .context("opening the database (DATABASE_URL)")
+        .map_err(Failure::Infra)?;
+    match cli.command.unwrap_or(Command::Serve(ServeArgs {
+        addr: std::env::var("WINDUP_DASHBOARD_LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".into()),
+        github_api_url: std::env::var("WINDUP_GITHUB_API_URL")
+            .unwrap_or_else(|_| "https://api.github.com".into()),
+        insecure_cookies: std::env::var_os("WINDUP_DASHBOARD_INSECURE_COOKIES").is_some(),
+        public_url: std::env::var("WINDUP_DASHBOARD_URL").ok(),
+    })) {
+        Command::Serve(args) => {
+            let listener = tokio::net::TcpListener::bind(&args.addr)
+                .await
+                .with_context(|| format!("listening on {}", args.addr))
+                .map_err(Failure::Infra)?;
+            let github = std::env::var("WINDUP_GITHUB_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty())
+                .map(|token| GithubConfig {
+                    token,
+                    api_url: args.github_api_url.clone(),
+                });
+            let config = Config {
+                public_url: args
+                    .public_url
+                    .unwrap_or_else(|| format!("http://{}", args.addr)),
+                secure_cookies: !args.insecure_cookies,
+                github,
+            };
+            tracing::info!(addr = %args.addr, github = config.github.is_some(), "serving");
+            windup_dashboard::launch(listener, AppState::new(store, config))
+                .await
+                .context("serving")
+                .map_err(Failure::Infra)
+        }
+        Command::Project(ProjectCommand::Create {
+            slug,
+            default_branch,
+        }) => {
+            let p = admin::create_project(&*store, &slug, Some(&default_branch))
+                .await
+                .map_err(input)?;
+            println!(
+                "created project {} (default branch {})",
+                p.slug, p.default_branch
+            );
+            Ok(())
+        }
+        Command::Token(TokenCommand::Create {
+            project,
+            project_flag,
+            scopes,
+            branch,
+        }) => {
+            let slug = project.or(project_flag).unwrap_or_default();
+            let p = store
+                .project(&slug)
+                .await
+                .map_err(|e| Failure::Infra(e.into()))?
+                .ok_or_else(|| {
+                    Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first"))
+                })?;
+            let created = admin::create_token(&*store, &p, &scopes, branch.as_deref())
+                .await
+                .map_err(input)?;
+            eprintln!(
+                "token for {} with scopes {} (shown once; only its hash is stored):",
+                p.slug,
+                created.scopes.join(" ")
+            );
+            println!("{}", created.token);
+            Ok(())
+        }
+        Command::User(UserCommand::Create {
+            email,
+            password_env,
+        }) => {
+            let password = match password_env {
+                Some(var) => std::env::var(&var).map_err(|_| {
+                    Failure::Input(anyhow::anyhow!("environment variable {var} is not set"))
+                })?,
+                None => {
+                    let mut s = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut s)
+                        .context("reading the password from stdin")
+                        .map_err(Failure::Input)?;
+                    s.trim_end_matches(['\n', '\r']).to_string()
+                }
+            };
+            admin::create_user(&*store, &email, &password)
+                .await
+                .map_err(input)?;
+            println!("created user {email}");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! The dashboard's integration tests: one binary, shared helpers in `common`.
+
+mod api;
+mod cli;
+mod common;
+mod github;
+mod pages;
+mod store_suite;
