@@ -3,6 +3,10 @@
 # role the dashboard's tests use; each test then creates its own fresh database. Run as root.
 # Prints the URL to export as WINDUP_TEST_DATABASE_URL.
 set -euo pipefail
+if ! command -v pg_ctlcluster >/dev/null 2>&1; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2 ||
+    { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2; }
+fi
 if ! pg_ctlcluster 15 main status >/dev/null 2>&1; then
   pg_ctlcluster 15 main start
 fi

@@ -7,5 +7,8 @@ cd "$root"
 bash scripts/install-deps.sh --tests
 # The dashboard's PostgreSQL tests need a server (scripts/postgres.sh starts one, as root); they
 # fail, never skip, when it is missing.
-export WINDUP_TEST_DATABASE_URL="${WINDUP_TEST_DATABASE_URL:-postgres://windup_test:windup_test@127.0.0.1:5432/windup_test}"
+if [ -z "${WINDUP_TEST_DATABASE_URL:-}" ]; then
+  WINDUP_TEST_DATABASE_URL="$(bash scripts/postgres.sh | tail -n 1)"
+fi
+export WINDUP_TEST_DATABASE_URL
 cargo nextest run --workspace --no-fail-fast "$@"
