@@ -293,9 +293,6 @@ impl Runner {
                 )),
             }
         }
-        if let Some((i, n)) = selection.shard {
-            scenarios.retain(|s| shard_of(&s.scenario.id, n) == i - 1);
-        }
         let fragments = match Fragments::load(&root.join(FRAGMENTS_DIR)) {
             Ok(f) => f,
             Err(p) => {
@@ -326,6 +323,11 @@ impl Runner {
                     }
                 }
             }
+        }
+        // The shard splits what the other filters chose, so named scenarios split across a
+        // matrix too (a named scenario of another shard is that shard's, not an error).
+        if let Some((i, n)) = selection.shard {
+            selected.retain(|s| shard_of(&s.scenario.id, n) == i - 1);
         }
         if selected.is_empty()
             && problems.is_empty()
