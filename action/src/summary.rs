@@ -87,15 +87,21 @@ pub fn markdown(report: &RunReport, notes: &Notes) -> String {
         }
         md.push('\n');
     }
-    let replanned: Vec<&ScenarioResult> = report
+    let stale: Vec<(&ScenarioResult, &str)> = report
         .scenarios
         .iter()
-        .filter(|s| s.cache == CacheOutcome::StaleReplanned)
+        .filter_map(|s| match (s.cache, s.failure_class) {
+            (CacheOutcome::StaleReplanned, _) => Some((s, "re-planned")),
+            (CacheOutcome::Hit, Some(c)) if c.invalidates_plan() => {
+                Some((s, "not re-planned: see its failure below"))
+            }
+            _ => None,
+        })
         .collect();
-    if !replanned.is_empty() {
-        md.push_str("**Stale plans, re-planned** (the old plan and its evidence are in `e2e/.windup/cache/stale/`):\n\n");
-        for s in replanned {
-            md.push_str(&format!("- `{}`\n", cell(&s.scenario_id)));
+    if !stale.is_empty() {
+        md.push_str("**Stale plans** (a cached plan that no longer fits the app; it is kept with its evidence in `e2e/.windup/cache/stale/`):\n\n");
+        for (s, what) in stale {
+            md.push_str(&format!("- `{}`: {what}\n", cell(&s.scenario_id)));
         }
         md.push('\n');
     }

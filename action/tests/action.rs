@@ -215,6 +215,11 @@ fn a_failure_is_annotated_on_its_scenario_file_and_exits_1() {
         .find(|l| l.starts_with("::error file=acme/e2e/scenarios/sign-in.yaml,title="))
         .unwrap_or_else(|| panic!("no annotation in:\n{log}"));
     assert!(annotation.contains("::sign-in"), "{annotation}");
+    assert!(
+        annotation.contains(",title=selector_not_found::")
+            && annotation.contains("nearest names: \"Log in, 100%25\""),
+        "the page's text is escaped: {annotation}"
+    );
     assert!(!annotation.contains('\n'));
     let o = w.outputs();
     assert_eq!((o["passed"].as_str(), o["failed"].as_str()), ("0", "1"));
@@ -223,6 +228,10 @@ fn a_failure_is_annotated_on_its_scenario_file_and_exits_1() {
     assert!(summary.contains("| `sign-in` | ❌ failed |"), "{summary}");
     assert!(
         summary.contains("- `sign-in` (acme/e2e/scenarios/sign-in.yaml): **"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("**Stale plans**") && summary.contains("- `sign-in`: not re-planned"),
         "{summary}"
     );
 }
@@ -345,6 +354,68 @@ fn without_a_provider_key_a_fork_runs_cached_plans_only_and_says_so() {
     assert!(summary.contains("`WINDUP_TEST_OPENAI_KEY`"), "{summary}");
     assert!(summary.contains("a pull request from a fork"), "{summary}");
     assert!(summary.contains("**not_cached**"), "{summary}");
+
+    // With the key (a pull request from the repository itself), planning is on and the budget
+    // gates it: a tiny budget stops planning before any call is made.
+    w.event("acme/app");
+    w.env
+        .insert("WINDUP_TEST_OPENAI_KEY".into(), "sk-test-not-used".into());
+    w.input("budget-usd", "0.000001");
+    let out = w.run();
+    let log = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(!log.contains("planning is off"), "{log}");
+    assert!(
+        log.contains("::error file=acme/e2e/scenarios/create-project.yaml,title=budget_exceeded::"),
+        "{log}"
+    );
+    assert_eq!(w.outputs()["llm-calls"], "0");
+    assert!(!w.summary().contains("Planning was off"));
+}
+
+#[test]
+fn three_shards_of_one_workflow_run_cover_every_scenario_once() {
+    let mut w = Workflow::new();
+    let app = Server::start(&w.path("acme/app"));
+    // A glob names the scenarios, so the shard splits named scenarios too.
+    w.input("base-url", app.base.as_str())
+        .input("scenarios", "*");
+    let mut seen = Vec::new();
+    for i in 1..=3 {
+        w.input("shard", &format!("{i}/3"))
+            .input("reports", &format!("json=shard-{i}.json"));
+        let out = w.run();
+        assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+        let o = w.outputs();
+        assert_eq!(o["report-json"], format!("acme/shard-{i}.json"));
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(w.path(&o["report-json"])).unwrap())
+                .unwrap();
+        assert_eq!(report["ci"]["shard"], format!("{i}/3"));
+        assert_eq!(
+            report["ci"]["workflow_run"], "4242",
+            "one run for the dashboard"
+        );
+        for s in report["scenarios"].as_array().unwrap() {
+            seen.push(s["scenario_id"].as_str().unwrap().to_string());
+        }
+        if report["scenarios"].as_array().unwrap().is_empty() {
+            assert!(w.summary().contains("No scenario ran"), "{}", w.summary());
+        } else {
+            assert!(w.summary().contains(&format!("Windup (shard {i}/3)")));
+        }
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "archive-project",
+            "create-project",
+            "search-projects",
+            "sign-in"
+        ],
+        "every scenario exactly once"
+    );
 }
 
 /// A fake GitHub REST API: the comments of issue 7 of acme/app, in memory.

@@ -774,7 +774,11 @@ impl Runner {
                 .keep_setup_state(&self.config.root, scenario, &session)
                 .await;
         }
-        let Some(failure) = execution.failure.clone().filter(|f| invalidates(f.class)) else {
+        let Some(failure) = execution
+            .failure
+            .clone()
+            .filter(|f| f.class.invalidates_plan())
+        else {
             session.close().await;
             return self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
         };
@@ -1161,18 +1165,6 @@ fn retryable(class: FailureClass) -> bool {
 
 /// Run-local files (failure screenshots), one folder per run; not meant to be committed.
 pub const RUNS_DIR: &str = "e2e/.windup/runs";
-
-/// Failures that mean the plan no longer fits the app. A crashed browser, an app that is down
-/// or a slow run say nothing about the plan, so they keep it.
-fn invalidates(class: FailureClass) -> bool {
-    matches!(
-        class,
-        FailureClass::SelectorNotFound
-            | FailureClass::NotActionable
-            | FailureClass::PostconditionFailed
-            | FailureClass::PlanInvalid
-    )
-}
 
 fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
     let (status, class, action, message) = match x.failure {
