@@ -213,6 +213,14 @@ impl Inputs {
             "give the dashboard's https:// address, such as https://windup.example.com",
             false,
         );
+        let dashboard_token = opt("dashboard-token");
+        if dashboard_token.is_some() && dashboard_url.is_none() {
+            bad.push(BadInput::new(
+                "dashboard-url",
+                "dashboard-token is set but dashboard-url is not",
+                "set dashboard-url to the dashboard's address, or remove dashboard-token",
+            ));
+        }
         let base_url = opt("base-url");
         if let Some(v) = &base_url
             && let Err(e) = windup_engine::config::parse_base_url("base-url", v)
@@ -273,7 +281,7 @@ impl Inputs {
             summary,
             comment,
             dashboard_url,
-            dashboard_token: opt("dashboard-token"),
+            dashboard_token,
         };
         if bad.is_empty() { Ok(inputs) } else { Err(bad) }
     }

@@ -526,12 +526,7 @@ impl EventSink for Log {
                     (ScenarioStatus::Skipped, _) => "SKIP ",
                 },
                 r.scenario_id,
-                match r.cache {
-                    CacheOutcome::Hit => "cached",
-                    CacheOutcome::Miss => "planned",
-                    CacheOutcome::StaleReplanned => "stale, re-planned",
-                    CacheOutcome::None => "no plan",
-                },
+                summary::plan_label(r.cache),
                 r.llm_calls,
                 reporters::duration(r.duration_ms)
             ),

@@ -79,7 +79,7 @@ pub fn markdown(report: &RunReport, notes: &Notes) -> String {
                 "| `{}` | {} | {} | {} | {} | {} |\n",
                 cell(&s.scenario_id),
                 status(s),
-                cache(s.cache),
+                plan_label(s.cache),
                 s.llm_calls,
                 usd(s.cost_micro_usd),
                 duration(s.duration_ms)
@@ -178,7 +178,8 @@ fn status(s: &ScenarioResult) -> &'static str {
     }
 }
 
-fn cache(c: CacheOutcome) -> &'static str {
+/// Where a scenario's plan came from, in words.
+pub fn plan_label(c: CacheOutcome) -> &'static str {
     match c {
         CacheOutcome::Hit => "cached",
         CacheOutcome::Miss => "planned",

@@ -82,14 +82,11 @@ impl Workflow {
     fn run(&self) -> Output {
         let _ = std::fs::remove_file(self.path("summary.md"));
         let _ = std::fs::remove_file(self.path("output.txt"));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_windup-action"));
+        let mut cmd = Command::new(entrypoint());
         for (k, _) in std::env::vars() {
             if k.starts_with("INPUT_") || k.starts_with("GITHUB_") || k.starts_with("WINDUP_") {
                 cmd.env_remove(k);
             }
-        }
-        if Path::new("/usr/bin/chromium").exists() {
-            cmd.env("WINDUP_CHROMIUM", "/usr/bin/chromium");
         }
         cmd.current_dir(self.dir.path())
             .envs(&self.env)
@@ -119,6 +116,30 @@ impl Workflow {
         }
         out
     }
+}
+
+/// The image's runtime layout without Docker (`scripts/action-runtime.sh`), around the binary
+/// cargo built for this test; one per test process.
+fn entrypoint() -> &'static Path {
+    static ENTRYPOINT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ENTRYPOINT.get_or_init(|| {
+        let bin = PathBuf::from(env!("CARGO_BIN_EXE_windup-action"));
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("action-runtime-{}", std::process::id()));
+        let run = Command::new("bash")
+            .arg(repo_root().join("scripts/action-runtime.sh"))
+            .arg("--prebuilt")
+            .arg(bin.parent().unwrap())
+            .arg(&out)
+            .output()
+            .expect("run scripts/action-runtime.sh");
+        assert!(run.status.success(), "{}", stdout(&run));
+        let text = String::from_utf8_lossy(&run.stdout).to_string();
+        text.lines()
+            .find_map(|l| l.strip_prefix("ENTRYPOINT="))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| panic!("no ENTRYPOINT= in {text}"))
+    })
 }
 
 fn stdout(o: &Output) -> String {
