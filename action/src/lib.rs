@@ -21,7 +21,7 @@ use windup_model::{
 };
 
 use crate::github::{Context, error_command, warning_command};
-use crate::inputs::{BadInput, Inputs, ScenarioFilter};
+use crate::inputs::{BadInput, Inputs};
 use crate::summary::Notes;
 
 /// Reads the environment through `env` (the process's in production, a map in unit tests).
@@ -153,7 +153,7 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         ));
         config.require_cached = true;
     }
-    let selection = selection(&inputs.scenarios, root, inputs)?;
+    let selection = selection(root, inputs)?;
     let mut reports = reporters::configured(&config.file.reports, root, &[])
         .map_err(|p| Stop::Problems(Problems(p)))?;
     for raw in &inputs.reports {
@@ -181,16 +181,15 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
 
 /// `scenarios`: ids and globs pick scenarios, `@tags` add those carrying a tag; the shard then
 /// splits what was picked.
-fn selection(filter: &ScenarioFilter, root: &Path, inputs: &Inputs) -> Result<Selection, Stop> {
+fn selection(root: &Path, inputs: &Inputs) -> Result<Selection, Stop> {
+    let filter = &inputs.scenarios;
     let mut selection = Selection {
         ids: Vec::new(),
         tags: Vec::new(),
         failed: false,
         shard: inputs.shard,
         retries: inputs.retries,
-        jobs: inputs
-            .parallel
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32)),
+        jobs: inputs.parallel.unwrap_or_else(Selection::default_jobs),
     };
     if filter.patterns.is_empty() {
         selection.tags = filter.tags.clone();

@@ -179,9 +179,7 @@ fn main() -> ProcessExit {
                 failed: selection.failed,
                 shard,
                 retries: selection.retries,
-                jobs: selection.jobs.unwrap_or_else(|| {
-                    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
-                }),
+                jobs: selection.jobs.unwrap_or_else(Selection::default_jobs),
             };
             execute(common, planning, move |runner, sink| {
                 Box::pin(async move { runner.run_selected(&selection, sink).await })

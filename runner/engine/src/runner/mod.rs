@@ -122,6 +122,13 @@ pub struct Selection {
     pub jobs: u32,
 }
 
+impl Selection {
+    /// Scenarios at once when none is asked for: the number of cores.
+    pub fn default_jobs() -> u32 {
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+    }
+}
+
 /// The last run's verdicts, for `--failed`: run-local, not meant to be committed.
 pub const LAST_RUN_FILE: &str = "e2e/.windup/last-run.json";
 
