@@ -1,60 +1,55 @@
-//! The team dashboard, from the Action's side: plans restored before the run, the report and
-//! ledger pushed after it. The engine's dashboard client does the talking; a dashboard that
-//! cannot be reached is a warning, never a failure.
-//!
-//! Seam: until the engine has its dashboard client, `restore` and `push` only report that
-//! nothing was exchanged, and the Action uses the committed plan cache.
+//! The team dashboard, from the Action's side. The engine does the talking: with
+//! `config.dashboard` set (from `dashboard-url`), the runner restores newer plans before the run
+//! and saves verified ones after it; here the run is uploaded and the spool flushed
+//! (`remote::push_run`). Nothing here fails the job: every problem becomes a `::warning`.
 
 use std::path::Path;
 
-use windup_model::RunReport;
+use windup_engine::remote::{self, Pushed, Settings};
 
-/// `dashboard-url` and `dashboard-token`.
-#[derive(Clone)]
-pub struct Dashboard {
-    pub url: url::Url,
-    pub token: Option<String>,
-}
-
-impl std::fmt::Debug for Dashboard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dashboard")
-            .field("url", &self.url.as_str())
-            .field("token", &self.token.as_ref().map(|_| "[hidden]"))
-            .finish()
-    }
-}
-
-/// What one exchange with the dashboard gave.
+/// What the upload gave: the run's page, or why it is waiting in the spool.
 #[derive(Debug, Clone, Default)]
-pub struct Exchange {
-    /// For a `::warning::`: the dashboard could not be reached or refused.
-    pub warning: Option<String>,
-    /// The run's page on the dashboard.
+pub struct Uploaded {
     pub link: Option<String>,
+    pub warnings: Vec<String>,
 }
 
-impl Dashboard {
-    /// Before the run: the branch's plans (else the default branch's) into the plan cache.
-    pub async fn restore(&self, _root: &Path, _branch: Option<&str>) -> Exchange {
-        Exchange {
-            warning: Some(self.unsupported()),
-            link: None,
+/// Uploads the finished run, then whatever an earlier outage left in the spool.
+pub async fn upload(
+    root: &Path,
+    settings: &Settings,
+    run_id: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Uploaded {
+    let mut out = Uploaded::default();
+    if !settings.push {
+        return out;
+    }
+    let after = match remote::push_run(root, settings, run_id, env).await {
+        Ok(a) => a,
+        Err(e) => {
+            out.warnings.push(format!(
+                "the run is not uploaded to the dashboard: {}: {}",
+                e.file, e.problem
+            ));
+            return out;
         }
+    };
+    match after.pushed {
+        Ok(Pushed::Delivered(created)) => out.link = Some(created.url),
+        Ok(Pushed::Spooled { path, error }) => out.warnings.push(format!(
+            "the dashboard did not take the run ({error}); it is spooled in {} and sent by the next run that reaches the dashboard. The verdict is unchanged.",
+            windup_engine::project::display(root, &path)
+        )),
+        Err(e) => out.warnings.push(format!(
+            "the run was not uploaded and could not be spooled: {e}"
+        )),
     }
-
-    /// After the run: the report and its ledger lines, and the plans the run verified.
-    pub async fn push(&self, _root: &Path, _report: &RunReport) -> Exchange {
-        Exchange {
-            warning: Some(self.unsupported()),
-            link: None,
-        }
+    for (path, why) in after.flushed.iter().flat_map(|f| &f.waiting) {
+        out.warnings.push(format!(
+            "{} is still spooled: {why}",
+            windup_engine::project::display(root, path)
+        ));
     }
-
-    fn unsupported(&self) -> String {
-        format!(
-            "dashboard-url is set ({}) but this version of the Action has no dashboard client yet; the committed plan cache was used and nothing was pushed",
-            self.url
-        )
-    }
+    out
 }

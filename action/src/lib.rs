@@ -97,7 +97,7 @@ struct Prepared {
     selection: Selection,
     reports: Vec<ReportSpec>,
     notes: Notes,
-    dashboard: Option<dashboard::Dashboard>,
+    dashboard: Option<windup_engine::remote::Settings>,
 }
 
 enum Stop {
@@ -113,6 +113,8 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         budget_usd: inputs.budget_usd,
         require_cached: inputs.require_cached,
         suggest: inputs.suggest,
+        dashboard_url: inputs.dashboard_url.as_ref().map(|u| u.to_string()),
+        no_push: false,
     };
     let mut config = Config::load(root, &overrides).map_err(|e| Stop::Problems(e.into()))?;
     if config.base_url.is_none()
@@ -162,13 +164,13 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         spec.path = root.join(&spec.path);
         reports.push(spec);
     }
-    let dashboard = inputs
-        .dashboard_url
-        .clone()
-        .map(|url| dashboard::Dashboard {
-            url,
-            token: inputs.dashboard_token.clone(),
-        });
+    if let (Some(settings), Some(token)) = (&config.dashboard, &inputs.dashboard_token) {
+        // The engine reads the dashboard token from the variable `token_env` names.
+        // SAFETY: no other thread exists yet (the async runtime starts after `prepare`), so
+        // nothing reads the environment concurrently.
+        unsafe { std::env::set_var(&settings.token_env, token) };
+    }
+    let dashboard = config.dashboard.clone();
     notes.run_link = ctx.run_url();
     Ok(Prepared {
         config,
@@ -247,10 +249,6 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         mut notes,
         dashboard,
     } = p;
-    if let Some(d) = &dashboard {
-        let got = d.restore(root, ctx.branch()).await;
-        warn_if(got.warning.as_deref());
-    }
     if let Some(reason) = &notes.require_cached_reason {
         println!(
             "{}",
@@ -290,10 +288,13 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         println!("{}", error_command(None, "windup: report", &e.to_string()));
         code = ExitCode::Infrastructure;
     }
-    if let Some(d) = &dashboard {
-        let pushed = d.push(root, &report).await;
-        warn_if(pushed.warning.as_deref());
-        notes.dashboard_link = pushed.link;
+    if let Some(settings) = &dashboard {
+        let uploaded =
+            dashboard::upload(root, settings, &report.run_id, &|k| std::env::var(k).ok()).await;
+        for w in &uploaded.warnings {
+            warn_if(Some(w));
+        }
+        notes.dashboard_link = uploaded.link;
     }
     println!("windup: {}", summary::totals_line(&report));
     annotate(&report, &notes);
@@ -531,5 +532,25 @@ impl EventSink for Log {
             ),
             _ => {}
         }
+    }
+}
+
+/// A tracing layer that prints each event it sees as a `::warning` annotation (main installs it
+/// for the engine's warnings and errors).
+pub struct Annotations;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Annotations {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Message(String);
+        impl tracing::field::Visit for Message {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "message" {
+                    self.0 = format!("{value:?}");
+                }
+            }
+        }
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        warn_if(Some(&message.0));
     }
 }

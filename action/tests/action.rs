@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use windup_action::inputs::{INPUTS, Inputs, env_name};
+use windup_testkit::fake_dashboard::{FakeDashboard, closed_port_url};
 use windup_testkit::{Server, repo_root};
 
 /// A simulated workflow run: a workspace holding the example project under `acme/`.
@@ -627,16 +628,54 @@ fn the_sticky_comment_is_created_then_updated_and_a_github_outage_is_a_warning()
         log.contains("::warning title=windup::no pull request comment: could not list the comments: GitHub answered 500"),
         "{log}"
     );
+}
 
-    // With a dashboard set, the dashboard posts the comment; the Action does not.
-    *github.fail.lock().unwrap() = false;
-    let before = github.requests.lock().unwrap().len();
-    w.input("dashboard-url", "http://127.0.0.1:9/");
-    let fourth = w.run();
-    let log = stdout(&fourth);
-    assert_eq!(fourth.status.code(), Some(0), "{log}");
-    assert!(log.contains("::warning title=windup::"), "{log}");
-    assert_eq!(github.requests.lock().unwrap().len(), before, "{log}");
+#[test]
+fn runs_go_to_the_dashboard_and_an_outage_is_a_warning_that_loses_nothing() {
+    let dashboard = FakeDashboard::start("dash-token");
+    let github = FakeGitHub::start();
+    let mut w = Workflow::new();
+    let app = Server::start(&w.path("acme/app"));
+    w.input("base-url", app.base.as_str())
+        .input("scenarios", "sign-in")
+        .input("comment", "true")
+        .input("dashboard-token", "dash-token");
+    w.env.insert("GITHUB_API_URL".into(), github.base.clone());
+    w.env.insert("GITHUB_TOKEN".into(), "ghs_test".into());
+
+    // The dashboard is down: same verdict, a warning, the run waits in the spool.
+    w.input("dashboard-url", &closed_port_url());
+    let down = w.run();
+    let log = stdout(&down);
+    assert_eq!(down.status.code(), Some(0), "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("::warning title=windup::") && l.contains("spool")),
+        "{log}"
+    );
+    assert!(!log.contains("::error"), "{log}");
+    assert_eq!(w.outputs()["passed"], "1");
+    let spool = w.path("acme/e2e/.windup/spool");
+    assert_eq!(
+        std::fs::read_dir(&spool).unwrap().count(),
+        1,
+        "one spooled run"
+    );
+
+    // It is back: this run and the spooled one arrive; the dashboard, not the Action, comments.
+    w.input("dashboard-url", &dashboard.url());
+    let up = w.run();
+    let log = stdout(&up);
+    assert_eq!(up.status.code(), Some(0), "{log}");
+    assert_eq!(dashboard.runs().len(), 2, "nothing lost: {log}");
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+    assert!(w.summary().contains("[dashboard run]("), "{}", w.summary());
+    assert!(
+        log.contains("the dashboard posts the pull request comment"),
+        "{log}"
+    );
+    assert!(github.requests.lock().unwrap().is_empty());
+    assert!(!log.contains("dash-token"), "the token is never printed");
 }
 
 #[test]

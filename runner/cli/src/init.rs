@@ -43,14 +43,15 @@ accounts: {}
 #    password: ADMIN_PASSWORD
 "#;
 
-/// Run-local files: evidence, the last run's verdicts, the ledger, saved sign-in state and
-/// local credentials. The plan cache (`e2e/.windup/cache/`) is meant to be committed.
+/// Run-local files: evidence, the last run's verdicts, the ledger, saved sign-in state, uploads
+/// waiting for the dashboard and local credentials. The plan cache (`e2e/.windup/cache/`) is meant to be committed.
 const IGNORED: &[&str] = &[
     ".env.local",
     "e2e/.windup/runs/",
     "e2e/.windup/last-run.json",
     "e2e/.windup/ledger.jsonl",
     "e2e/.windup/storage/",
+    "e2e/.windup/spool/",
 ];
 
 pub fn run(root: &Path, base_url: &str) -> ExitCode {

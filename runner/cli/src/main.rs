@@ -4,6 +4,7 @@ mod bench;
 mod costs;
 mod init;
 mod output;
+mod push;
 mod validate;
 
 use std::path::PathBuf;
@@ -37,6 +38,8 @@ enum Command {
         selection: SelectionArgs,
         #[command(flatten)]
         planning: PlanningArgs,
+        #[command(flatten)]
+        dashboard: push::DashboardArgs,
         #[command(flatten)]
         common: Common,
     },
@@ -72,6 +75,9 @@ enum Command {
         #[arg(long, default_value = ".")]
         root: PathBuf,
     },
+    /// Upload a run's report and ledger records to the team dashboard (default: the last run),
+    /// then send every upload spooled while it was unreachable.
+    Push(push::PushArgs),
     /// Total the LLM spend recorded in the run ledger, by model, provider, scenario and day.
     Costs(costs::CostsArgs),
     /// Scaffold a project: windup.toml, an example scenario, the manifest, .gitignore entries.
@@ -159,11 +165,13 @@ fn main() -> ProcessExit {
     let code = match cli.command {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
+        Command::Push(args) => push::run(&args),
         Command::Init { root, base_url } => init::run(&root, &base_url),
         Command::Run {
             scenarios,
             selection,
             planning,
+            dashboard,
             common,
         } => {
             let shard = match selection.shard.as_deref().map(parse_shard).transpose() {
@@ -181,9 +189,22 @@ fn main() -> ProcessExit {
                 retries: selection.retries,
                 jobs: selection.jobs.unwrap_or_else(Selection::default_jobs),
             };
-            execute(common, planning, move |runner, sink| {
-                Box::pin(async move { runner.run_selected(&selection, sink).await })
-            })
+            let root = common.root.clone();
+            let ran = std::cell::RefCell::new(None);
+            let code = execute(
+                common,
+                planning,
+                &dashboard,
+                Some(&ran),
+                move |runner, sink| {
+                    Box::pin(async move { runner.run_selected(&selection, sink).await })
+                },
+            );
+            // The dashboard only after the run and its reports: it never changes the verdict.
+            if let Some(run_id) = ran.into_inner() {
+                push::after_run(&root, &dashboard, &run_id);
+            }
+            code
         }
         Command::Bench {
             scenario,
@@ -219,8 +240,11 @@ fn print_problems(problems: &Problems) {
 fn load_config(
     common: &Common,
     planning: &PlanningArgs,
+    dashboard: &push::DashboardArgs,
 ) -> Result<(Config, Vec<ReportSpec>), Problems> {
     let overrides = Overrides {
+        dashboard_url: dashboard.dashboard_url.clone(),
+        no_push: dashboard.no_push,
         base_url: common.base_url.clone(),
         headed: common.headed,
         provider: planning.provider.clone(),
@@ -247,20 +271,35 @@ fn load_config(
 type RunFuture<'a, T> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, RunError>> + 'a>>;
 
-/// `run` and `replay`: the run, then its summary and reports.
-fn execute<F>(common: Common, planning: PlanningArgs, run: F) -> ExitCode
+/// `run` and `replay`: the run, then its summary and reports. `ran` receives the run's id.
+fn execute<F>(
+    common: Common,
+    planning: PlanningArgs,
+    dashboard: &push::DashboardArgs,
+    ran: Option<&std::cell::RefCell<Option<String>>>,
+    run: F,
+) -> ExitCode
 where
     F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, RunReport>,
 {
     let root = common.root.clone();
-    with_runner(&common, &planning, run, |report, terminal, reports| {
-        terminal.summary(&report);
-        if let Err(e) = reporters::write_all(reports, &report, &root) {
-            eprintln!("error: {e}");
-            return ExitCode::Infrastructure;
-        }
-        ExitCode::of_run(&report.totals)
-    })
+    with_runner_and(
+        &common,
+        &planning,
+        dashboard,
+        run,
+        |report, terminal, reports| {
+            if let Some(ran) = ran {
+                *ran.borrow_mut() = Some(report.run_id.clone());
+            }
+            terminal.summary(&report);
+            if let Err(e) = reporters::write_all(reports, &report, &root) {
+                eprintln!("error: {e}");
+                return ExitCode::Infrastructure;
+            }
+            ExitCode::of_run(&report.totals)
+        },
+    )
 }
 
 /// Loads the config, starts the runtime and the runner, runs `run` (Ctrl-C closes the browser
@@ -270,7 +309,28 @@ where
     F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, T>,
     G: FnOnce(T, &output::Terminal, &[ReportSpec]) -> ExitCode,
 {
-    let (config, reports) = match load_config(common, planning) {
+    with_runner_and(
+        common,
+        planning,
+        &push::DashboardArgs::default(),
+        run,
+        finish,
+    )
+}
+
+/// [`with_runner`] with the dashboard flags of `run`.
+fn with_runner_and<T, F, G>(
+    common: &Common,
+    planning: &PlanningArgs,
+    dashboard: &push::DashboardArgs,
+    run: F,
+    finish: G,
+) -> ExitCode
+where
+    F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, T>,
+    G: FnOnce(T, &output::Terminal, &[ReportSpec]) -> ExitCode,
+{
+    let (config, reports) = match load_config(common, planning, dashboard) {
         Ok(x) => x,
         Err(p) => {
             print_problems(&p);
@@ -337,7 +397,11 @@ fn replay(path: PathBuf, save: bool, common: Common) -> ExitCode {
             return ExitCode::BadInput;
         }
     };
-    execute(common, PlanningArgs::default(), move |runner, sink| {
-        Box::pin(async move { runner.replay(&plan, save, sink).await })
-    })
+    execute(
+        common,
+        PlanningArgs::default(),
+        &push::DashboardArgs::default(),
+        None,
+        move |runner, sink| Box::pin(async move { runner.replay(&plan, save, sink).await }),
+    )
 }

@@ -146,6 +146,30 @@ impl PlanCache {
         Ok(entry)
     }
 
+    /// Puts a plan restored from the dashboard in place of the local entry; a local plan that
+    /// differs is kept in `stale/` as replaced.
+    pub fn restore(&self, entry: &CacheEntry, run_note: &str) -> std::io::Result<()> {
+        if let Ok(Some(old)) = self.load(&entry.key.scenario_id)
+            && old.plan != entry.plan
+        {
+            self.invalidate(
+                &old,
+                Invalidation {
+                    at: OffsetDateTime::now_utc(),
+                    reason: "replaced".into(),
+                    failure_class: None,
+                    failed_action_id: None,
+                    message: Some(format!(
+                        "the dashboard held a newer verified plan ({run_note})"
+                    )),
+                    url: None,
+                    run_id: None,
+                },
+            )?;
+        }
+        write_json(&self.path(&entry.key.scenario_id), entry)
+    }
+
     /// Moves an entry to `stale/<id>-<timestamp>.json` with the reason and evidence.
     /// The stale copy is written before the active file is removed: a crash between the two
     /// leaves the old entry in place, never nothing.

@@ -37,6 +37,9 @@ pub struct ConfigFile {
     pub planner: PlannerSection,
     #[serde(default)]
     pub budget: BudgetSection,
+    /// The team dashboard: uploads and the shared plan cache.
+    #[serde(default)]
+    pub dashboard: crate::remote::DashboardSection,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -124,6 +127,8 @@ pub struct Config {
     pub require_cached: bool,
     /// Opt-in: an LLM summary and fix suggestion per failed scenario.
     pub suggest: bool,
+    /// The team dashboard, when one is configured.
+    pub dashboard: Option<crate::remote::Settings>,
     /// The file as read, for sections other crates interpret.
     pub file: ConfigFile,
 }
@@ -138,6 +143,10 @@ pub struct Overrides {
     pub require_cached: bool,
     /// Ask the LLM for a summary and a fix suggestion for each failure (opt-in).
     pub suggest: bool,
+    /// `--dashboard-url` or `WINDUP_DASHBOARD_URL`.
+    pub dashboard_url: Option<String>,
+    /// `--no-push`: do not upload this run.
+    pub no_push: bool,
 }
 
 impl Config {
@@ -184,6 +193,12 @@ impl Config {
         let provider = choose_provider(&config_file, &file, overrides)?;
         let planner = planner_settings(&config_file, &file.planner)?;
         let limits = budget_limits(&config_file, &file.budget, overrides.budget_usd)?;
+        let dashboard = crate::remote::settings(
+            &config_file,
+            &file.dashboard,
+            overrides.dashboard_url.as_deref(),
+            overrides.no_push,
+        )?;
         Ok(Config {
             root: root.to_path_buf(),
             base_url,
@@ -199,6 +214,7 @@ impl Config {
             limits,
             require_cached: overrides.require_cached,
             suggest: overrides.suggest,
+            dashboard,
             file,
         })
     }
@@ -333,7 +349,7 @@ fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
             })
             .unwrap_or_else(|| "(file)".into());
         let fix = if message.contains("unknown field") {
-            "remove the key or correct its spelling (sections: base_url, [browser], [timeouts], [providers.NAME], [planner], [budget], [prices.MODEL]; README.md lists their keys)"
+            "remove the key or correct its spelling (sections: base_url, [browser], [timeouts], [providers.NAME], [planner], [budget], [prices.MODEL], [dashboard]; README.md lists their keys)"
         } else {
             "fix the TOML at the line given"
         };

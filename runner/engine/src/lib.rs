@@ -14,6 +14,7 @@ pub mod locator;
 pub mod metrics;
 pub mod planner;
 pub mod project;
+pub mod remote;
 pub mod reporters;
 pub mod runner;
 pub mod secrets;

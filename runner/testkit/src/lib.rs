@@ -1,6 +1,6 @@
 //! Shared test helpers: one async runtime per test binary, static file servers on random
-//! loopback ports with canned routes, the registry fixtures (installed on first use), and a fake
-//! LLM provider ([`fake_llm`]).
+//! loopback ports with canned routes, the registry fixtures (installed on first use), a fake
+//! LLM provider ([`fake_llm`]) and a fake team dashboard ([`fake_dashboard`]).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+pub mod fake_dashboard;
 pub mod fake_llm;
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
@@ -193,7 +194,7 @@ async fn serve(
     }
 }
 
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

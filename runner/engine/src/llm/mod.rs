@@ -318,7 +318,7 @@ pub fn client_with_policy(
 
 /// rustls on ring with the bundled Mozilla roots, set per client rather than as the process's
 /// default provider: no aws-lc-sys or OpenSSL to build, and the same roots on every machine.
-fn tls_config() -> rustls::ClientConfig {
+pub(crate) fn tls_config() -> rustls::ClientConfig {
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),

@@ -3,6 +3,7 @@
 //! report, and append one ledger record per scenario.
 
 mod bench;
+mod dashboard;
 mod planning;
 mod storage;
 
@@ -407,6 +408,7 @@ impl Runner {
         events: &dyn EventSink,
     ) -> Result<RunReport, RunError> {
         let (planned, fragments) = self.prepare(selection)?;
+        let planned = self.restore_plans(planned, &fragments).await;
         self.browser
             .ensure_started()
             .await
@@ -526,7 +528,7 @@ impl Runner {
             started_at,
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
-        self.append_ledger(&report, &outcomes);
+        let records = self.append_ledger(&report, &outcomes);
         let last = LastRun {
             run_id: report.run_id.clone(),
             failed: report
@@ -549,6 +551,7 @@ impl Runner {
             });
             ci.shard = Some(format!("{i}/{n}"));
         }
+        self.after_run(&report, &records).await;
         Ok(report)
     }
 
@@ -659,7 +662,7 @@ impl Runner {
     }
 
     /// One ledger record per scenario. A ledger that cannot be written never changes a verdict.
-    fn append_ledger(&self, report: &RunReport, outcomes: &[Outcome]) {
+    fn append_ledger(&self, report: &RunReport, outcomes: &[Outcome]) -> Vec<LedgerRecord> {
         let records: Vec<LedgerRecord> = outcomes
             .iter()
             .map(|o| self.ledger_record(report, o))
@@ -667,6 +670,7 @@ impl Runner {
         if let Err(e) = crate::metrics::append(&self.config.root, &records) {
             tracing::warn!("could not append to {}: {e}", crate::metrics::LEDGER_PATH);
         }
+        records
     }
 
     fn ledger_record(&self, report: &RunReport, o: &Outcome) -> LedgerRecord {

@@ -3,5 +3,6 @@
 mod failures;
 mod locators;
 mod planning;
+mod remote;
 mod support;
 mod thirdparty;

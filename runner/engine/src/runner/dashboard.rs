@@ -1,0 +1,175 @@
+//! The run's side of the team dashboard: newer plans restored before the run, plans verified
+//! in it saved after, and the run's report and ledger records kept for `windup push`. Every
+//! failure here is a warning: the dashboard never changes a verdict.
+
+use futures::StreamExt;
+use windup_model::{LedgerRecord, RunReport};
+
+use super::{Planned, Runner};
+use crate::cache::{Lookup, PlanCache};
+use crate::fragments::Fragments;
+use crate::project::display;
+use crate::remote::{self, Dashboard, RemoteEntry, RemoteError};
+
+/// GETs in flight at once while restoring.
+const RESTORE_CONCURRENCY: usize = 8;
+
+impl Runner {
+    fn dashboard_client(&self) -> Option<Result<Dashboard, RemoteError>> {
+        let settings = self.config.dashboard.as_ref()?;
+        Some(Dashboard::new(settings, &|k| std::env::var(k).ok()))
+    }
+
+    /// Before the run: each selected scenario's plan from the dashboard (the run's branch, else
+    /// the default branch) replaces the local one when it is for the same `scenario_sha` and
+    /// newer; it is written to the local cache atomically and then counts as cached.
+    pub(super) async fn restore_plans(
+        &self,
+        planned: Vec<Planned>,
+        fragments: &Fragments,
+    ) -> Vec<Planned> {
+        if planned.is_empty() || !self.config.dashboard.as_ref().is_some_and(|s| s.restore) {
+            return planned;
+        }
+        let client = match self.dashboard_client() {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => {
+                tracing::warn!("plans are not restored from the dashboard: {e}");
+                return planned;
+            }
+            None => return planned,
+        };
+        let root = &self.config.root;
+        let branch = remote::branch(root);
+        // One request first: when the dashboard is down, the run does not wait on every
+        // scenario's retries.
+        let mut fetched: Vec<Result<Option<RemoteEntry>, RemoteError>> = Vec::new();
+        let first = client
+            .get_plan(&planned[0].file.scenario, branch.as_deref())
+            .await;
+        let down = matches!(&first, Err(e) if e.ends_the_batch());
+        fetched.push(first);
+        if down {
+            if let Some(Err(e)) = fetched.first() {
+                tracing::warn!("plans are not restored from the dashboard: {e}");
+            }
+            return planned;
+        }
+        let rest: Vec<_> = futures::stream::iter(
+            planned[1..]
+                .iter()
+                .map(|p| client.get_plan(&p.file.scenario, branch.as_deref())),
+        )
+        .buffered(RESTORE_CONCURRENCY)
+        .collect()
+        .await;
+        fetched.extend(rest);
+        let cache = PlanCache::new(root);
+        let mut out = Vec::with_capacity(planned.len());
+        for (mut p, got) in planned.into_iter().zip(fetched) {
+            let scenario = &p.file.scenario;
+            match got {
+                Ok(Some(found)) => {
+                    let local = match &p.lookup {
+                        Lookup::Hit(e) | Lookup::Changed(e) => Some(e.as_ref()),
+                        Lookup::Miss => None,
+                    };
+                    if remote::prefer_remote(&found, scenario, local) {
+                        let file = display(root, &cache.path(&scenario.id));
+                        let problems = fragments.check_uses(&file, "plan.", &found.entry.plan);
+                        let note = format!(
+                            "branch {}, saved {}",
+                            found.branch,
+                            found
+                                .updated_at
+                                .format(&time::format_description::well_known::Rfc3339)
+                                .unwrap_or_default()
+                        );
+                        if let Some(problem) = problems.first() {
+                            tracing::warn!(
+                                "the dashboard's plan for {} is not used: {}: {}",
+                                scenario.id,
+                                problem.field,
+                                problem.problem
+                            );
+                        } else if let Err(e) = cache.restore(&found.entry, &note) {
+                            tracing::warn!(
+                                "the dashboard's plan for {} could not be stored: {e}",
+                                scenario.id
+                            );
+                        } else {
+                            tracing::info!(
+                                "restored the plan of {} from the dashboard ({note})",
+                                scenario.id
+                            );
+                            p.lookup = Lookup::Hit(Box::new(found.entry));
+                        }
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => tracing::warn!(
+                    "the plan of {} is not restored from the dashboard: {e}",
+                    scenario.id
+                ),
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    /// After the run: keeps the report and this run's ledger records in
+    /// `e2e/.windup/runs/<run_id>/` (what `windup push` sends), then saves every plan verified and
+    /// cached in this run to the dashboard under the run's branch.
+    pub(super) async fn after_run(&self, report: &RunReport, ledger: &[LedgerRecord]) {
+        let root = &self.config.root;
+        if let Err(e) = remote::keep_run(root, report, ledger) {
+            tracing::warn!("could not keep the run's report for `windup push`: {e}");
+        }
+        if !self.config.dashboard.as_ref().is_some_and(|s| s.save) {
+            return;
+        }
+        let cache = PlanCache::new(root);
+        // A plan saved in this run was created after it started; restored plans keep the time
+        // the dashboard's run created them.
+        let saved: Vec<_> = report
+            .scenarios
+            .iter()
+            .filter_map(|s| cache.load(&s.scenario_id).ok().flatten())
+            .filter(|e| e.stats.created_at >= report.started_at)
+            .collect();
+        if saved.is_empty() {
+            return;
+        }
+        let Some(branch) = remote::branch(root) else {
+            tracing::warn!(
+                "new plans are not saved to the dashboard: the run's branch is unknown (set GITHUB_HEAD_REF or GITHUB_REF_NAME, or run in a git checkout)"
+            );
+            return;
+        };
+        let client = match self.dashboard_client() {
+            Some(Ok(c)) => c,
+            Some(Err(e)) => {
+                tracing::warn!("new plans are not saved to the dashboard: {e}");
+                return;
+            }
+            None => return,
+        };
+        for entry in saved {
+            match client.put_plan(&entry, &branch).await {
+                Ok(()) => tracing::info!(
+                    "saved the plan of {} to the dashboard (branch {branch})",
+                    entry.key.scenario_id
+                ),
+                Err(e) => {
+                    tracing::warn!(
+                        "the plan of {} is not saved to the dashboard: {e}",
+                        entry.key.scenario_id
+                    );
+                    if e.ends_the_batch() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}

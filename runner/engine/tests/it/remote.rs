@@ -1,0 +1,256 @@
+//! The dashboard client against a fake dashboard on loopback: retries, refusals, the spool.
+//! No browser: the runs uploaded here are built by hand.
+
+use std::path::Path;
+
+use time::OffsetDateTime;
+use windup_engine::llm::RetryPolicy;
+use windup_engine::remote::{
+    self, Artifact, Dashboard, DashboardSection, Pushed, RemoteError, RunUpload, Settings,
+};
+use windup_model::{RunReport, Totals};
+use windup_testkit::block_on;
+use windup_testkit::fake_dashboard::{FakeDashboard, closed_port_url};
+
+const TOKEN: &str = "wd-canary-7f3a9c";
+
+fn settings(url: &str) -> Settings {
+    let section = DashboardSection {
+        url: Some(url.to_string()),
+        max_retries: Some(3),
+        timeout_ms: Some(5_000),
+        ..DashboardSection::default()
+    };
+    remote::settings("windup.toml", &section, None, false)
+        .unwrap()
+        .unwrap()
+}
+
+fn client(url: &str, token: &str) -> Dashboard {
+    let token = token.to_string();
+    Dashboard::with_policy(
+        &settings(url),
+        &move |_| Some(token.clone()),
+        RetryPolicy::fast(),
+    )
+    .unwrap()
+}
+
+fn upload(run_id: &str) -> RunUpload {
+    let now = OffsetDateTime::now_utc();
+    RunUpload {
+        report: RunReport {
+            report_version: windup_model::report::REPORT_VERSION.into(),
+            run_id: run_id.into(),
+            started_at: now,
+            finished_at: now,
+            windup_version: "test".into(),
+            base_url: None,
+            git: None,
+            ci: None,
+            totals: Totals::default(),
+            scenarios: Vec::new(),
+        },
+        ledger: Vec::new(),
+        pull_request: None,
+    }
+}
+
+fn run_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+fn posts(fake: &FakeDashboard) -> usize {
+    fake.requests_to("POST", "/api/v1/runs").len()
+}
+
+#[test]
+fn transient_failures_are_retried_and_other_4xx_are_not() {
+    let fake = FakeDashboard::start(TOKEN);
+    let d = client(&fake.url(), TOKEN);
+    let dir = tempfile::tempdir().unwrap();
+    fake.fail_next(503, &[]);
+    fake.fail_next(429, &[("retry-after", "0")]);
+    let id = run_id();
+    let created = block_on(d.upload(dir.path(), &upload(&id), &[])).unwrap();
+    assert!(created.created);
+    assert_eq!(created.run_id, id);
+    assert_eq!(posts(&fake), 3, "503, 429, then 201");
+    let again = block_on(d.upload(dir.path(), &upload(&id), &[])).unwrap();
+    assert!(!again.created, "idempotent on run_id");
+    assert_eq!(fake.runs().len(), 1);
+
+    fake.fail_next(422, &[]);
+    let err = block_on(d.upload(dir.path(), &upload(&run_id()), &[])).unwrap_err();
+    assert!(
+        matches!(err, RemoteError::Rejected { status: 422, .. }),
+        "{err}"
+    );
+    assert_eq!(posts(&fake), 5, "a 422 is not retried");
+
+    for _ in 0..4 {
+        fake.fail_next(502, &[]);
+    }
+    let err = block_on(d.upload(dir.path(), &upload(&run_id()), &[])).unwrap_err();
+    assert!(err.is_outage(), "{err}");
+    assert!(err.to_string().contains("4 attempt(s)"), "{err}");
+    assert_eq!(posts(&fake), 9, "the first attempt and 3 retries");
+}
+
+#[test]
+fn a_long_retry_after_gives_up_at_once() {
+    let fake = FakeDashboard::start(TOKEN);
+    let d = client(&fake.url(), TOKEN);
+    fake.fail_next(429, &[("retry-after", "3600")]);
+    let dir = tempfile::tempdir().unwrap();
+    let err = block_on(d.upload(dir.path(), &upload(&run_id()), &[])).unwrap_err();
+    assert!(err.to_string().contains("3600 s"), "{err}");
+    assert_eq!(posts(&fake), 1);
+}
+
+#[test]
+fn a_refused_token_is_not_retried_and_never_repeated() {
+    let fake = FakeDashboard::start(TOKEN);
+    // The fake's 401 echoes the token it was shown, as a careless server might.
+    let wrong = "wd-wrong-canary-55e1";
+    let d = client(&fake.url(), wrong);
+    let dir = tempfile::tempdir().unwrap();
+    let err = block_on(d.upload(dir.path(), &upload(&run_id()), &[])).unwrap_err();
+    assert!(
+        matches!(err, RemoteError::Rejected { status: 401, .. }),
+        "{err}"
+    );
+    let shown = format!("{err} {err:?} {d:?}");
+    assert!(!shown.contains(wrong), "{shown}");
+    assert!(shown.contains("[redacted]"), "the echo was masked: {shown}");
+    assert_eq!(fake.requests().len(), 1);
+    assert_eq!(
+        fake.requests()[0].header("authorization"),
+        Some(format!("Bearer {wrong}").as_str())
+    );
+}
+
+fn write_png(root: &Path, run_id: &str, name: &str) -> Artifact {
+    let path = format!("{}/{run_id}/{name}", windup_engine::runner::RUNS_DIR);
+    let file = root.join(&path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, b"\x89PNG\r\n\x1a\nfake").unwrap();
+    Artifact {
+        file_name: name.into(),
+        path,
+    }
+}
+
+#[test]
+fn an_unreachable_dashboard_spools_and_a_flush_delivers_each_run_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let down = client(&closed_port_url(), TOKEN);
+    let (first, second) = (run_id(), run_id());
+    for id in [&first, &second] {
+        let art = write_png(root, id, "login.png");
+        let pushed = block_on(remote::push(root, Ok(&down), upload(id), vec![art])).unwrap();
+        let Pushed::Spooled { path, error } = pushed else {
+            panic!("delivered to a closed port?");
+        };
+        assert_eq!(path, remote::spool_path(root, id));
+        assert!(error.contains("could not be reached"), "{error}");
+        assert!(!error.contains(TOKEN));
+        let spooled: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(spooled["upload"]["report"]["run_id"], id.as_str());
+        assert_eq!(
+            spooled["artifacts"][0]["path"],
+            format!("e2e/.windup/runs/{id}/login.png")
+        );
+    }
+    assert_eq!(remote::spooled(root).len(), 2);
+    // A client that could not be made (no token) spools too: nothing is lost.
+    let third = run_id();
+    let missing = RemoteError::MissingToken {
+        env: "WINDUP_DASHBOARD_TOKEN".into(),
+    };
+    let pushed = block_on(remote::push(root, Err(&missing), upload(&third), vec![])).unwrap();
+    assert!(matches!(pushed, Pushed::Spooled { .. }));
+
+    let fake = FakeDashboard::start(TOKEN);
+    let up = client(&fake.url(), TOKEN);
+    fake.fail_next(503, &[]);
+    let flushed = block_on(remote::flush_spool(root, &up));
+    assert_eq!(
+        flushed.delivered,
+        vec![first.clone(), second.clone(), third]
+    );
+    assert!(flushed.waiting.is_empty(), "{:?}", flushed.waiting);
+    assert!(
+        remote::spooled(root).is_empty(),
+        "delivered files are removed"
+    );
+    assert_eq!(fake.runs().len(), 3);
+    assert_eq!(
+        fake.artifact(&second, "login.png").unwrap(),
+        b"\x89PNG\r\n\x1a\nfake"
+    );
+    let put = &fake.requests_to("PUT", &format!("/api/v1/runs/{first}/artifacts/"))[0];
+    assert_eq!(put.header("content-type"), Some("image/png"));
+    let flushed = block_on(remote::flush_spool(root, &up));
+    assert!(flushed.delivered.is_empty() && flushed.waiting.is_empty());
+    assert_eq!(fake.runs().len(), 3, "no duplicates");
+}
+
+#[test]
+fn a_flush_stops_at_an_outage_or_a_refused_token_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let down = client(&closed_port_url(), TOKEN);
+    for _ in 0..3 {
+        block_on(remote::push(root, Ok(&down), upload(&run_id()), vec![])).unwrap();
+    }
+    let flushed = block_on(remote::flush_spool(root, &down));
+    assert!(flushed.delivered.is_empty());
+    assert_eq!(flushed.waiting.len(), 3);
+    assert_eq!(remote::spooled(root).len(), 3);
+    // A refused token would be refused for every file: one request, all kept.
+    let fake = FakeDashboard::start(TOKEN);
+    let refused = client(&fake.url(), "wd-revoked-token");
+    let flushed = block_on(remote::flush_spool(root, &refused));
+    assert_eq!(flushed.waiting.len(), 3);
+    assert!(
+        flushed.waiting[0].1.contains("HTTP 401"),
+        "{:?}",
+        flushed.waiting
+    );
+    assert_eq!(fake.requests().len(), 1);
+    assert_eq!(remote::spooled(root).len(), 3);
+}
+
+#[test]
+fn artifacts_are_the_report_screenshots_of_its_own_run() {
+    let mut u = upload(&run_id());
+    let id = u.report.run_id.clone();
+    let result = |shot: &str| {
+        let mut r: windup_model::ScenarioResult = serde_json::from_value(serde_json::json!({
+            "scenario_id": "s", "status": "failed", "cache": "hit", "llm_calls": 0,
+            "cost_micro_usd": 0, "duration_ms": 1, "actions": []
+        }))
+        .unwrap();
+        r.evidence = Some(windup_model::Evidence {
+            screenshot: Some(shot.to_string()),
+            ..Default::default()
+        });
+        r
+    };
+    u.report.scenarios = vec![
+        result(&format!("e2e/.windup/runs/{id}/a.png")),
+        result("e2e/.windup/runs/other-run/b.png"),
+        result(&format!("e2e/.windup/runs/{id}/../../../etc/passwd")),
+    ];
+    let got = remote::artifacts(&u.report);
+    assert_eq!(
+        got,
+        vec![Artifact {
+            file_name: "a.png".into(),
+            path: format!("e2e/.windup/runs/{id}/a.png"),
+        }]
+    );
+}

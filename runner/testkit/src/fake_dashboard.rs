@@ -1,0 +1,426 @@
+//! A fake team dashboard: a real HTTP/1.1 server on 127.0.0.1 speaking the runner's side of
+//! API v1, recording every request, with scripted failures ahead of the contract.
+//!
+//! - `POST /api/v1/runs` stores the body by `report.run_id`: 201 `created: true` the first time,
+//!   200 `created: false` after (idempotent).
+//! - `PUT /api/v1/runs/{id}/artifacts/{name}` stores a PNG (415 without `content-type:
+//!   image/png`, 404 for an unknown run).
+//! - `GET /api/v1/cache/{id}?branch=B` answers the entry stored for the branch, else for the
+//!   default branch `main`, else 404. It does not filter on `scenario_sha` or `start_url`, so
+//!   tests can check that the runner does.
+//! - `PUT /api/v1/cache/{id}?branch=B` stores the entry (403 for a branch made read-only).
+//!
+//! A wrong or missing `Authorization: Bearer` token gets 401, and the 401's message echoes what
+//! was presented, as a careless server might, so tests can check the runner never repeats it.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::AbortHandle;
+
+use crate::RUNTIME;
+
+/// The branch a cache read falls back to.
+pub const DEFAULT_BRANCH: &str = "main";
+
+/// One request as the fake received it. Header names are lower-case; the path is decoded.
+#[derive(Debug, Clone)]
+pub struct DashRequest {
+    pub method: String,
+    /// Percent-decoded, without the query.
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl DashRequest {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!("the body of {} {} is not JSON: {e}", self.method, self.path)
+        })
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn query(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct Scripted {
+    status: u16,
+    headers: Vec<(String, String)>,
+}
+
+#[derive(Default)]
+struct State {
+    token: String,
+    base: String,
+    script: VecDeque<Scripted>,
+    requests: Vec<DashRequest>,
+    runs: BTreeMap<String, Value>,
+    artifacts: BTreeMap<(String, String), Vec<u8>>,
+    /// (scenario id, branch) → (updated_at, entry).
+    cache: BTreeMap<(String, String), (String, Value)>,
+    read_only: Vec<String>,
+    connections: Vec<AbortHandle>,
+}
+
+/// The fake dashboard. Dropping it stops the server and closes its connections.
+pub struct FakeDashboard {
+    addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+    accept: AbortHandle,
+}
+
+impl Drop for FakeDashboard {
+    fn drop(&mut self) {
+        self.accept.abort();
+        for c in self.state.lock().unwrap().connections.drain(..) {
+            c.abort();
+        }
+    }
+}
+
+impl FakeDashboard {
+    /// Starts on a random loopback port, accepting `token`.
+    pub fn start(token: &str) -> FakeDashboard {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        listener.set_nonblocking(true).expect("non-blocking");
+        let addr = listener.local_addr().expect("local addr");
+        let state = Arc::new(Mutex::new(State {
+            token: token.to_string(),
+            base: format!("http://{addr}/"),
+            ..State::default()
+        }));
+        let shared = state.clone();
+        let accept = RUNTIME
+            .spawn(async move {
+                let listener = TcpListener::from_std(listener).expect("tokio listener");
+                while let Ok((stream, _)) = listener.accept().await {
+                    let state = shared.clone();
+                    let task = tokio::spawn(async move {
+                        let _ = serve(stream, &state).await;
+                    });
+                    shared.lock().unwrap().connections.push(task.abort_handle());
+                }
+            })
+            .abort_handle();
+        FakeDashboard {
+            addr,
+            state,
+            accept,
+        }
+    }
+
+    /// `http://127.0.0.1:PORT/`.
+    pub fn url(&self) -> String {
+        format!("http://{}/", self.addr)
+    }
+
+    /// Answers the next request with `status` (and these headers, such as `Retry-After`)
+    /// instead of the contract; queued answers go first, in order.
+    pub fn fail_next(&self, status: u16, headers: &[(&str, &str)]) {
+        self.state.lock().unwrap().script.push_back(Scripted {
+            status,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+        });
+    }
+
+    /// Every request received, in order.
+    pub fn requests(&self) -> Vec<DashRequest> {
+        self.state.lock().unwrap().requests.clone()
+    }
+
+    /// Requests with this method whose path starts with `prefix`.
+    pub fn requests_to(&self, method: &str, prefix: &str) -> Vec<DashRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method == method && r.path.starts_with(prefix))
+            .collect()
+    }
+
+    /// The stored run uploads (bodies of `POST /api/v1/runs`), by run id.
+    pub fn runs(&self) -> BTreeMap<String, Value> {
+        self.state.lock().unwrap().runs.clone()
+    }
+
+    pub fn artifact(&self, run_id: &str, name: &str) -> Option<Vec<u8>> {
+        self.state
+            .lock()
+            .unwrap()
+            .artifacts
+            .get(&(run_id.to_string(), name.to_string()))
+            .cloned()
+    }
+
+    /// Stores a cache entry as if a run on `branch` had saved it at `updated_at` (RFC 3339).
+    pub fn set_plan(&self, branch: &str, updated_at: &str, entry: Value) {
+        let id = entry["key"]["scenario_id"]
+            .as_str()
+            .expect("entry.key.scenario_id")
+            .to_string();
+        self.state
+            .lock()
+            .unwrap()
+            .cache
+            .insert((id, branch.to_string()), (updated_at.to_string(), entry));
+    }
+
+    /// The entry stored for a scenario on exactly this branch.
+    pub fn plan(&self, scenario_id: &str, branch: &str) -> Option<Value> {
+        self.state
+            .lock()
+            .unwrap()
+            .cache
+            .get(&(scenario_id.to_string(), branch.to_string()))
+            .map(|(_, e)| e.clone())
+    }
+
+    /// Cache writes to this branch get 403.
+    pub fn read_only(&self, branch: &str) {
+        self.state
+            .lock()
+            .unwrap()
+            .read_only
+            .push(branch.to_string());
+    }
+}
+
+/// A loopback address where nothing listens: a dashboard that is down.
+pub fn closed_port_url() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = l.local_addr().expect("addr");
+    drop(l);
+    format!("http://{addr}/")
+}
+
+async fn read_request(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<DashRequest>> {
+    let mut chunk = [0u8; 16384];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next().unwrap_or_default().split_whitespace();
+    let method = first.next().unwrap_or("GET").to_string();
+    let target = first.next().unwrap_or("/").to_string();
+    let (raw_path, raw_query) = target.split_once('?').unwrap_or((&target, ""));
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = buf[head_end..head_end + length].to_vec();
+    buf.drain(..head_end + length);
+    Ok(Some(DashRequest {
+        method,
+        path: raw_path.to_string(),
+        query: url::form_urlencoded::parse(raw_query.as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect(),
+        headers,
+        body,
+    }))
+}
+
+fn error(status: u16, code: &str, message: &str) -> (u16, Vec<(String, String)>, String) {
+    (
+        status,
+        Vec::new(),
+        json!({"error": {"code": code, "message": message}}).to_string(),
+    )
+}
+
+fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs() as i64;
+    // Days to civil date (Howard Hinnant's algorithm), for a UTC timestamp without a time crate.
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// The contract, for one request.
+fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String) {
+    let expected = format!("Bearer {}", s.token);
+    match r.header("authorization") {
+        Some(a) if a == expected => {}
+        presented => {
+            return error(
+                401,
+                "unauthorized",
+                &format!("token not accepted: {}", presented.unwrap_or("(none)")),
+            );
+        }
+    }
+    let segments: Vec<String> = r
+        .path
+        .trim_start_matches('/')
+        .split('/')
+        .map(crate::percent_decode)
+        .collect();
+    let seg: Vec<&str> = segments.iter().map(String::as_str).collect();
+    match (r.method.as_str(), seg.as_slice()) {
+        ("POST", ["api", "v1", "runs"]) => {
+            let body: Value = match serde_json::from_slice(&r.body) {
+                Ok(v) => v,
+                Err(e) => return error(400, "bad_request", &format!("not JSON: {e}")),
+            };
+            let Some(run_id) = body["report"]["run_id"].as_str().map(str::to_string) else {
+                return error(422, "invalid", "report.run_id is missing");
+            };
+            if !body["ledger"].is_array() || body.get("pull_request").is_none() {
+                return error(422, "invalid", "ledger and pull_request are required");
+            }
+            let created = !s.runs.contains_key(&run_id);
+            s.runs.entry(run_id.clone()).or_insert(body);
+            let url = format!("{}runs/{run_id}", s.base);
+            (
+                if created { 201 } else { 200 },
+                Vec::new(),
+                json!({"run_id": run_id, "url": url, "created": created}).to_string(),
+            )
+        }
+        ("PUT", ["api", "v1", "runs", run_id, "artifacts", name]) => {
+            if r.header("content-type") != Some("image/png") {
+                return error(
+                    415,
+                    "unsupported_media_type",
+                    "send content-type: image/png",
+                );
+            }
+            if !s.runs.contains_key(*run_id) {
+                return error(404, "not_found", "no such run");
+            }
+            s.artifacts
+                .insert((run_id.to_string(), name.to_string()), r.body.clone());
+            (201, Vec::new(), "{}".into())
+        }
+        ("GET", ["api", "v1", "cache", id]) => {
+            let branch = r.query("branch").unwrap_or(DEFAULT_BRANCH);
+            let found = s
+                .cache
+                .get(&(id.to_string(), branch.to_string()))
+                .map(|e| (branch, e))
+                .or_else(|| {
+                    s.cache
+                        .get(&(id.to_string(), DEFAULT_BRANCH.to_string()))
+                        .map(|e| (DEFAULT_BRANCH, e))
+                });
+            match found {
+                Some((b, (updated_at, entry))) => (
+                    200,
+                    Vec::new(),
+                    json!({"branch": b, "updated_at": updated_at, "entry": entry}).to_string(),
+                ),
+                None => error(404, "not_found", "no plan for this scenario"),
+            }
+        }
+        ("PUT", ["api", "v1", "cache", id]) => {
+            let Some(branch) = r.query("branch").map(str::to_string) else {
+                return error(400, "bad_request", "branch is required");
+            };
+            if s.read_only.contains(&branch) {
+                return error(403, "forbidden", "this token may not write that branch");
+            }
+            let entry: Value = match serde_json::from_slice(&r.body) {
+                Ok(v) => v,
+                Err(e) => return error(400, "bad_request", &format!("not JSON: {e}")),
+            };
+            if entry["key"]["scenario_id"] != *id {
+                return error(422, "invalid", "the entry is for another scenario");
+            }
+            let created = !s.cache.contains_key(&(id.to_string(), branch.clone()));
+            s.cache
+                .insert((id.to_string(), branch), (now_rfc3339(), entry));
+            (if created { 201 } else { 200 }, Vec::new(), "{}".into())
+        }
+        _ => error(
+            404,
+            "not_found",
+            &format!("no route {} {}", r.method, r.path),
+        ),
+    }
+}
+
+async fn serve(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+    let mut buf = Vec::new();
+    while let Some(request) = read_request(&mut stream, &mut buf).await? {
+        let (status, headers, body) = {
+            let mut s = state.lock().unwrap();
+            s.requests.push(request.clone());
+            match s.script.pop_front() {
+                Some(f) => {
+                    let (_, _, body) = error(f.status, "scripted", "scripted failure");
+                    (f.status, f.headers, body)
+                }
+                None => answer(&mut s, &request),
+            }
+        };
+        let mut head = format!(
+            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
+            body.len()
+        );
+        for (n, v) in headers {
+            head.push_str(&format!("{n}: {v}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.flush().await?;
+    }
+    Ok(())
+}
