@@ -7,13 +7,12 @@ mod output;
 mod push;
 mod validate;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode as ProcessExit;
 
-use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use windup_engine::config::{Config, Overrides};
-use windup_engine::reporters::ReportSpec;
+use windup_engine::reporters::{self, ReportSpec};
 use windup_engine::runner::{RunError, Runner, Selection, parse_shard};
 use windup_model::validate::plan_from_json;
 use windup_model::{ExitCode, Problems, RunReport};
@@ -188,9 +187,7 @@ fn main() -> ProcessExit {
                 failed: selection.failed,
                 shard,
                 retries: selection.retries,
-                jobs: selection.jobs.unwrap_or_else(|| {
-                    std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
-                }),
+                jobs: selection.jobs.unwrap_or_else(Selection::default_jobs),
             };
             let root = common.root.clone();
             let ran = std::cell::RefCell::new(None);
@@ -255,36 +252,17 @@ fn load_config(
         require_cached: planning.require_cached,
         suggest: planning.suggest,
     };
-    let mut problems = Vec::new();
     let config = Config::load(&common.root, &overrides).map_err(Problems::from);
-    let mut reports = Vec::new();
     // windup.toml's reports (paths relative to the project root), then the flags'.
-    if let Ok(c) = &config {
-        for (i, raw) in c.file.reports.iter().enumerate() {
-            match ReportSpec::parse(raw) {
-                Ok(mut r) => {
-                    r.path = c.root.join(&r.path);
-                    reports.push(r);
-                }
-                Err(e) => problems.push(windup_model::InputError {
-                    file: c.root.join("windup.toml").display().to_string(),
-                    field: format!("reports[{i}]"),
-                    ..e
-                }),
-            }
-        }
-    }
-    for raw in &common.reports {
-        match ReportSpec::parse(raw) {
-            Ok(r) => reports.push(r),
-            Err(e) => problems.push(e),
-        }
-    }
-    match config {
-        Ok(c) if problems.is_empty() => Ok((c, reports)),
-        Ok(_) => Err(Problems(problems)),
-        Err(mut p) => {
-            p.0.extend(problems);
+    let reports = match &config {
+        Ok(c) => reporters::configured(&c.file.reports, &c.root, &common.reports),
+        Err(_) => reporters::configured(&[], &common.root, &common.reports),
+    };
+    match (config, reports) {
+        (Ok(c), Ok(r)) => Ok((c, r)),
+        (Ok(_), Err(problems)) => Err(Problems(problems)),
+        (Err(mut p), reports) => {
+            p.0.extend(reports.err().unwrap_or_default());
             Err(p)
         }
     }
@@ -315,15 +293,11 @@ where
                 *ran.borrow_mut() = Some(report.run_id.clone());
             }
             terminal.summary(&report);
-            if let Err(e) = write_reports(reports, &report, &root) {
-                eprintln!("error: {e:#}");
+            if let Err(e) = reporters::write_all(reports, &report, &root) {
+                eprintln!("error: {e}");
                 return ExitCode::Infrastructure;
             }
-            if report.totals.failed > 0 {
-                ExitCode::ScenarioFailed
-            } else {
-                ExitCode::Success
-            }
+            ExitCode::of_run(&report.totals)
         },
     )
 }
@@ -404,14 +378,6 @@ where
             }
         }
     })
-}
-
-fn write_reports(reports: &[ReportSpec], report: &RunReport, root: &Path) -> anyhow::Result<()> {
-    for spec in reports {
-        spec.write(report, root)
-            .with_context(|| format!("cannot write the report {}", spec.path.display()))?;
-    }
-    Ok(())
 }
 
 fn replay(path: PathBuf, save: bool, common: Common) -> ExitCode {

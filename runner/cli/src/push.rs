@@ -145,28 +145,22 @@ pub fn after_run(root: &Path, dashboard_args: &DashboardArgs, run_id: &str) {
     if !settings.push {
         return;
     }
-    let (upload, artifacts) = match remote::load_run(&root, Some(run_id), &env) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!(
-                "warning: the run is not uploaded to the dashboard: {}: {}",
-                e.file, e.problem
-            );
-            return;
-        }
-    };
     let Some(rt) = runtime() else {
         return;
     };
-    rt.block_on(async {
-        let client = Dashboard::new(&settings, &env);
-        let pushed = remote::push(&root, client.as_ref(), upload, artifacts).await;
-        if report(&root, pushed)
-            && let Ok(d) = &client
-        {
-            flush(&root, d).await;
+    match rt.block_on(remote::push_run(&root, &settings, run_id, &env)) {
+        Err(e) => eprintln!(
+            "warning: the run is not uploaded to the dashboard: {}: {}",
+            e.file, e.problem
+        ),
+        Ok(after) => {
+            if report(&root, after.pushed)
+                && let Some(flushed) = after.flushed
+            {
+                print_flushed(&root, &flushed);
+            }
         }
-    });
+    }
 }
 
 /// Prints how an upload ended; true when the dashboard has the run.
@@ -202,6 +196,15 @@ fn report(root: &Path, pushed: std::io::Result<Pushed>) -> bool {
 /// Sends the spool; 0 when it is empty afterwards, else 3.
 async fn flush(root: &Path, dashboard: &Dashboard) -> ExitCode {
     let flushed = remote::flush_spool(root, dashboard).await;
+    if print_flushed(root, &flushed) {
+        ExitCode::Success
+    } else {
+        ExitCode::Infrastructure
+    }
+}
+
+/// Prints what a spool flush did; true when nothing is left waiting.
+fn print_flushed(root: &Path, flushed: &remote::Flushed) -> bool {
     if !flushed.delivered.is_empty() {
         eprintln!(
             "sent {} spooled run(s) to the dashboard: {}",
@@ -215,9 +218,5 @@ async fn flush(root: &Path, dashboard: &Dashboard) -> ExitCode {
             windup_engine::project::display(root, path)
         );
     }
-    if flushed.waiting.is_empty() {
-        ExitCode::Success
-    } else {
-        ExitCode::Infrastructure
-    }
+    flushed.waiting.is_empty()
 }

@@ -806,6 +806,33 @@ pub async fn push(
     Ok(Pushed::Spooled { path, error })
 }
 
+/// What the upload after a run did, for the caller to tell its way.
+#[derive(Debug)]
+pub struct AfterRun {
+    pub pushed: std::io::Result<Pushed>,
+    /// The spool, sent once the dashboard took this run.
+    pub flushed: Option<Flushed>,
+}
+
+/// The upload after a run, as `windup run` and the GitHub Action do it: the run kept in
+/// `e2e/.windup/runs/<run_id>/`, then every spooled upload once the dashboard has it. `Err`:
+/// the run's files could not be read, so there is nothing to upload.
+pub async fn push_run(
+    root: &Path,
+    settings: &Settings,
+    run_id: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<AfterRun, InputError> {
+    let (upload, artifacts) = load_run(root, Some(run_id), env)?;
+    let client = Dashboard::new(settings, env);
+    let pushed = push(root, client.as_ref(), upload, artifacts).await;
+    let flushed = match (&pushed, &client) {
+        (Ok(Pushed::Delivered(_)), Ok(d)) => Some(flush_spool(root, d).await),
+        _ => None,
+    };
+    Ok(AfterRun { pushed, flushed })
+}
+
 fn remove_spooled(path: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),

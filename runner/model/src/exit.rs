@@ -17,6 +17,15 @@ pub enum ExitCode {
 }
 
 impl ExitCode {
+    /// The verdict of a run that happened: 1 when a scenario failed, else 0.
+    pub fn of_run(totals: &crate::report::Totals) -> ExitCode {
+        if totals.failed > 0 {
+            ExitCode::ScenarioFailed
+        } else {
+            ExitCode::Success
+        }
+    }
+
     pub fn code(self) -> u8 {
         self as u8
     }

@@ -41,6 +41,19 @@ pub enum FailureClass {
 }
 
 impl FailureClass {
+    /// Failures that mean the plan no longer fits the app: a failed replay with one moves its
+    /// plan to `stale/`. A crashed browser, an app that is down or a slow run say nothing about
+    /// the plan, so they keep it.
+    pub fn invalidates_plan(self) -> bool {
+        matches!(
+            self,
+            FailureClass::SelectorNotFound
+                | FailureClass::NotActionable
+                | FailureClass::PostconditionFailed
+                | FailureClass::PlanInvalid
+        )
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FailureClass::SelectorNotFound => "selector_not_found",

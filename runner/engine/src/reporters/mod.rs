@@ -76,6 +76,61 @@ impl ReportSpec {
     }
 }
 
+/// A report that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the report {}: {source}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
+
+/// The reports a run writes: windup.toml's `reports` (paths relative to the project root
+/// `root`), then `extra` (`FORMAT=PATH` from the command line or the Action, paths as given).
+/// Every bad entry is named; a windup.toml entry by its index.
+pub fn configured(
+    file_reports: &[String],
+    root: &Path,
+    extra: &[String],
+) -> Result<Vec<ReportSpec>, Vec<InputError>> {
+    let mut reports = Vec::new();
+    let mut problems = Vec::new();
+    for (i, raw) in file_reports.iter().enumerate() {
+        match ReportSpec::parse(raw) {
+            Ok(mut r) => {
+                r.path = root.join(&r.path);
+                reports.push(r);
+            }
+            Err(e) => problems.push(InputError {
+                file: root.join(crate::config::CONFIG_FILE).display().to_string(),
+                field: format!("reports[{i}]"),
+                ..e
+            }),
+        }
+    }
+    for raw in extra {
+        match ReportSpec::parse(raw) {
+            Ok(r) => reports.push(r),
+            Err(e) => problems.push(e),
+        }
+    }
+    if problems.is_empty() {
+        Ok(reports)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Writes every report of a run, stopping at the first that cannot be written.
+pub fn write_all(specs: &[ReportSpec], report: &RunReport, root: &Path) -> Result<(), WriteError> {
+    for spec in specs {
+        spec.write(report, root).map_err(|source| WriteError {
+            path: spec.path.clone(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
 impl ReportFormat {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -89,8 +144,8 @@ impl ReportFormat {
 /// Dollars as the terminal shows them too.
 pub(crate) use windup_model::money::usd;
 
-/// Milliseconds as `850 ms` or `12.34 s`.
-pub(crate) fn duration(ms: u64) -> String {
+/// Milliseconds as `850 ms` or `12.34 s` (the Action's job summary shows them the same way).
+pub fn duration(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
     } else {

@@ -123,6 +123,13 @@ pub struct Selection {
     pub jobs: u32,
 }
 
+impl Selection {
+    /// Scenarios at once when none is asked for: the number of cores.
+    pub fn default_jobs() -> u32 {
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+    }
+}
+
 /// The last run's verdicts, for `--failed`: run-local, not meant to be committed.
 pub const LAST_RUN_FILE: &str = "e2e/.windup/last-run.json";
 
@@ -294,9 +301,6 @@ impl Runner {
                 )),
             }
         }
-        if let Some((i, n)) = selection.shard {
-            scenarios.retain(|s| shard_of(&s.scenario.id, n) == i - 1);
-        }
         let fragments = match Fragments::load(&root.join(FRAGMENTS_DIR)) {
             Ok(f) => f,
             Err(p) => {
@@ -327,6 +331,11 @@ impl Runner {
                     }
                 }
             }
+        }
+        // The shard splits what the other filters chose, so named scenarios split across a
+        // matrix too (a named scenario of another shard is that shard's, not an error).
+        if let Some((i, n)) = selection.shard {
+            selected.retain(|s| shard_of(&s.scenario.id, n) == i - 1);
         }
         if selected.is_empty()
             && problems.is_empty()
@@ -776,7 +785,11 @@ impl Runner {
                 .keep_setup_state(&self.config.root, scenario, &session)
                 .await;
         }
-        let Some(failure) = execution.failure.clone().filter(|f| invalidates(f.class)) else {
+        let Some(failure) = execution
+            .failure
+            .clone()
+            .filter(|f| f.class.invalidates_plan())
+        else {
             session.close().await;
             return self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
         };
@@ -1163,18 +1176,6 @@ fn retryable(class: FailureClass) -> bool {
 
 /// Run-local files (failure screenshots), one folder per run; not meant to be committed.
 pub const RUNS_DIR: &str = "e2e/.windup/runs";
-
-/// Failures that mean the plan no longer fits the app. A crashed browser, an app that is down
-/// or a slow run say nothing about the plan, so they keep it.
-fn invalidates(class: FailureClass) -> bool {
-    matches!(
-        class,
-        FailureClass::SelectorNotFound
-            | FailureClass::NotActionable
-            | FailureClass::PostconditionFailed
-            | FailureClass::PlanInvalid
-    )
-}
 
 fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
     let (status, class, action, message) = match x.failure {

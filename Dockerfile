@@ -1,0 +1,26 @@
+# The GitHub Action's image: `windup-action` (the entrypoint) and `windup`, with Debian's
+# Chromium and fonts. Built and pushed by .github/workflows/release.yml; action.yml runs it.
+# Nothing is fetched at run time.
+
+FROM rust:1.95-bookworm AS build
+WORKDIR /src
+COPY . .
+RUN cargo build --release --locked -p windup -p windup-action \
+ && install -m 0755 target/release/windup target/release/windup-action /usr/local/bin/
+
+FROM debian:bookworm-slim
+LABEL org.opencontainers.image.title="windup-action" \
+      org.opencontainers.image.description="Windup browser end-to-end tests as a GitHub Action" \
+      org.opencontainers.image.source="https://github.com/windup/windup" \
+      org.opencontainers.image.licenses="Apache-2.0"
+# chromium: the browser the engine drives (its flags, --no-sandbox included, are the engine's);
+# fonts so pages render as people see them; python3 so start-command can serve a static site.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      chromium ca-certificates fonts-liberation fonts-noto-core fonts-noto-color-emoji \
+      python3 \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /usr/local/bin/windup /usr/local/bin/windup-action /usr/local/bin/
+ENV WINDUP_CHROMIUM=/usr/bin/chromium
+# GitHub runs Docker actions as root with the workspace mounted at GITHUB_WORKSPACE: no USER.
+ENTRYPOINT ["/usr/local/bin/windup-action"]

@@ -1,0 +1,94 @@
+//! The sticky PR comment, posted with `GITHUB_TOKEN` when no dashboard posts it: one comment
+//! per pull request, found again by its marker and updated in place.
+
+use octocrab::Octocrab;
+use octocrab::models::CommentId;
+
+use crate::summary::COMMENT_MARKER;
+
+/// What happened to the comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Posted {
+    Created,
+    Updated,
+}
+
+/// Creates the comment, or updates the one an earlier run left. Any failure is returned as a
+/// message for a warning: a comment never changes the verdict.
+pub async fn upsert(
+    api_url: &str,
+    token: &str,
+    repository: &str,
+    number: u64,
+    body: &str,
+) -> Result<Posted, String> {
+    let (owner, repo) = repository
+        .split_once('/')
+        .ok_or_else(|| format!("GITHUB_REPOSITORY `{repository}` is not owner/name"))?;
+    let github = Octocrab::builder()
+        .base_uri(api_url)
+        .map_err(|e| format!("GITHUB_API_URL `{api_url}`: {e}"))?
+        .personal_token(token.to_string())
+        .build()
+        .map_err(|e| format!("cannot set up the GitHub client: {e}"))?;
+    let issues = github.issues(owner, repo);
+    let mut existing: Option<CommentId> = None;
+    let mut page = issues
+        .list_comments(number)
+        .per_page(100)
+        .send()
+        .await
+        .map_err(|e| describe("list the comments", e))?;
+    loop {
+        if let Some(c) = page.items.iter().find(|c| {
+            c.body
+                .as_deref()
+                .is_some_and(|b| b.contains(COMMENT_MARKER))
+        }) {
+            existing = Some(c.id);
+            break;
+        }
+        match github
+            .get_page::<octocrab::models::issues::Comment>(&page.next)
+            .await
+            .map_err(|e| describe("list the comments", e))?
+        {
+            Some(next) => page = next,
+            None => break,
+        }
+    }
+    match existing {
+        Some(id) => {
+            // PATCH, the documented verb (octocrab's update_comment sends POST).
+            let route = format!("/repos/{owner}/{repo}/issues/comments/{id}");
+            let _: octocrab::models::issues::Comment = github
+                .patch(route, Some(&serde_json::json!({ "body": body })))
+                .await
+                .map_err(|e| describe("update the comment", e))?;
+            Ok(Posted::Updated)
+        }
+        None => {
+            issues
+                .create_comment(number, body)
+                .await
+                .map_err(|e| describe("create the comment", e))?;
+            Ok(Posted::Created)
+        }
+    }
+}
+
+fn describe(what: &str, e: octocrab::Error) -> String {
+    match e {
+        octocrab::Error::GitHub { source, .. } => format!(
+            "could not {what}: GitHub answered {} {}{}",
+            source.status_code,
+            source.message,
+            if source.status_code.as_u16() == 403 {
+                " (give the job `permissions: pull-requests: write`)"
+            } else {
+                ""
+            }
+        ),
+        other => format!("could not {what}: {other}"),
+    }
+}

@@ -1,0 +1,232 @@
+//! The GitHub side: the run's context (event, ref, SHA, repository, workflow run), workflow
+//! commands (`::error …::`) with GitHub's escaping, and the `$GITHUB_OUTPUT` and
+//! `$GITHUB_STEP_SUMMARY` files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What the workflow run tells the entrypoint about itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Context {
+    /// `GITHUB_WORKSPACE`: the checked-out repository (the current folder when unset).
+    pub workspace: PathBuf,
+    /// `owner/name`.
+    pub repository: Option<String>,
+    /// `GITHUB_SHA`: for a pull request, the merge commit; `head_sha` is what was pushed.
+    pub sha: Option<String>,
+    /// `GITHUB_REF`, such as `refs/heads/main` or `refs/pull/7/merge`.
+    pub git_ref: Option<String>,
+    /// `GITHUB_RUN_ID`: every job and shard of one workflow run shares it.
+    pub run_id: Option<String>,
+    pub job: Option<String>,
+    pub server_url: String,
+    pub api_url: String,
+    /// `GITHUB_TOKEN` passed to the step's environment, for the PR comment.
+    pub token: Option<String>,
+    pub pull_request: Option<PullRequest>,
+    /// `GITHUB_STEP_SUMMARY`: the job summary file.
+    pub step_summary: Option<PathBuf>,
+    /// `GITHUB_OUTPUT`: the step outputs file.
+    pub output: Option<PathBuf>,
+}
+
+/// From the `pull_request` (or `pull_request_target`) event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullRequest {
+    pub number: u64,
+    pub head_sha: Option<String>,
+    pub head_ref: Option<String>,
+    /// The head branch lives in another repository: the run gets no secrets.
+    pub from_fork: bool,
+}
+
+impl Context {
+    pub fn read(env: &dyn Fn(&str) -> Option<String>) -> Context {
+        let var = |k: &str| env(k).filter(|v| !v.is_empty());
+        let pull_request = var("GITHUB_EVENT_PATH")
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|event| pull_request(&event));
+        Context {
+            workspace: var("GITHUB_WORKSPACE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(".")),
+            repository: var("GITHUB_REPOSITORY"),
+            sha: var("GITHUB_SHA"),
+            git_ref: var("GITHUB_REF"),
+            run_id: var("GITHUB_RUN_ID"),
+            job: var("GITHUB_JOB"),
+            server_url: var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into()),
+            api_url: var("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
+            token: var("GITHUB_TOKEN"),
+            pull_request,
+            step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            output: var("GITHUB_OUTPUT").map(PathBuf::from),
+        }
+    }
+
+    /// The commit the run tested: a pull request's head, else `GITHUB_SHA`.
+    pub fn commit(&self) -> Option<&str> {
+        self.pull_request
+            .as_ref()
+            .and_then(|p| p.head_sha.as_deref())
+            .or(self.sha.as_deref())
+    }
+
+    /// The branch: a pull request's head branch, else the branch of `GITHUB_REF`.
+    pub fn branch(&self) -> Option<&str> {
+        self.pull_request
+            .as_ref()
+            .and_then(|p| p.head_ref.as_deref())
+            .or_else(|| self.git_ref.as_deref()?.strip_prefix("refs/heads/"))
+    }
+
+    /// A link to this workflow run.
+    pub fn run_url(&self) -> Option<String> {
+        Some(format!(
+            "{}/{}/actions/runs/{}",
+            self.server_url,
+            self.repository.as_deref()?,
+            self.run_id.as_deref()?
+        ))
+    }
+}
+
+fn pull_request(event: &serde_json::Value) -> Option<PullRequest> {
+    let pr = event.get("pull_request")?;
+    let full_name = |side: &str| {
+        pr.pointer(&format!("/{side}/repo/full_name"))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    let (head_repo, base_repo) = (full_name("head"), full_name("base"));
+    Some(PullRequest {
+        number: pr.get("number").or_else(|| event.get("number"))?.as_u64()?,
+        head_sha: pr
+            .pointer("/head/sha")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        head_ref: pr
+            .pointer("/head/ref")
+            .and_then(|v| v.as_str())
+            .map(str::to_string),
+        from_fork: head_repo.is_some() && head_repo != base_repo,
+    })
+}
+
+/// A workflow command's message (`::error::MESSAGE`): `%`, `\r` and `\n` escaped.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value (`file=VALUE`): also `:` and `,`.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// `::error file=…,title=…::message`, to print on stdout.
+pub fn error_command(file: Option<&str>, title: &str, message: &str) -> String {
+    command("error", file, title, message)
+}
+
+/// `::warning title=…::message`.
+pub fn warning_command(title: &str, message: &str) -> String {
+    command("warning", None, title, message)
+}
+
+fn command(kind: &str, file: Option<&str>, title: &str, message: &str) -> String {
+    let mut props = Vec::new();
+    if let Some(f) = file {
+        props.push(format!("file={}", escape_property(f)));
+    }
+    props.push(format!("title={}", escape_property(title)));
+    format!("::{kind} {}::{}", props.join(","), escape_data(message))
+}
+
+/// Appends `name=value` pairs to `$GITHUB_OUTPUT` in the multi-line form
+/// (`name<<DELIMITER`), with a delimiter no value contains.
+pub fn write_outputs(path: &Path, outputs: &[(&str, String)]) -> std::io::Result<()> {
+    let mut text = String::new();
+    for (name, value) in outputs {
+        let delimiter = loop {
+            let d = format!("windup_{:016x}", fastrand::u64(..));
+            if !value.contains(&d) {
+                break d;
+            }
+        };
+        text.push_str(&format!("{name}<<{delimiter}\n{value}\n{delimiter}\n"));
+    }
+    append(path, &text)
+}
+
+/// Appends to a file GitHub gave the step (`$GITHUB_OUTPUT`, `$GITHUB_STEP_SUMMARY`); other
+/// steps append to them too, so they are never replaced.
+pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
+    file.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn commands_escape_by_github_rules() {
+        assert_eq!(
+            error_command(
+                Some("e2e/scenarios/a,b:c.yaml"),
+                "selector_not_found",
+                "100% gone\r\nline two"
+            ),
+            "::error file=e2e/scenarios/a%2Cb%3Ac.yaml,title=selector_not_found::100%25 gone%0D%0Aline two"
+        );
+        assert_eq!(
+            warning_command("dashboard", "down: a, b"),
+            "::warning title=dashboard::down: a, b"
+        );
+    }
+
+    #[test]
+    fn outputs_are_multiline_safe() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out");
+        std::fs::write(&path, "earlier=1\n").unwrap();
+        write_outputs(&path, &[("a", "1".into()), ("b", "x\ny".into())]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("earlier=1\na<<windup_"), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[2], "1");
+        assert_eq!(lines[3], lines[1].trim_start_matches("a<<"));
+        assert_eq!(&lines[5..7], ["x", "y"]);
+    }
+
+    #[test]
+    fn a_pull_request_event_gives_number_head_and_fork() {
+        let event = json!({
+            "number": 7,
+            "pull_request": {
+                "number": 7,
+                "head": {"sha": "abc", "ref": "feature", "repo": {"full_name": "someone/app"}},
+                "base": {"sha": "def", "ref": "main", "repo": {"full_name": "acme/app"}}
+            }
+        });
+        let pr = pull_request(&event).unwrap();
+        assert_eq!(pr.number, 7);
+        assert_eq!(pr.head_sha.as_deref(), Some("abc"));
+        assert!(pr.from_fork);
+        assert!(pull_request(&json!({"ref": "refs/heads/main"})).is_none());
+        let ctx = Context {
+            git_ref: Some("refs/heads/main".into()),
+            sha: Some("123".into()),
+            ..Context::default()
+        };
+        assert_eq!(ctx.branch(), Some("main"));
+        assert_eq!(ctx.commit(), Some("123"));
+    }
+}

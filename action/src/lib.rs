@@ -1,0 +1,556 @@
+//! The GitHub Action's entrypoint as a library: the Action's inputs and the GitHub context
+//! become a `windup run` through the engine (the same `Config`, `Runner` and reporters as the
+//! CLI); then the job summary, annotations, step outputs, the PR comment and the dashboard.
+//! The exit code is the runner's; nothing on the side (comment, dashboard) changes it.
+
+pub mod app;
+pub mod comment;
+pub mod dashboard;
+pub mod github;
+pub mod inputs;
+pub mod summary;
+
+use std::path::{Path, PathBuf};
+
+use windup_engine::config::{Config, Overrides};
+use windup_engine::events::{Event, EventSink};
+use windup_engine::reporters::{self, ReportFormat, ReportSpec};
+use windup_engine::runner::{RunError, Runner, Selection};
+use windup_model::{
+    CacheOutcome, CiInfo, ExitCode, GitInfo, InputError, Problems, RunReport, ScenarioStatus,
+};
+
+use crate::github::{Context, error_command, warning_command};
+use crate::inputs::{BadInput, Inputs};
+use crate::summary::Notes;
+
+/// Reads the environment through `env` (the process's in production, a map in unit tests).
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// The whole Action: inputs, run, outputs. Prints the log and workflow commands on stdout.
+pub fn run(env: Env<'_>) -> ExitCode {
+    let inputs = match Inputs::read(env) {
+        Ok(i) => i,
+        Err(bad) => return bad_inputs(&bad),
+    };
+    let ctx = Context::read(env);
+    let root = ctx.workspace.join(&inputs.working_directory);
+    if !root.is_dir() {
+        return bad_inputs(&[BadInput::new(
+            "working-directory",
+            format!("`{}` is not a folder of the workspace", root.display()),
+            "check out the repository first (actions/checkout) and give the folder that holds windup.toml and e2e/",
+        )]);
+    }
+    let prepared = match prepare(env, &inputs, &ctx, &root) {
+        Ok(p) => p,
+        Err(Stop::Bad(bad)) => return bad_inputs(&bad),
+        Err(Stop::Problems(p)) => return problems(&p, &ctx.workspace),
+    };
+    let app = match &inputs.start_command {
+        Some(command) => {
+            let wait_for = inputs
+                .wait_for
+                .as_ref()
+                .expect("checked with start-command");
+            println!("Starting the app: {command} (waiting for {wait_for})");
+            match app::App::start(command, &root, wait_for) {
+                Ok(app) => Some(app),
+                Err(e) => {
+                    println!(
+                        "{}",
+                        error_command(None, "windup: the app did not start", &e.to_string())
+                    );
+                    return ExitCode::Infrastructure;
+                }
+            }
+        }
+        None => None,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            println!(
+                "{}",
+                error_command(
+                    None,
+                    "windup",
+                    &format!("cannot start the async runtime: {e}")
+                )
+            );
+            return ExitCode::Infrastructure;
+        }
+    };
+    let code = runtime.block_on(run_and_report(&inputs, &ctx, &root, prepared));
+    if let Some(app) = app {
+        app.stop();
+    }
+    code
+}
+
+/// Everything checked and resolved before anything starts.
+struct Prepared {
+    config: Config,
+    selection: Selection,
+    reports: Vec<ReportSpec>,
+    notes: Notes,
+    dashboard: Option<windup_engine::remote::Settings>,
+}
+
+enum Stop {
+    Bad(Vec<BadInput>),
+    Problems(Problems),
+}
+
+fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<Prepared, Stop> {
+    let overrides = Overrides {
+        base_url: inputs.base_url.clone(),
+        headed: false,
+        provider: inputs.provider.clone(),
+        budget_usd: inputs.budget_usd,
+        require_cached: inputs.require_cached,
+        suggest: inputs.suggest,
+        dashboard_url: inputs.dashboard_url.as_ref().map(|u| u.to_string()),
+        no_push: false,
+    };
+    let mut config = Config::load(root, &overrides).map_err(|e| Stop::Problems(e.into()))?;
+    if config.base_url.is_none()
+        && let Some(w) = &inputs.wait_for
+    {
+        // start-command's app is what the run tests when nothing else is named.
+        config.base_url = w.join("/").ok();
+    }
+    if let Some(model) = &inputs.model {
+        match &mut config.provider {
+            Some((_, p)) => p.model = model.clone(),
+            None => {
+                return Err(Stop::Bad(vec![BadInput::new(
+                    "model",
+                    "a model is given but no LLM provider is configured",
+                    "add a [providers.NAME] table to windup.toml (kind, model, api_key_env), or remove `model`",
+                )]));
+            }
+        }
+    }
+    let mut notes = Notes {
+        shard: inputs.shard.map(|(i, n)| format!("{i}/{n}")),
+        scenario_dir: relative(&ctx.workspace, root),
+        ..Notes::default()
+    };
+    if !config.require_cached
+        && let Some((name, provider)) = &config.provider
+        && let Some(key) = &provider.api_key_env
+        && env(key).is_none_or(|v| v.is_empty())
+    {
+        let fork = if ctx.pull_request.as_ref().is_some_and(|p| p.from_fork) {
+            " (a pull request from a fork gets no secrets)"
+        } else {
+            ""
+        };
+        notes.require_cached_reason = Some(format!(
+            "the provider `{name}` reads its key from `{key}`, which is not set{fork}"
+        ));
+        config.require_cached = true;
+    }
+    let selection = selection(root, inputs)?;
+    let mut reports = reporters::configured(&config.file.reports, root, &[])
+        .map_err(|p| Stop::Problems(Problems(p)))?;
+    for raw in &inputs.reports {
+        let mut spec = ReportSpec::parse(raw)
+            .map_err(|e| Stop::Bad(vec![BadInput::new("reports", e.problem, e.fix)]))?;
+        spec.path = root.join(&spec.path);
+        reports.push(spec);
+    }
+    if let (Some(settings), Some(token)) = (&config.dashboard, &inputs.dashboard_token) {
+        // The engine reads the dashboard token from the variable `token_env` names.
+        // SAFETY: no other thread exists yet (the async runtime starts after `prepare`), so
+        // nothing reads the environment concurrently.
+        unsafe { std::env::set_var(&settings.token_env, token) };
+    }
+    let dashboard = config.dashboard.clone();
+    notes.run_link = ctx.run_url();
+    Ok(Prepared {
+        config,
+        selection,
+        reports,
+        notes,
+        dashboard,
+    })
+}
+
+/// `scenarios`: ids and globs pick scenarios, `@tags` add those carrying a tag; the shard then
+/// splits what was picked.
+fn selection(root: &Path, inputs: &Inputs) -> Result<Selection, Stop> {
+    let filter = &inputs.scenarios;
+    let mut selection = Selection {
+        ids: Vec::new(),
+        tags: Vec::new(),
+        failed: false,
+        shard: inputs.shard,
+        retries: inputs.retries,
+        jobs: inputs.parallel.unwrap_or_else(Selection::default_jobs),
+    };
+    if filter.patterns.is_empty() {
+        selection.tags = filter.tags.clone();
+        return Ok(selection);
+    }
+    let all = windup_engine::project::load_scenarios(root).map_err(Stop::Problems)?;
+    let ids: Vec<&str> = all.iter().map(|s| s.scenario.id.as_str()).collect();
+    let mut bad = Vec::new();
+    let mut picked = std::collections::BTreeSet::new();
+    for pattern in &filter.patterns {
+        let matcher = match globset::Glob::new(pattern) {
+            Ok(g) => g.compile_matcher(),
+            Err(e) => {
+                bad.push(BadInput::new(
+                    "scenarios",
+                    format!("`{pattern}` is not a glob: {e}"),
+                    "write scenario ids, globs such as `checkout-*`, or tags such as `@smoke`",
+                ));
+                continue;
+            }
+        };
+        let mut matched = false;
+        for id in ids.iter().filter(|id| matcher.is_match(id)) {
+            matched = true;
+            picked.insert(id.to_string());
+        }
+        if !matched {
+            bad.push(BadInput::new(
+                "scenarios",
+                format!("`{pattern}` names no scenario"),
+                format!(
+                    "use ids of e2e/scenarios/ ({}), globs or @tags",
+                    ids.join(", ")
+                ),
+            ));
+        }
+    }
+    for s in &all {
+        if s.scenario.tags.iter().any(|t| filter.tags.contains(t)) {
+            picked.insert(s.scenario.id.clone());
+        }
+    }
+    if !bad.is_empty() {
+        return Err(Stop::Bad(bad));
+    }
+    selection.ids = picked.into_iter().collect();
+    Ok(selection)
+}
+
+async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared) -> ExitCode {
+    let Prepared {
+        config,
+        selection,
+        reports,
+        mut notes,
+        dashboard,
+    } = p;
+    if let Some(reason) = &notes.require_cached_reason {
+        println!(
+            "{}",
+            warning_command(
+                "windup: planning is off",
+                &format!("{reason}: only cached plans run, as with require-cached")
+            )
+        );
+    }
+    let runner = match Runner::new(config) {
+        Ok(r) => r,
+        Err(p) => return problems(&p, &ctx.workspace),
+    };
+    let outcome = tokio::select! {
+        outcome = runner.run_selected(&selection, &Log) => outcome,
+        signal = interrupted() => {
+            println!("interrupted ({signal}): closing the browser");
+            runner.close().await;
+            return ExitCode::Interrupted;
+        }
+    };
+    runner.close().await;
+    let mut report = match outcome {
+        Ok(r) => r,
+        Err(RunError::Input(p)) => return problems(&p, &ctx.workspace),
+        Err(RunError::Infrastructure(e)) => {
+            println!(
+                "{}",
+                error_command(None, "windup: the run could not start", &e.to_string())
+            );
+            return ExitCode::Infrastructure;
+        }
+    };
+    stamp(&mut report, ctx);
+    let mut code = ExitCode::of_run(&report.totals);
+    if let Err(e) = reporters::write_all(&reports, &report, root) {
+        println!("{}", error_command(None, "windup: report", &e.to_string()));
+        code = ExitCode::Infrastructure;
+    }
+    if let Some(settings) = &dashboard {
+        let uploaded =
+            dashboard::upload(root, settings, &report.run_id, &|k| std::env::var(k).ok()).await;
+        for w in &uploaded.warnings {
+            warn_if(Some(w));
+        }
+        notes.dashboard_link = uploaded.link;
+    }
+    println!("windup: {}", summary::totals_line(&report));
+    annotate(&report, &notes);
+    write_outputs(&report, &reports, ctx);
+    if inputs.summary
+        && let Some(path) = &ctx.step_summary
+        && let Err(e) = github::append(path, &summary::markdown(&report, &notes))
+    {
+        warn_if(Some(&format!("could not write the job summary: {e}")));
+    }
+    if inputs.comment {
+        post_comment(&report, &notes, ctx, dashboard.is_some()).await;
+    }
+    code
+}
+
+/// The GitHub context is more exact than the checkout's git state (a pull request's checkout
+/// is a merge commit on a detached HEAD).
+fn stamp(report: &mut RunReport, ctx: &Context) {
+    if let Some(commit) = ctx.commit() {
+        report.git = Some(GitInfo {
+            commit: commit.to_string(),
+            branch: ctx.branch().map(str::to_string),
+        });
+    }
+    if ctx.run_id.is_some() {
+        let shard = report.ci.as_ref().and_then(|c| c.shard.clone());
+        report.ci = Some(CiInfo {
+            provider: "github".into(),
+            workflow_run: ctx.run_id.clone(),
+            job: ctx.job.clone(),
+            shard,
+        });
+    }
+}
+
+/// One `::error` per failed scenario, on its scenario file.
+fn annotate(report: &RunReport, notes: &Notes) {
+    for s in report
+        .scenarios
+        .iter()
+        .filter(|s| s.status == ScenarioStatus::Failed)
+    {
+        let class = s.failure_class.map(|c| c.as_str()).unwrap_or("failed");
+        let at = s
+            .failed_action_id
+            .as_deref()
+            .map(|a| format!(" (at {a})"))
+            .unwrap_or_default();
+        println!(
+            "{}",
+            error_command(
+                Some(&summary::scenario_file(&notes.scenario_dir, &s.scenario_id)),
+                class,
+                &format!(
+                    "{}{at}: {}",
+                    s.scenario_id,
+                    s.message.as_deref().unwrap_or("failed")
+                )
+            )
+        );
+    }
+}
+
+fn write_outputs(report: &RunReport, reports: &[ReportSpec], ctx: &Context) {
+    let Some(path) = &ctx.output else {
+        return;
+    };
+    let t = &report.totals;
+    let replanned = report
+        .scenarios
+        .iter()
+        .filter(|s| s.cache == CacheOutcome::StaleReplanned)
+        .count();
+    // The input's reports win over windup.toml's for the outputs: they come last.
+    let report_path = |format: ReportFormat| {
+        reports
+            .iter()
+            .rev()
+            .find(|r| r.format == format)
+            .map(|r| relative(&ctx.workspace, &r.path))
+            .unwrap_or_default()
+    };
+    let outputs = [
+        ("passed", t.passed.to_string()),
+        ("failed", t.failed.to_string()),
+        ("flaky", t.flaky.to_string()),
+        ("llm-calls", t.llm_calls.to_string()),
+        (
+            "cost-usd",
+            windup_model::money::usd_exact(t.cost_micro_usd)
+                .trim_start_matches('$')
+                .to_string(),
+        ),
+        ("cache-hits", t.cache_hits.to_string()),
+        ("replanned", replanned.to_string()),
+        ("report-json", report_path(ReportFormat::Json)),
+        ("report-html", report_path(ReportFormat::Html)),
+        ("report-junit", report_path(ReportFormat::Junit)),
+    ];
+    debug_assert_eq!(outputs.len(), OUTPUTS.len());
+    if let Err(e) = github::write_outputs(path, &outputs) {
+        warn_if(Some(&format!("could not write the step outputs: {e}")));
+    }
+}
+
+/// Every output, in `action.yml`'s order.
+pub const OUTPUTS: &[&str] = &[
+    "passed",
+    "failed",
+    "flaky",
+    "llm-calls",
+    "cost-usd",
+    "cache-hits",
+    "replanned",
+    "report-json",
+    "report-html",
+    "report-junit",
+];
+
+async fn post_comment(report: &RunReport, notes: &Notes, ctx: &Context, dashboard: bool) {
+    if dashboard {
+        println!("windup: the dashboard posts the pull request comment");
+        return;
+    }
+    let Some(pr) = &ctx.pull_request else {
+        println!("windup: not a pull request, so no comment");
+        return;
+    };
+    let (Some(token), Some(repository)) = (&ctx.token, &ctx.repository) else {
+        warn_if(Some(
+            "comment is true but GITHUB_TOKEN is not in the step's environment; add `env: GITHUB_TOKEN: ${{ github.token }}` and `permissions: pull-requests: write`",
+        ));
+        return;
+    };
+    let body = summary::comment(report, notes);
+    match comment::upsert(&ctx.api_url, token, repository, pr.number, &body).await {
+        Ok(posted) => println!("windup: pull request comment {posted:?}"),
+        Err(e) => warn_if(Some(&format!("no pull request comment: {e}"))),
+    }
+}
+
+fn warn_if(message: Option<&str>) {
+    if let Some(m) = message {
+        println!("{}", warning_command("windup", m));
+    }
+}
+
+fn bad_inputs(bad: &[BadInput]) -> ExitCode {
+    for b in bad {
+        println!(
+            "{}",
+            error_command(
+                None,
+                &format!("windup: bad input `{}`", b.input),
+                &b.to_string()
+            )
+        );
+    }
+    ExitCode::BadInput
+}
+
+/// The engine's input problems (windup.toml, scenarios, plans), each on its file.
+fn problems(p: &Problems, workspace: &Path) -> ExitCode {
+    for InputError {
+        file,
+        field,
+        problem,
+        fix,
+    } in &p.0
+    {
+        let path = Path::new(file);
+        let shown = if path.is_absolute() {
+            relative(workspace, path)
+        } else {
+            file.clone()
+        };
+        println!(
+            "{}",
+            error_command(
+                Some(&shown),
+                "windup: bad input",
+                &format!("{shown}: {field}: {problem}; fix: {fix}")
+            )
+        );
+    }
+    ExitCode::BadInput
+}
+
+/// `path` relative to the workspace, as GitHub and later steps name files.
+fn relative(workspace: &Path, path: &Path) -> String {
+    let clean = |p: &Path| -> PathBuf { p.canonicalize().unwrap_or_else(|_| p.to_path_buf()) };
+    let (ws, p) = (clean(workspace), clean(path));
+    match p.strip_prefix(&ws) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+/// Ctrl-C or SIGTERM (a cancelled job).
+async fn interrupted() -> &'static str {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(_) => {
+            let _ = tokio::signal::ctrl_c().await;
+            return "interrupt";
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "interrupt",
+        _ = term.recv() => "terminated",
+    }
+}
+
+/// The step's log: one line per finished scenario.
+struct Log;
+
+impl EventSink for Log {
+    fn on_event(&self, event: &Event) {
+        match event {
+            Event::RunStarted { scenarios } => println!("windup: {scenarios} scenario(s)"),
+            Event::ScenarioFinished { result: r } => println!(
+                "{} {} ({}, {} LLM call(s), {})",
+                match (r.status, r.flaky) {
+                    (ScenarioStatus::Passed, false) => "PASS ",
+                    (ScenarioStatus::Passed, true) => "FLAKY",
+                    (ScenarioStatus::Failed, _) => "FAIL ",
+                    (ScenarioStatus::Skipped, _) => "SKIP ",
+                },
+                r.scenario_id,
+                summary::plan_label(r.cache),
+                r.llm_calls,
+                reporters::duration(r.duration_ms)
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// A tracing layer that prints each event it sees as a `::warning` annotation (main installs it
+/// for the engine's warnings and errors).
+pub struct Annotations;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Annotations {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct Message(String);
+        impl tracing::field::Visit for Message {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "message" {
+                    self.0 = format!("{value:?}");
+                }
+            }
+        }
+        let mut message = Message(String::new());
+        event.record(&mut message);
+        warn_if(Some(&message.0));
+    }
+}
