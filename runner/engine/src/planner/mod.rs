@@ -173,6 +173,28 @@ struct Answer {
 /// a chain.
 const SELECTOR_PATTERN: &str = "^(role|text|label|placeholder|testid|css)=.+$";
 
+/// The answer schema for one call: `value_ref` may only name one of `credentials` (and is left
+/// out when there are none), so a grammar-enforcing server cannot invent a credential.
+fn with_credentials(
+    schema: &serde_json::Value,
+    credentials: &BTreeSet<String>,
+) -> serde_json::Value {
+    let mut schema = schema.clone();
+    let props = schema
+        .pointer_mut("/$defs/Action/properties")
+        .and_then(serde_json::Value::as_object_mut)
+        .expect("the plan schema has Action properties");
+    if credentials.is_empty() {
+        props.remove("value_ref");
+    } else if let Some(serde_json::Value::Object(field)) = props.get_mut("value_ref") {
+        let mut names: Vec<serde_json::Value> =
+            credentials.iter().map(|c| c.as_str().into()).collect();
+        names.push(serde_json::Value::Null);
+        field.insert("enum".into(), serde_json::Value::Array(names));
+    }
+    schema
+}
+
 /// The answer's JSON Schema, with every selector field constrained to start with an engine.
 fn answer_schema() -> serde_json::Value {
     let mut schema = serde_json::to_value(schemars::schema_for!(Answer)).expect("schema");
@@ -265,6 +287,7 @@ impl Planner {
         ));
         let system = prompt::SYSTEM.to_string();
         let kind = ask.purpose.kind();
+        let schema = with_credentials(&self.schema, &allowed);
         let mut rejected: Vec<String> = Vec::new();
         spend.own_ms += own.elapsed().as_millis() as u64;
         for attempt in 0..=self.settings.semantic_retries {
@@ -280,7 +303,7 @@ impl Planner {
                     )
                 },
                 schema_name: "windup_plan".to_string(),
-                schema: self.schema.clone(),
+                schema: schema.clone(),
                 max_output_tokens: self.settings.max_output_tokens,
                 temperature: self.settings.temperature,
             };
@@ -515,6 +538,29 @@ mod tests {
         let mut no_final = answer("css=#save", "text=\"Saved\"");
         no_final.as_object_mut().unwrap().remove("final_expect");
         assert!(!validator.is_valid(&no_final));
+        // value_ref names only the project's credentials, and is gone when there are none.
+        let creds: BTreeSet<String> = ["ADMIN_PASSWORD".to_string()].into();
+        let with = jsonschema::validator_for(&with_credentials(&schema, &creds)).unwrap();
+        let fill = |value_ref: &str| {
+            json!({
+                "actions": [{"id": "a1", "type": "fill", "target": {"selector": "label=\"Password\""}, "value_ref": value_ref}],
+                "final_expect": {"url": "/home"},
+                "complete": true
+            })
+        };
+        assert!(with.is_valid(&fill("ADMIN_PASSWORD")));
+        assert!(!with.is_valid(&fill("TODO_NAME")));
+        let without = with_credentials(&schema, &BTreeSet::new());
+        assert!(
+            without
+                .pointer("/$defs/Action/properties/value_ref")
+                .is_none()
+        );
+        assert!(
+            !jsonschema::validator_for(&without)
+                .unwrap()
+                .is_valid(&fill("ADMIN_PASSWORD"))
+        );
         // What a grammar-enforcing server is sent keeps both constraints.
         let sent = crate::llm::schema::loose(&schema);
         assert_eq!(
