@@ -18,11 +18,11 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::AbortHandle;
 
 use crate::RUNTIME;
+use crate::http;
 
 /// The branch a cache read falls back to.
 pub const DEFAULT_BRANCH: &str = "main";
@@ -215,49 +215,18 @@ async fn read_request(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<DashRequest>> {
-    let mut chunk = [0u8; 16384];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&chunk[..n]);
+    let Some(r) = http::read_request(stream, buf).await? else {
+        return Ok(None);
     };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let mut first = lines.next().unwrap_or_default().split_whitespace();
-    let method = first.next().unwrap_or("GET").to_string();
-    let target = first.next().unwrap_or("/").to_string();
-    let (raw_path, raw_query) = target.split_once('?').unwrap_or((&target, ""));
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + length {
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = buf[head_end..head_end + length].to_vec();
-    buf.drain(..head_end + length);
+    let (raw_path, raw_query) = r.target.split_once('?').unwrap_or((&r.target, ""));
     Ok(Some(DashRequest {
-        method,
+        method: r.method,
         path: raw_path.to_string(),
         query: url::form_urlencoded::parse(raw_query.as_bytes())
             .map(|(k, v)| (k.into_owned(), v.into_owned()))
             .collect(),
-        headers,
-        body,
+        headers: r.headers,
+        body: r.body,
     }))
 }
 
@@ -410,17 +379,7 @@ async fn serve(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<(
                 None => answer(&mut s, &request),
             }
         };
-        let mut head = format!(
-            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
-            body.len()
-        );
-        for (n, v) in headers {
-            head.push_str(&format!("{n}: {v}\r\n"));
-        }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes()).await?;
-        stream.write_all(body.as_bytes()).await?;
-        stream.flush().await?;
+        http::respond(&mut stream, status, &headers, &body).await?;
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::AbortHandle;
 
 use crate::RUNTIME;
+use crate::http::{self, respond};
 
 /// One scripted answer.
 #[derive(Debug, Clone)]
@@ -164,51 +165,15 @@ fn wire(path: &str) -> Option<Wire> {
     }
 }
 
-/// Reads one request: head, then a body of `Content-Length` bytes. None at end of stream.
+/// One request, as the tests inspect it.
 async fn read_request(
     stream: &mut TcpStream,
     buf: &mut Vec<u8>,
 ) -> std::io::Result<Option<Received>> {
-    let mut chunk = [0u8; 8192];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-    let mut lines = head.split("\r\n");
-    let target = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .unwrap_or("/");
-    let path = target.split(['?', '#']).next().unwrap_or("/").to_string();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + length {
-        let n = stream.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = String::from_utf8_lossy(&buf[head_end..head_end + length]).to_string();
-    buf.drain(..head_end + length);
-    Ok(Some(Received {
-        path,
-        headers,
-        body,
+    Ok(http::read_request(stream, buf).await?.map(|r| Received {
+        path: r.target.split(['?', '#']).next().unwrap_or("/").to_string(),
+        headers: r.headers,
+        body: String::from_utf8_lossy(&r.body).to_string(),
     }))
 }
 
@@ -358,43 +323,4 @@ fn refusal(wire: Wire, model: &str, message: &str, input: u64) -> String {
         }),
     }
     .to_string()
-}
-
-async fn respond(
-    stream: &mut TcpStream,
-    status: u16,
-    headers: &[(String, String)],
-    body: &str,
-) -> std::io::Result<()> {
-    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
-    if !headers
-        .iter()
-        .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
-    {
-        head.push_str("content-type: application/json\r\n");
-    }
-    for (n, v) in headers {
-        head.push_str(&format!("{n}: {v}\r\n"));
-    }
-    head.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).await?;
-    stream.write_all(body.as_bytes()).await?;
-    stream.flush().await
-}
-
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        408 => "Request Timeout",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Status",
-    }
 }

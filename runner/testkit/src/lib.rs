@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 
 pub mod fake_dashboard;
 pub mod fake_llm;
+mod http;
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_multi_thread()
