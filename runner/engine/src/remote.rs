@@ -20,7 +20,7 @@ use time::OffsetDateTime;
 use windup_model::validate::cache_entry_from_json;
 use windup_model::{CacheEntry, CacheStatus, InputError, LedgerRecord, RunReport, Scenario};
 
-use crate::llm::retry::{RetryPolicy, parse_retry_after};
+use crate::llm::retry::{NextTry, RetryPolicy, parse_retry_after};
 use crate::runner::{LAST_RUN_FILE, RUNS_DIR};
 
 /// Uploads that could not be delivered yet, one file per run.
@@ -413,26 +413,23 @@ impl Dashboard {
                     retry_after,
                 } => {
                     let reason = self.redact(reason);
-                    if let Some(wait) = retry_after
-                        && wait > self.policy.max_retry_after
-                    {
-                        return Err(RemoteError::Unreachable {
-                            attempts,
-                            last: format!(
-                                "{reason}; it asked to retry after {} s, longer than the {} s Windup waits",
-                                wait.as_secs(),
-                                self.policy.max_retry_after.as_secs()
-                            ),
-                        });
-                    }
-                    if attempts > self.max_retries {
-                        return Err(RemoteError::Unreachable {
-                            attempts,
-                            last: reason,
-                        });
-                    }
-                    let backoff = self.policy.backoff(attempts - 1);
-                    tokio::time::sleep(retry_after.map_or(backoff, |r| r.max(backoff))).await;
+                    let last = match self.policy.after_transient(
+                        attempts,
+                        self.max_retries,
+                        retry_after,
+                    ) {
+                        NextTry::Wait(wait) => {
+                            tokio::time::sleep(wait).await;
+                            continue;
+                        }
+                        NextTry::WaitTooLong(wait) => format!(
+                            "{reason}; it asked to retry after {} s, longer than the {} s Windup waits",
+                            wait.as_secs(),
+                            self.policy.max_retry_after.as_secs()
+                        ),
+                        NextTry::Exhausted => reason,
+                    };
+                    return Err(RemoteError::Unreachable { attempts, last });
                 }
             }
         }

@@ -50,6 +50,35 @@ impl RetryPolicy {
         let delay = exp.min(self.max_delay);
         delay + delay.mul_f64(fastrand::f64() * 0.1)
     }
+
+    /// What follows the `attempts`-th attempt (1-based) failing transiently, with at most
+    /// `max_retries` retries: a wait, or giving up. A `Retry-After` longer than
+    /// `max_retry_after` gives up at once; a shorter one is waited at least.
+    pub fn after_transient(
+        &self,
+        attempts: u32,
+        max_retries: u32,
+        retry_after: Option<Duration>,
+    ) -> NextTry {
+        match retry_after {
+            Some(wait) if wait > self.max_retry_after => NextTry::WaitTooLong(wait),
+            _ if attempts > max_retries => NextTry::Exhausted,
+            _ => {
+                let backoff = self.backoff(attempts - 1);
+                NextTry::Wait(retry_after.map_or(backoff, |r| r.max(backoff)))
+            }
+        }
+    }
+}
+
+/// [`RetryPolicy::after_transient`]'s answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextTry {
+    Wait(Duration),
+    /// The server asked for a longer wait than the policy allows.
+    WaitTooLong(Duration),
+    /// The retries are used up.
+    Exhausted,
 }
 
 /// `Retry-After` as seconds or as an HTTP date.
@@ -205,30 +234,28 @@ impl Transport {
                     retry_after,
                 } => {
                     let reason = self.redact(reason);
-                    if let Some(wait) = retry_after
-                        && wait > self.policy.max_retry_after
-                    {
-                        return Err(LlmError::Exhausted {
-                            attempts,
-                            last: format!(
-                                "{reason}; the provider asked to retry after {} s, longer than the {} s Windup waits",
-                                wait.as_secs(),
-                                self.policy.max_retry_after.as_secs()
-                            ),
-                            usage,
-                        });
-                    }
-                    if attempts > self.max_retries {
-                        return Err(LlmError::Exhausted {
-                            attempts,
-                            last: reason,
-                            usage,
-                        });
-                    }
-                    let backoff = self.policy.backoff(attempts - 1);
-                    let wait = retry_after.map_or(backoff, |r| r.max(backoff));
-                    tracing::debug!(provider = %self.provider, wait_ms = wait.as_millis() as u64, "llm retry");
-                    tokio::time::sleep(wait).await;
+                    let last = match self.policy.after_transient(
+                        attempts,
+                        self.max_retries,
+                        retry_after,
+                    ) {
+                        NextTry::Wait(wait) => {
+                            tracing::debug!(provider = %self.provider, wait_ms = wait.as_millis() as u64, "llm retry");
+                            tokio::time::sleep(wait).await;
+                            continue;
+                        }
+                        NextTry::WaitTooLong(wait) => format!(
+                            "{reason}; the provider asked to retry after {} s, longer than the {} s Windup waits",
+                            wait.as_secs(),
+                            self.policy.max_retry_after.as_secs()
+                        ),
+                        NextTry::Exhausted => reason,
+                    };
+                    return Err(LlmError::Exhausted {
+                        attempts,
+                        last,
+                        usage,
+                    });
                 }
             }
         }
