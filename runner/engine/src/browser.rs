@@ -13,7 +13,7 @@
 //! ([`Session`]); trusted input through the Input domain. Everything CDP-specific stays in this
 //! module.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -321,6 +321,9 @@ pub struct BrowserOptions {
     /// Extra Chromium flags, without leading dashes.
     pub args: Vec<String>,
     pub launch_timeout: Duration,
+    /// Whether a closed session's tab is reset and handed to the next scenario instead of
+    /// disposing of its context (see [`Session::close`]).
+    pub reuse_tabs: bool,
 }
 
 impl Default for BrowserOptions {
@@ -331,6 +334,7 @@ impl Default for BrowserOptions {
             viewport: (1280, 800),
             args: Vec::new(),
             launch_timeout: Duration::from_secs(20),
+            reuse_tabs: true,
         }
     }
 }
@@ -407,7 +411,18 @@ struct Instance {
     /// process takes it: in a fresh profile it is as isolated as a new context, and its
     /// renderer is already running, which saves the largest fixed cost of a replay.
     initial_unused: AtomicBool,
+    /// Closed sessions whose tabs are being reset, and those ready for the next scenario.
+    tabs: Mutex<TabPool>,
+    tabs_changed: Notify,
+    reuse_tabs: bool,
     _profile: tempfile::TempDir,
+}
+
+/// Tabs kept between scenarios (see [`Session::close`]).
+#[derive(Default)]
+struct TabPool {
+    ready: Vec<Session>,
+    resetting: usize,
 }
 
 impl Instance {
@@ -469,6 +484,7 @@ impl Browser {
         if let Some(dead) = state.take() {
             tracing::warn!("the browser died; starting a new one");
             dead.reader.abort();
+            dead.tabs.lock().expect("tabs lock").ready.clear();
         }
         let started = std::time::Instant::now();
         let instance = Arc::new(self.launch().await?);
@@ -593,6 +609,9 @@ impl Browser {
             pid,
             viewport: self.options.viewport,
             initial_unused: AtomicBool::new(true),
+            tabs: Mutex::new(TabPool::default()),
+            tabs_changed: Notify::new(),
+            reuse_tabs: self.options.reuse_tabs,
             _profile: profile,
         })
     }
@@ -605,6 +624,9 @@ impl Browser {
     /// Opens an isolated context with one page in it.
     pub async fn new_session(&self) -> Result<Session, BrowserError> {
         let instance = self.instance().await?;
+        if let Some(session) = Self::reused_tab(&instance).await {
+            return Ok(session);
+        }
         match Session::open(instance.clone()).await {
             Err(BrowserError::Crashed(reason)) => {
                 // The reader may not have noticed the death yet: mark it, start afresh once.
@@ -619,11 +641,45 @@ impl Browser {
         }
     }
 
+    /// A reset tab from an earlier scenario, waiting briefly for one being reset.
+    async fn reused_tab(instance: &Instance) -> Option<Session> {
+        if !instance.reuse_tabs {
+            return None;
+        }
+        let deadline = tokio::time::Instant::now() + TAB_RESET_TIMEOUT;
+        loop {
+            let changed = instance.tabs_changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            {
+                let mut tabs = instance.tabs.lock().expect("tabs lock");
+                while let Some(session) = tabs.ready.pop() {
+                    if session.is_alive() {
+                        return Some(session);
+                    }
+                }
+                if tabs.resetting == 0 {
+                    return None;
+                }
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return None;
+            }
+        }
+    }
+
     /// Closes the browser and waits for it to exit.
     pub async fn close(&self) {
         let Some(instance) = self.state.lock().await.take() else {
             return;
         };
+        // Kept tabs hold the instance: let them go (Chromium's exit takes their pages).
+        let kept = std::mem::take(&mut instance.tabs.lock().expect("tabs lock").ready);
+        for session in kept {
+            for task in &session.tasks {
+                task.abort();
+            }
+        }
         match Arc::try_unwrap(instance) {
             Ok(inst) => {
                 let t = std::time::Instant::now();
@@ -700,6 +756,12 @@ impl InFlight {
     }
 }
 
+/// `scheme://host[:port]` of an http(s) URL.
+fn web_origin(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    matches!(u.scheme(), "http" | "https").then(|| u.origin().ascii_serialization())
+}
+
 fn short_url(url: &str) -> String {
     if url.chars().count() <= MAX_REQUEST_URL_CHARS {
         return url.to_string();
@@ -722,6 +784,10 @@ struct Shared {
     doc_changed: Notify,
     log: Mutex<SessionLog>,
     popups: Mutex<VecDeque<String>>,
+    /// Origins of the documents this tab loaded (frames included): whose storage a reset clears.
+    origins: Mutex<BTreeSet<String>>,
+    /// Scripts added for new documents besides the engine's own, removed by a reset.
+    init_scripts: Mutex<Vec<String>>,
 }
 
 /// One scenario's browser context and its current page.
@@ -735,7 +801,12 @@ pub struct Session {
     session: String,
     shared: Arc<Shared>,
     tasks: Vec<JoinHandle<()>>,
+    /// Whether it moved into a tab the page opened (such a session is never reused).
+    followed_popup: bool,
 }
+
+/// How long a closed tab's reset may take before the next scenario opens a new context.
+const TAB_RESET_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Result of waiting for a document to load.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -843,6 +914,8 @@ impl Session {
             doc_changed: Notify::new(),
             log: Mutex::new(SessionLog::default()),
             popups: Mutex::new(VecDeque::new()),
+            origins: Mutex::new(BTreeSet::new()),
+            init_scripts: Mutex::new(Vec::new()),
         });
         let session_id = Self::attach(&instance, &target).await?;
         let mut session = Session {
@@ -852,6 +925,7 @@ impl Session {
             session: session_id,
             shared,
             tasks: Vec::new(),
+            followed_popup: false,
         };
         session.watch_page().await?;
         session.watch_popups();
@@ -941,6 +1015,11 @@ impl Session {
                                 .and_then(Value::as_str),
                         ) {
                             in_flight.started(id, url);
+                            if text("type") == Some("Document")
+                                && let Some(origin) = web_origin(url)
+                            {
+                                shared.origins.lock().expect("origins lock").insert(origin);
+                            }
                         }
                     }
                     "Network.responseReceived" => {
@@ -1077,9 +1156,15 @@ impl Session {
         *self.shared.doc.lock().expect("doc lock") = DocState::default();
         self.target = target;
         self.session = session;
+        self.followed_popup = true;
         self.watch_page().await?;
         self.watch_popups();
         Ok(true)
+    }
+
+    /// The current page's target id: the same for a reused tab.
+    pub fn target_id(&self) -> &str {
+        &self.target
     }
 
     /// Whether the browser behind this session is still running.
@@ -1359,9 +1444,153 @@ impl Session {
             .map_err(|e| BrowserError::Protocol(format!("a screenshot that is not base64: {e}")))
     }
 
+    /// Ends the session. When the browser reuses tabs ([`BrowserOptions::reuse_tabs`]), the tab
+    /// is reset in the background ([`Session::reset`]) and handed to the next scenario: a new
+    /// context costs a new renderer process and cold caches, the largest fixed cost of a replay.
+    /// A tab that cannot be reset cleanly (a crash, a popup, an error) is disposed of instead.
+    pub async fn close(self) {
+        if !self.instance.reuse_tabs
+            || self.followed_popup
+            || !self.shared.popups.lock().expect("popups lock").is_empty()
+            || !self.instance.is_alive()
+            || self.shared.log.lock().expect("log lock").crashed
+        {
+            return self.dispose();
+        }
+        let instance = self.instance.clone();
+        instance.tabs.lock().expect("tabs lock").resetting += 1;
+        tokio::spawn(async move {
+            let mut session = self;
+            let reset = tokio::time::timeout(TAB_RESET_TIMEOUT, session.reset()).await;
+            {
+                let mut tabs = instance.tabs.lock().expect("tabs lock");
+                tabs.resetting -= 1;
+                match reset {
+                    Ok(Ok(())) if instance.is_alive() => tabs.ready.push(session),
+                    outcome => {
+                        if let Ok(Err(e)) = outcome {
+                            tracing::debug!("a tab could not be reset ({e}); disposing of it");
+                        }
+                        drop(tabs);
+                        session.dispose();
+                    }
+                }
+            }
+            instance.tabs_changed.notify_waiters();
+        });
+    }
+
+    /// Returns the tab to the state of a new one in a new context, for the next scenario:
+    /// `about:blank` (the app's scripts stop, unload handlers run), then, for every origin it
+    /// loaded, cookies, local and session storage, IndexedDB, Cache Storage, service workers
+    /// and the HTTP cache cleared, permissions reset, history emptied, init scripts other than
+    /// the engine's removed, the pointer moved off the page and the session's log emptied.
+    /// The same steps as Playwright's context reuse; the renderer process is what is kept.
+    async fn reset(&mut self) -> Result<(), BrowserError> {
+        self.goto("about:blank", TAB_RESET_TIMEOUT)
+            .await
+            .map_err(|e| BrowserError::Protocol(format!("leaving the page: {e:?}")))?;
+        {
+            let mut doc = self.shared.doc.lock().expect("doc lock");
+            let current = doc.current.clone();
+            doc.commits.retain(|l| Some(l) == current.as_ref());
+            doc.events.retain(|l, _| Some(l) == current.as_ref());
+        }
+        // A page it opened that is still there (unlisted as a popup) would outlive the reset.
+        let targets = self
+            .instance
+            .conn
+            .call(None, "Target.getTargets", json!({}))
+            .await?;
+        let infos = targets
+            .get("targetInfos")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let context_of = |t: &Value| {
+            t.get("browserContextId")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let ours = infos
+            .iter()
+            .find(|t| t.get("targetId").and_then(Value::as_str) == Some(self.target.as_str()))
+            .and_then(context_of);
+        let others = infos.iter().any(|t| {
+            t.get("type").and_then(Value::as_str) == Some("page")
+                && t.get("targetId").and_then(Value::as_str) != Some(self.target.as_str())
+                && ours.is_some()
+                && context_of(t) == ours
+        });
+        if others {
+            return Err(BrowserError::Protocol("the page opened other tabs".into()));
+        }
+        let origins: Vec<String> =
+            std::mem::take(&mut *self.shared.origins.lock().expect("origins lock"))
+                .into_iter()
+                .collect();
+        let scripts = std::mem::take(&mut *self.shared.init_scripts.lock().expect("scripts lock"));
+        let mut calls: Vec<(&str, Value)> = vec![
+            ("Network.clearBrowserCookies", json!({})),
+            ("Network.clearBrowserCache", json!({})),
+            ("Page.resetNavigationHistory", json!({})),
+            (
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseMoved", "x": -1, "y": -1}),
+            ),
+        ];
+        if !origins.is_empty() {
+            calls.push((
+                "Storage.clearDataForOrigin",
+                json!({"origin": origins.join(","), "storageTypes": "all"}),
+            ));
+        }
+        for id in &scripts {
+            calls.push((
+                "Page.removeScriptToEvaluateOnNewDocument",
+                json!({"identifier": id}),
+            ));
+        }
+        let conn = &self.instance.conn;
+        let session = self.session.as_str();
+        futures::future::try_join_all(
+            calls
+                .into_iter()
+                .map(|(method, params)| conn.call(Some(session), method, params)),
+        )
+        .await?;
+        let permissions = match &self.context {
+            Some(context) => json!({"browserContextId": context}),
+            None => json!({}),
+        };
+        conn.call(None, "Browser.resetPermissions", permissions)
+            .await?;
+        *self.shared.log.lock().expect("log lock") = SessionLog::default();
+        self.shared.popups.lock().expect("popups lock").clear();
+        Ok(())
+    }
+
+    /// Adds a script that runs in every new document before the page's own, until the session
+    /// ends (a reset removes it).
+    pub async fn add_init_script(&self, source: &str) -> Result<(), BrowserError> {
+        let added = self
+            .cdp(
+                "Page.addScriptToEvaluateOnNewDocument",
+                json!({ "source": source }),
+            )
+            .await?;
+        let id = string_field(&added, "identifier")?;
+        self.shared
+            .init_scripts
+            .lock()
+            .expect("scripts lock")
+            .push(id);
+        Ok(())
+    }
+
     /// Closes the context and everything in it. The disposal runs in the background: the next
     /// scenario has its own context and need not wait for this one's pages to be torn down.
-    pub async fn close(self) {
+    fn dispose(self) {
         for task in &self.tasks {
             task.abort();
         }

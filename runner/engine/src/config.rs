@@ -79,6 +79,17 @@ pub struct BrowserSection {
     /// Extra Chromium flags.
     #[serde(default)]
     pub args: Vec<String>,
+    /// `reset` (default): a scenario gets a tab whose cookies, storage, cache, permissions and
+    /// history were cleared after the previous one; `context`: a new browser context each.
+    pub isolation: Option<Isolation>,
+}
+
+/// How scenarios are kept apart in the one browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Isolation {
+    Reset,
+    Context,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -181,6 +192,7 @@ impl Config {
                 file.browser.viewport_height.unwrap_or(800),
             ),
             args: file.browser.args.clone(),
+            reuse_tabs: file.browser.isolation.unwrap_or(Isolation::Reset) == Isolation::Reset,
             ..BrowserOptions::default()
         };
         let prices = PriceTable::shipped()

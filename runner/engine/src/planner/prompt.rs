@@ -142,6 +142,9 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], max_chars: 
                     f.class,
                     f.message
                 );
+                if f.class == windup_model::FailureClass::SelectorNotFound {
+                    out.push_str(" Its target is not on this page: choose targets from ELEMENTS.");
+                }
             }
             out.push_str(" Plan the remaining steps from this page.\n");
         }

@@ -489,8 +489,8 @@ impl Runner {
             let mut next: Option<Prefetched> = None;
             for (i, p) in planned.into_iter().enumerate() {
                 let session = next.take();
-                // Open the next scenario's context while this one runs: context set-up is the
-                // largest fixed cost of a replay.
+                // Get the next scenario's tab ready while this one runs (a reset tab, or a new
+                // context): its set-up then costs the next scenario no time.
                 if i + 1 < total {
                     let browser = self.browser.clone();
                     next = Some(tokio::spawn(async move { browser.new_session().await }));

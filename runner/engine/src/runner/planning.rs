@@ -116,6 +116,7 @@ impl Runner {
         // a repair keeps from the old plan).
         let mut parts: Vec<(usize, Option<String>)> = vec![(0, None)];
         let mut continuations = 0;
+        let mut corrected = false;
         loop {
             shared.events.on_event(&Event::Planning {
                 scenario_id: scenario.id.clone(),
@@ -242,8 +243,17 @@ impl Runner {
                         .is_other_page(now),
                         _ => false,
                     };
-                    if plan_misfit(f.class) && k < actions.len() && moved && can_continue {
+                    // A misfit on a page the planner has not seen is a continuation; on the page
+                    // it planned on, the step it chose does not fit: it gets one correction, with
+                    // the failure and the page as it is now.
+                    let correct = !moved && !corrected;
+                    if plan_misfit(f.class)
+                        && k < actions.len()
+                        && (moved || correct)
+                        && can_continue
+                    {
                         continuations += 1;
+                        corrected |= !moved;
                         page = match self.observe(&session, phases).await {
                             Ok(p) => p,
                             Err(e) => return crashed(&scenario.id, cache_outcome, e),

@@ -87,12 +87,7 @@ pub async fn apply(session: &Session, state: &StorageState) -> Result<(), Browse
             serde_json::to_string(&o.origin).expect("string"),
             serde_json::to_string(&o.local_storage).expect("entries")
         );
-        session
-            .cdp(
-                "Page.addScriptToEvaluateOnNewDocument",
-                json!({ "source": source }),
-            )
-            .await?;
+        session.add_init_script(&source).await?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Engine integration tests: real Chromium, real pages on loopback, LLM-hermetic (a local fake provider).
 
 mod failures;
+mod isolation;
 mod locators;
 mod planning;
 mod remote;

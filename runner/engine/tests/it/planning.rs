@@ -591,6 +591,70 @@ fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task(
     });
 }
 
+/// A fresh plan whose step does not fit the page it was planned on gets exactly one correction
+/// call, shown the failure and the page as it is now; a second misfit fails uncached.
+#[test]
+fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
+    let server = Server::start(&fixtures().todomvc);
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        let task = "Add two todos, complete the first, and show only the active ones";
+        p.scenario("todos", task, "/examples/vanillajs/index.html");
+
+        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        fake.push(Reply::Json(todomvc_answer("What needs to be done?")));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Miss, 2),
+            "{:?}",
+            r.message
+        );
+        let correction = fake.requests()[1].body.clone();
+        assert!(
+            correction.contains("Its target is not on this page"),
+            "{correction}"
+        );
+        assert!(
+            correction.contains("Add a task"),
+            "the failed step is named"
+        );
+        assert_eq!(p.ledger().last().unwrap()["calls"]["continuation"], 1);
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
+            "the corrected plan was cached as one plan"
+        );
+
+        p.scenario(
+            "todos",
+            &format!("{task} again"),
+            "/examples/vanillajs/index.html",
+        );
+        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.failure_class, r.llm_calls),
+            (
+                ScenarioStatus::Failed,
+                Some(FailureClass::SelectorNotFound),
+                2
+            ),
+            "one correction only: {:?}",
+            r.message
+        );
+        assert!(
+            r.message.as_deref().unwrap().contains("not cached"),
+            "{:?}",
+            r.message
+        );
+        assert_eq!(fake.requests().len(), 4);
+    });
+}
+
 const ACME_EMAIL: &str = "admin@acme.test";
 const ACME_PASSWORD: &str = "correct horse battery staple";
 
@@ -1189,11 +1253,16 @@ fn failure_evidence_lists_http_errors_refused_and_aborted_requests_masked() {
         .port();
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(json!({"actions": [
+        let plan = json!({"actions": [
             {"id": "a1", "type": "fill", "target": {"selector": "label=\"Token\""}, "value_ref": "API_TOKEN"},
             {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Load\"]"}, "expect": {"visible": "text=\"Requests done\""}},
             {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"visible": "text=\"Saved\""}}
-        ], "complete": true})));
+        ], "complete": true});
+        fake.push(Reply::Json(plan.clone()));
+        // The one correction: its step a3 again, from the page where a3 failed.
+        fake.push(Reply::Json(
+            json!({"actions": [plan["actions"][2].clone()], "complete": true}),
+        ));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         p.write(
             "e2e/manifest.yaml",

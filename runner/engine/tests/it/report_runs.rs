@@ -212,6 +212,8 @@ fn the_html_report_of_a_failure_renders_its_screenshot_and_step_offline() {
         let fake = FakeLlm::start();
         let p = Project::new(&server.base, &fake);
         p.scenario("notes", "Publish the notes");
+        // The plan, and the one correction a plan that misses its own page gets.
+        fake.push(Reply::Json(click_plan("Publish")));
         fake.push(Reply::Json(click_plan("Publish")));
         let report = p.run(Overrides::default()).await;
         let s = &report.scenarios[0];
