@@ -427,6 +427,23 @@ async fn cache_get(
 #[derive(Deserialize)]
 struct BranchQuery {
     branch: String,
+    /// On a PUT: why the plan it replaces went stale.
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// Longest stale reason kept, in characters.
+const MAX_REASON_CHARS: usize = 300;
+
+/// A reason as stored: one line without control characters, bounded.
+fn clean_reason(reason: &str) -> Option<String> {
+    let line: String = reason
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(MAX_REASON_CHARS)
+        .collect();
+    let line = line.trim();
+    (!line.is_empty()).then(|| line.to_string())
 }
 
 async fn cache_put(
@@ -469,6 +486,7 @@ async fn cache_put(
     }
     let entry_json = serde_json::to_string(&entry)
         .map_err(|e| ApiError::unprocessable("invalid_body", e.to_string()))?;
+    let reason = q.reason.as_deref().and_then(clean_reason);
     let created = state
         .store
         .cache_put(
@@ -480,6 +498,7 @@ async fn cache_put(
                 scenario_sha: &entry.key.scenario_sha,
                 entry_json: &entry_json,
                 now_ms: now_ms(),
+                stale_reason: reason.as_deref(),
             },
         )
         .await?;

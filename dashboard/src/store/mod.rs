@@ -212,6 +212,9 @@ pub struct CachePut<'a> {
     pub scenario_sha: &'a str,
     pub entry_json: &'a str,
     pub now_ms: i64,
+    /// Why the entry it replaces went stale (the runner's words, e.g. "replay failed: …");
+    /// "replaced" when not given.
+    pub stale_reason: Option<&'a str>,
 }
 
 #[async_trait]

@@ -538,10 +538,11 @@ macro_rules! impl_store {
                 }
                 if let Some((old_id, _)) = &old {
                     sqlx::query::<$db>(
-                        "UPDATE cache_entries SET active = 0, stale_ms = $2, stale_reason = 'replaced' WHERE id = $1",
+                        "UPDATE cache_entries SET active = 0, stale_ms = $2, stale_reason = $3 WHERE id = $1",
                     )
                     .bind(old_id)
                     .bind(put.now_ms)
+                    .bind(put.stale_reason.unwrap_or("replaced"))
                     .execute(&mut *tx)
                     .await?;
                 }

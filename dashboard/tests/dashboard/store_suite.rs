@@ -243,7 +243,7 @@ async fn pass_rates_and_flaky(store: Arc<dyn Store>) {
 
 async fn cache_is_branch_scoped_and_keeps_replaced(store: Arc<dyn Store>) {
     let p = store.create_project("acme", "main", 1).await.unwrap();
-    let put = |branch: &'static str, json: String, now_ms: i64| {
+    let put_why = |branch: &'static str, json: String, now_ms: i64, why: Option<&'static str>| {
         let store = store.clone();
         async move {
             store
@@ -256,12 +256,14 @@ async fn cache_is_branch_scoped_and_keeps_replaced(store: Arc<dyn Store>) {
                         scenario_sha: "aa",
                         entry_json: &json,
                         now_ms,
+                        stale_reason: why,
                     },
                 )
                 .await
                 .unwrap()
         }
     };
+    let put = |branch: &'static str, json: String, now_ms: i64| put_why(branch, json, now_ms, None);
     let v1 = cache_entry("login", "/", "aa", &["Sign in"]).to_string();
     let v2 = cache_entry("login", "/", "aa", &["Log in"]).to_string();
     assert!(put("main", v1.clone(), 100).await, "first write creates");
@@ -298,6 +300,23 @@ async fn cache_is_branch_scoped_and_keeps_replaced(store: Arc<dyn Store>) {
     assert_eq!(stale.len(), 1);
     assert_eq!(stale[0].stale_reason, "replaced");
     assert_eq!(stale[0].entry_json, v1);
+    let v3 = cache_entry("login", "/", "aa", &["Enter"]).to_string();
+    put_why(
+        "main",
+        v3,
+        300,
+        Some("replay failed: selector_not_found at a1"),
+    )
+    .await;
+    let stale = store.stale_entries(p.id, 10).await.unwrap();
+    assert!(
+        stale
+            .iter()
+            .any(|s| s.entry_json == v2
+                && s.stale_reason == "replay failed: selector_not_found at a1"),
+        "the runner's reason is kept"
+    );
+    let stale: Vec<_> = stale.into_iter().filter(|s| s.entry_json == v1).collect();
     assert_eq!(stale[0].replaced_json.as_deref(), Some(v2.as_str()));
     assert_eq!(
         store

@@ -183,6 +183,7 @@ impl EventSink for Terminal {
                 let what = match purpose.as_str() {
                     "repair" => "re-planning from where the replay failed",
                     "continue" => "continuing the plan on a new page",
+                    "correct" => "correcting a step that missed its page",
                     _ => "planning",
                 };
                 self.line(&format!("  ....  {scenario_id}: {what}"));

@@ -1395,7 +1395,31 @@ fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
     assert_eq!(puts[0].query("branch"), Some("feature/login"));
     let saved = committed(dir.path(), "sign-in");
     assert_eq!(puts[0].json(), saved);
+    assert_eq!(puts[0].query("reason"), None, "it replaced no failed plan");
     assert_eq!(fake.plan("sign-in", "feature/login"), Some(saved));
+
+    // The cached plan breaks: its replay fails, the re-planned one is saved with the reason.
+    let path = dir.path().join("e2e/.windup/cache/sign-in.json");
+    let mut broken: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    broken["plan"]["actions"][0]["target"]["selector"] = "css=#no-such-field".into();
+    std::fs::write(&path, serde_json::to_string_pretty(&broken).unwrap()).unwrap();
+    llm.push(Reply::Json(
+        serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}),
+    ));
+    let out = windup_dash(
+        dir.path(),
+        &["run", "sign-in", "--base-url", &base, "--no-push"],
+        &[("GITHUB_REF_NAME", "feature/login")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let puts = fake.requests_to("PUT", "/api/v1/cache/");
+    assert_eq!(puts.len(), 2);
+    let reason = puts[1].query("reason").expect("a reason");
+    assert!(
+        reason.starts_with("the cached plan failed at a1 (selector_not_found"),
+        "{reason}"
+    );
 
     // A branch the token may not write: a warning, the same verdict.
     std::fs::remove_file(dir.path().join("e2e/.windup/cache/sign-in.json")).unwrap();

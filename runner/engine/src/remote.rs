@@ -571,10 +571,19 @@ impl Dashboard {
         }))
     }
 
-    /// `PUT /api/v1/cache/{id}?branch=NAME`.
-    pub async fn put_plan(&self, entry: &CacheEntry, branch: &str) -> Result<(), RemoteError> {
+    /// `PUT /api/v1/cache/{id}?branch=NAME[&reason=WHY]`: `reason` says why the plan it
+    /// replaces went stale.
+    pub async fn put_plan(
+        &self,
+        entry: &CacheEntry,
+        branch: &str,
+        reason: Option<&str>,
+    ) -> Result<(), RemoteError> {
         let mut url = self.endpoint(&["cache", &entry.key.scenario_id]);
         url.query_pairs_mut().append_pair("branch", branch);
+        if let Some(reason) = reason {
+            url.query_pairs_mut().append_pair("reason", reason);
+        }
         let body = serde_json::to_vec(entry).map_err(|e| RemoteError::Local(e.to_string()))?;
         self.send(Method::PUT, url, Some((&body, "application/json")))
             .await

@@ -134,8 +134,10 @@ impl Runner {
         let saved: Vec<_> = report
             .scenarios
             .iter()
-            .filter_map(|s| cache.load(&s.scenario_id).ok().flatten())
-            .filter(|e| e.stats.created_at >= report.started_at)
+            .filter_map(|s| {
+                let entry = cache.load(&s.scenario_id).ok().flatten()?;
+                (entry.stats.created_at >= report.started_at).then(|| (entry, stale_reason(s)))
+            })
             .collect();
         if saved.is_empty() {
             return;
@@ -154,8 +156,8 @@ impl Runner {
             }
             None => return,
         };
-        for entry in saved {
-            match client.put_plan(&entry, &branch).await {
+        for (entry, reason) in saved {
+            match client.put_plan(&entry, &branch, reason.as_deref()).await {
                 Ok(()) => tracing::info!(
                     "saved the plan of {} to the dashboard (branch {branch})",
                     entry.key.scenario_id
@@ -172,4 +174,17 @@ impl Runner {
             }
         }
     }
+}
+
+/// Why the plan a re-planned scenario replaced went stale, for the dashboard's evidence: the
+/// report's (already masked) message, "the cached plan failed at a3 (selector_not_found: …)
+/// and was re-planned".
+fn stale_reason(result: &windup_model::ScenarioResult) -> Option<String> {
+    if result.cache != windup_model::CacheOutcome::StaleReplanned {
+        return None;
+    }
+    result
+        .message
+        .as_deref()
+        .map(|m| m.chars().take(300).collect())
 }

@@ -117,11 +117,14 @@ impl Runner {
         let mut parts: Vec<(usize, Option<String>)> = vec![(0, None)];
         let mut continuations = 0;
         let mut corrected = false;
+        // Whether the current call corrects a step that missed the page it was planned on.
+        let mut correcting = false;
         loop {
             shared.events.on_event(&Event::Planning {
                 scenario_id: scenario.id.clone(),
                 purpose: match &purpose {
                     Purpose::Plan => "plan",
+                    Purpose::Continue { .. } if correcting => "correct",
                     Purpose::Continue { .. } => "continue",
                     Purpose::Repair { .. } => "repair",
                 }
@@ -227,6 +230,7 @@ impl Runner {
                     };
                     session.close().await;
                     purpose = Purpose::Continue { failure: None };
+                    correcting = false;
                 }
                 Some(f) => {
                     let k = passed_steps(&execution);
@@ -253,7 +257,8 @@ impl Runner {
                         && can_continue
                     {
                         continuations += 1;
-                        corrected |= !moved;
+                        correcting = !moved;
+                        corrected |= correcting;
                         page = match self.observe(&session, phases).await {
                             Ok(p) => p,
                             Err(e) => return crashed(&scenario.id, cache_outcome, e),
