@@ -1040,6 +1040,11 @@ fn with_dashboard(dir: &Path, url: &str) {
 
 /// `windup ARGS` with the dashboard token set, debug logs on and no GitHub context but `env`.
 fn windup_dash(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    windup_dash_token(dir, args, env, DASH_TOKEN)
+}
+
+/// [`windup_dash`] with another token.
+fn windup_dash_token(dir: &Path, args: &[&str], env: &[(&str, &str)], token: &str) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_windup"));
     cmd.current_dir(dir)
         .args(args)
@@ -1049,7 +1054,7 @@ fn windup_dash(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("GITHUB_REPOSITORY")
         .env_remove("GITHUB_HEAD_REF")
         .env_remove("GITHUB_REF_NAME")
-        .env("WINDUP_DASHBOARD_TOKEN", DASH_TOKEN)
+        .env("WINDUP_DASHBOARD_TOKEN", token)
         .env("WINDUP_LOG", "debug")
         .env("ACME_ADMIN_EMAIL", "admin@acme.test")
         .env("ACME_ADMIN_PASSWORD", "correct horse battery staple");
@@ -1445,4 +1450,122 @@ fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
         "--no-push"
     );
     assert_no_token(&[&out]);
+}
+
+/// The runner against the real dashboard (`windup-dashboard`'s library on real SQLite, served on
+/// 127.0.0.1), not a fake: runs arrive, a plan planned on a branch is saved there, a failed
+/// replay's reason reaches the stale entry, and another checkout restores the plan and replays
+/// it with no LLM call.
+#[test]
+fn the_runner_and_the_real_dashboard_share_runs_plans_and_stale_reasons() {
+    use windup_dashboard::{AppState, Config, admin, store};
+    use windup_testkit::fake_llm::{FakeLlm, Reply};
+    let dir = example();
+    let db = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (url, token, st, project) = rt.block_on(async {
+        let st = store::open(db.path().join("dashboard.db").to_str().unwrap())
+            .await
+            .unwrap();
+        let project = admin::create_project(&*st, "acme", Some("main"))
+            .await
+            .unwrap();
+        let scopes = ["ingest", "cache:read", "cache:write"].map(String::from);
+        let token = admin::create_token(&*st, &project, &scopes, None)
+            .await
+            .unwrap()
+            .token;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let config = Config {
+            public_url: url.clone(),
+            secure_cookies: false,
+            github: None,
+        };
+        tokio::spawn(windup_dashboard::launch(
+            listener,
+            AppState::new(st.clone(), config),
+        ));
+        (url, token, st, project)
+    });
+    let entry = committed(dir.path(), "sign-in");
+    let llm = FakeLlm::start();
+    let toml = dir.path().join("windup.toml");
+    let mut config = std::fs::read_to_string(&toml).unwrap();
+    config.push_str(&format!(
+        "\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
+        llm.openai_base_url()
+    ));
+    std::fs::write(&toml, config).unwrap();
+    with_dashboard(dir.path(), &url);
+    let (_server, base) = serve(dir.path());
+    let branch = [("GITHUB_REF_NAME", "feature/login")];
+    let run = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--base-url", &base]);
+        let out = windup_dash_token(dir.path(), &all, &branch, &token);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out
+    };
+    let answer =
+        || Reply::Json(serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}));
+
+    // Planned on the branch: saved there.
+    let cache_file = dir.path().join("e2e/.windup/cache/sign-in.json");
+    std::fs::remove_file(&cache_file).unwrap();
+    llm.push(answer());
+    run(&["run", "sign-in"]);
+    let sha = entry["key"]["scenario_sha"].as_str().unwrap().to_string();
+    let start = entry["key"]["start_url"].as_str().unwrap().to_string();
+    let on_dashboard = |branch: &'static str| {
+        let got = rt
+            .block_on(st.cache_get(project.id, "sign-in", &start, &sha, branch))
+            .unwrap();
+        got.map(|row| serde_json::from_str::<Value>(&row.entry_json).unwrap())
+    };
+    assert_eq!(
+        on_dashboard("feature/login"),
+        Some(committed(dir.path(), "sign-in"))
+    );
+    assert_eq!(on_dashboard("main"), None, "never written to main");
+
+    // The plan breaks: the replay fails, the re-planned plan replaces it, with the reason.
+    let mut broken = committed(dir.path(), "sign-in");
+    broken["plan"]["actions"][0]["target"]["selector"] = "css=#no-such-field".into();
+    std::fs::write(&cache_file, serde_json::to_string_pretty(&broken).unwrap()).unwrap();
+    llm.push(answer());
+    run(&["run", "sign-in"]);
+    assert_eq!(llm.requests().len(), 2);
+    let stale = rt.block_on(st.stale_entries(project.id, 10)).unwrap();
+    assert_eq!(stale.len(), 1);
+    assert!(
+        stale[0]
+            .stale_reason
+            .starts_with("the cached plan failed at a1 (selector_not_found"),
+        "{}",
+        stale[0].stale_reason
+    );
+
+    // A fresh checkout of the branch without the plan restores it and replays it: 0 calls.
+    std::fs::remove_file(&cache_file).unwrap();
+    let out = run(&["run", "sign-in", "--require-cached"]);
+    assert_eq!(llm.requests().len(), 2, "no LLM call: {}", stderr(&out));
+    assert_eq!(
+        Some(committed(dir.path(), "sign-in")),
+        on_dashboard("feature/login")
+    );
+    let runs = rt
+        .block_on(st.runs(
+            project.id,
+            &windup_dashboard::store::RunFilter {
+                limit: 50,
+                ..Default::default()
+            },
+        ))
+        .unwrap();
+    assert_eq!(runs.len(), 3, "every run arrived once");
 }

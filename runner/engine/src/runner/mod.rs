@@ -489,9 +489,11 @@ impl Runner {
             let mut next: Option<Prefetched> = None;
             for (i, p) in planned.into_iter().enumerate() {
                 let session = next.take();
-                // Get the next scenario's tab ready while this one runs (a reset tab, or a new
-                // context): its set-up then costs the next scenario no time.
-                if i + 1 < total {
+                // Without tab reuse, open the next scenario's context while this one runs: its
+                // set-up then costs the next scenario no time. With reuse, the one tab is reset
+                // between scenarios; a second one kept ready would cost a second renderer's
+                // memory for about a tenth of a replay's time.
+                if i + 1 < total && !self.config.browser.reuse_tabs {
                     let browser = self.browser.clone();
                     next = Some(tokio::spawn(async move { browser.new_session().await }));
                 }
