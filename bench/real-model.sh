@@ -75,6 +75,7 @@ SITE="$WORK/site"
 rm -rf "$SITE" && mkdir -p "$SITE"
 ln -s "$TODOMVC_ROOT/examples" "$SITE/examples"
 ln -s "$MINIWOB_HTML/core" "$SITE/core"
+ln -s "$MINIWOB_HTML/common" "$SITE/common"   # ui_utils.js: without it a task page has no task
 mkdir -p "$SITE/miniwob"
 for f in "$MINIWOB_HTML"/miniwob/*; do ln -s "$f" "$SITE/miniwob/"; done
 for task in click-button enter-text login-user click-checkboxes; do

@@ -1,4 +1,4 @@
-//! Reports of real runs (a re-plan, a budget stop) as snapshots, with what changes from run to
+//! Reports of real runs (a pass, a failure, a flaky retry, a re-plan, a budget stop) as snapshots, with what changes from run to
 //! run redacted; their JUnit XML checked by a real XML tool (xmllint, installed by
 //! `scripts/install-deps.sh`).
 
@@ -56,9 +56,13 @@ impl Project {
     }
 
     fn scenario(&self, id: &str, task: &str) {
+        self.scenario_at(id, task, "/notes.html");
+    }
+
+    fn scenario_at(&self, id: &str, task: &str, start: &str) {
         std::fs::write(
             self.dir.path().join(format!("e2e/scenarios/{id}.yaml")),
-            format!("id: {id}\ntask: {task:?}\nstart_url: /notes.html\n"),
+            format!("id: {id}\ntask: {task:?}\nstart_url: {start}\n"),
         )
         .unwrap();
     }
@@ -68,6 +72,17 @@ impl Project {
         let runner = Runner::with_browser(config, browser().clone()).unwrap();
         let report = runner
             .run(&[], &windup_engine::events::NoEvents)
+            .await
+            .unwrap();
+        note_pid(browser()).await;
+        report
+    }
+
+    async fn run_selected(&self, selection: &windup_engine::runner::Selection) -> RunReport {
+        let config = Config::load(self.dir.path(), &Overrides::default()).unwrap();
+        let runner = Runner::with_browser(config, browser().clone()).unwrap();
+        let report = runner
+            .run_selected(selection, &windup_engine::events::NoEvents)
             .await
             .unwrap();
         note_pid(browser()).await;
@@ -168,6 +183,83 @@ fn a_replanned_run_reports_stale_replanned_and_passes() {
         insta::assert_snapshot!("replan_json", serde_json::to_string_pretty(&r).unwrap());
         insta::assert_snapshot!("replan_junit", junit::render(&r).unwrap());
         assert_eq!(junit_counts(&report), ("1".into(), "0".into()));
+    });
+}
+
+/// The HTML report with its stylesheet left out: the snapshot is about what it says.
+fn html_without_style(report: &RunReport) -> String {
+    let nowhere = tempfile::tempdir().unwrap();
+    let html = windup_engine::reporters::html::render(report, nowhere.path()).unwrap();
+    let (start, end) = (
+        html.find("<style>").unwrap(),
+        html.find("</style>").unwrap(),
+    );
+    format!("{}<style>STYLE{}", &html[..start], &html[end..])
+}
+
+#[test]
+fn a_pass_a_failure_and_a_flaky_retry_in_every_format() {
+    let server = Server::start(&engine_dir().join("tests/fixtures/pages"));
+    server.route("/notes.html", page("Save"));
+    server.route("/flaky.html", page("Save"));
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &fake);
+        p.scenario("notes", "Save the notes");
+        p.scenario_at("flaky", "Save the notes, on a flaky server", "/flaky.html");
+        fake.push(Reply::Json(click_plan("Save")));
+        fake.push(Reply::Json(click_plan("Save")));
+        let one_at_a_time = windup_engine::runner::Selection {
+            jobs: 1,
+            retries: 1,
+            ..Default::default()
+        };
+        let first = p.run_selected(&one_at_a_time).await;
+        assert_eq!(first.totals.passed, 2, "{:#?}", first.scenarios);
+
+        // A new scenario whose plan (and its one correction) misses the page; the flaky page's
+        // first load answers 500, the retry passes.
+        p.scenario("broken", "Publish the notes");
+        // Two attempts (it is retried), each a plan and its correction.
+        for _ in 0..4 {
+            fake.push(Reply::Json(click_plan("Publish")));
+        }
+        server.route_once(
+            "/flaky.html",
+            Canned {
+                status: 500,
+                content_type: "text/plain",
+                body: b"busy".to_vec(),
+                delay: Duration::ZERO,
+            },
+        );
+        let report = p.run_selected(&one_at_a_time).await;
+        let by_id = |id: &str| {
+            report
+                .scenarios
+                .iter()
+                .find(|s| s.scenario_id == id)
+                .unwrap()
+        };
+        assert_eq!(by_id("notes").status, ScenarioStatus::Passed);
+        assert_eq!(
+            by_id("broken").failure_class,
+            Some(FailureClass::SelectorNotFound),
+            "{:#?}",
+            report.scenarios
+        );
+        assert!(by_id("flaky").flaky, "{:#?}", by_id("flaky"));
+        let mut r = redacted(&report, &server.base);
+        for s in &mut r.scenarios {
+            if let Some(e) = &mut s.evidence {
+                // Chromium asks for /favicon.ico when it likes: not part of the snapshot.
+                e.failed_requests.retain(|l| !l.contains("favicon"));
+            }
+        }
+        insta::assert_snapshot!("mixed_json", serde_json::to_string_pretty(&r).unwrap());
+        insta::assert_snapshot!("mixed_junit", junit::render(&r).unwrap());
+        insta::assert_snapshot!("mixed_html", html_without_style(&r));
+        assert_eq!(junit_counts(&report), ("3".into(), "1".into()));
     });
 }
 
