@@ -1098,11 +1098,16 @@ impl Session {
                 }),
             ),
         ];
-        let session = self.session.as_str();
+        self.page_batch(Vec::from(setup)).await
+    }
+
+    /// Sends commands to the current page together (Chromium runs them in order) and waits for
+    /// every answer.
+    async fn page_batch(&self, calls: Vec<(&str, Value)>) -> Result<(), BrowserError> {
         futures::future::try_join_all(
-            setup
+            calls
                 .into_iter()
-                .map(|(method, params)| conn.call(Some(session), method, params)),
+                .map(|(method, params)| self.page_call(method, params)),
         )
         .await?;
         Ok(())
@@ -1551,19 +1556,14 @@ impl Session {
                 json!({"identifier": id}),
             ));
         }
-        let conn = &self.instance.conn;
-        let session = self.session.as_str();
-        futures::future::try_join_all(
-            calls
-                .into_iter()
-                .map(|(method, params)| conn.call(Some(session), method, params)),
-        )
-        .await?;
+        self.page_batch(calls).await?;
         let permissions = match &self.context {
             Some(context) => json!({"browserContextId": context}),
             None => json!({}),
         };
-        conn.call(None, "Browser.resetPermissions", permissions)
+        self.instance
+            .conn
+            .call(None, "Browser.resetPermissions", permissions)
             .await?;
         *self.shared.log.lock().expect("log lock") = SessionLog::default();
         self.shared.popups.lock().expect("popups lock").clear();

@@ -507,14 +507,20 @@ fn todomvc_answer(placeholder: &str) -> Value {
     json!({"actions": plan["actions"], "complete": true})
 }
 
+/// A project with one TodoMVC scenario, `todos`, planned through `fake`; returns its task.
+fn todos_project(server: &Server, fake: &FakeLlm) -> (Project, &'static str) {
+    let p = Project::new(&server.base, &provider_toml(fake, Wire::OpenAi, ""));
+    let task = "Add two todos, complete the first, and show only the active ones";
+    p.scenario("todos", task, "/examples/vanillajs/index.html");
+    (p, task)
+}
+
 #[test]
 fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task() {
     let server = Server::start(&fixtures().todomvc);
     block_on(async {
         let fake = FakeLlm::start();
-        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        let task = "Add two todos, complete the first, and show only the active ones";
-        p.scenario("todos", task, "/examples/vanillajs/index.html");
+        let (p, task) = todos_project(&server, &fake);
 
         fake.push(Reply::Json(todomvc_answer("What needs to be done?")));
         let r = single(&p.run(Overrides::default()).await).clone();
@@ -598,9 +604,7 @@ fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
     let server = Server::start(&fixtures().todomvc);
     block_on(async {
         let fake = FakeLlm::start();
-        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        let task = "Add two todos, complete the first, and show only the active ones";
-        p.scenario("todos", task, "/examples/vanillajs/index.html");
+        let (p, task) = todos_project(&server, &fake);
 
         fake.push(Reply::Json(todomvc_answer("Add a task")));
         fake.push(Reply::Json(todomvc_answer("What needs to be done?")));
