@@ -109,6 +109,7 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
     let overrides = Overrides {
         base_url: inputs.base_url.clone(),
         headed: false,
+        screenshots: None,
         provider: inputs.provider.clone(),
         budget_usd: inputs.budget_usd,
         require_cached: inputs.require_cached,

@@ -35,12 +35,13 @@ pub fn diff_steps(old: &[String], new: &[String]) -> Vec<DiffRow> {
             rows.push(row("same", Some(i), Some(j), &old[i]));
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            rows.push(row("added", None, Some(j), &new[j]));
-            j += 1;
-        } else {
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            // A changed step reads as a diff does: the old line, then the new one.
             rows.push(row("removed", Some(i), None, &old[i]));
             i += 1;
+        } else {
+            rows.push(row("added", None, Some(j), &new[j]));
+            j += 1;
         }
     }
     rows
@@ -65,13 +66,13 @@ mod tests {
             kinds,
             vec![
                 ("same", "goto /"),
-                ("added", "click B"),
                 ("removed", "click A"),
+                ("added", "click B"),
                 ("same", "fill x")
             ]
         );
-        assert_eq!(rows[1].new_no, "2");
-        assert_eq!(rows[2].old_no, "2");
+        assert_eq!(rows[1].old_no, "2");
+        assert_eq!(rows[2].new_no, "2");
     }
 
     #[test]

@@ -993,13 +993,17 @@ async fn stale_detail(
     {
         let names = state.store.artifact_names(project.id, &run_id).await?;
         let ev = s.evidence.clone().unwrap_or_default();
-        let failing = s.failed_action_id.clone().unwrap_or_default();
+        let failing = s
+            .failed_action_id
+            .clone()
+            .or_else(|| ev.action_id.clone())
+            .unwrap_or_default();
         evidence = Some(EvidenceView {
             run_url: format!("/p/{slug}/runs/{run_id}"),
-            failure_class: s
-                .failure_class
-                .map(|c| c.as_str().to_string())
-                .unwrap_or_default(),
+            failure_class: match s.failure_class {
+                Some(c) => c.as_str().to_string(),
+                None => "replay failed; re-planned and passed".to_string(),
+            },
             message: s.message.clone().unwrap_or_default(),
             failing_step: old
                 .plan

@@ -138,6 +138,10 @@ struct Common {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    /// When a scenario ends with a screenshot: only-on-failure (default), on, off; overrides
+    /// windup.toml's [browser] screenshots.
+    #[arg(long, value_name = "WHEN")]
+    screenshots: Option<windup_engine::executor::Screenshots>,
     /// Write a report: FORMAT=PATH (repeatable; formats: json, junit, html).
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     reports: Vec<String>,
@@ -247,6 +251,7 @@ fn load_config(
         no_push: dashboard.no_push,
         base_url: common.base_url.clone(),
         headed: common.headed,
+        screenshots: common.screenshots,
         provider: planning.provider.clone(),
         budget_usd: planning.budget_usd,
         require_cached: planning.require_cached,

@@ -82,6 +82,8 @@ pub struct BrowserSection {
     /// `reset` (default): a scenario gets a tab whose cookies, storage, cache, permissions and
     /// history were cleared after the previous one; `context`: a new browser context each.
     pub isolation: Option<Isolation>,
+    /// `only-on-failure` (default), `on` (a passing scenario's last page too) or `off`.
+    pub screenshots: Option<crate::executor::Screenshots>,
 }
 
 /// How scenarios are kept apart in the one browser.
@@ -128,6 +130,8 @@ pub struct Config {
     pub base_url: Option<url::Url>,
     pub browser: BrowserOptions,
     pub timeouts: Timeouts,
+    /// Which scenarios end with a screenshot.
+    pub screenshots: crate::executor::Screenshots,
     /// The shipped price list with windup.toml's `[prices]` on top.
     pub prices: PriceTable,
     /// The chosen provider's name and settings; `None` when none is configured.
@@ -149,6 +153,8 @@ pub struct Config {
 pub struct Overrides {
     pub base_url: Option<String>,
     pub headed: bool,
+    /// `--screenshots`, over `[browser] screenshots`.
+    pub screenshots: Option<crate::executor::Screenshots>,
     pub provider: Option<String>,
     pub budget_usd: Option<f64>,
     pub require_cached: bool,
@@ -220,6 +226,10 @@ impl Config {
                 navigation: ms(file.timeouts.navigation_ms, defaults.navigation),
                 scenario: ms(file.timeouts.scenario_ms, defaults.scenario),
             },
+            screenshots: overrides
+                .screenshots
+                .or(file.browser.screenshots)
+                .unwrap_or_default(),
             prices,
             provider,
             planner,

@@ -27,6 +27,36 @@ pub struct ExecContext<'a> {
     pub fragments: &'a Fragments,
     pub secrets: &'a dyn SecretSource,
     pub events: &'a dyn EventSink,
+    /// Which executions end with a screenshot of the page.
+    pub screenshots: Screenshots,
+}
+
+/// When an execution ends with a screenshot (`[browser] screenshots`, `--screenshots`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Screenshots {
+    /// Never.
+    Off,
+    /// A failed execution's evidence has one (the default).
+    #[default]
+    OnlyOnFailure,
+    /// Every execution: a passing one ends with one too.
+    On,
+}
+
+impl std::str::FromStr for Screenshots {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "off" => Ok(Screenshots::Off),
+            "only-on-failure" => Ok(Screenshots::OnlyOnFailure),
+            "on" => Ok(Screenshots::On),
+            other => Err(format!(
+                "`{other}` is not a screenshots setting: use off, only-on-failure or on"
+            )),
+        }
+    }
 }
 
 /// Why an execution stopped.
@@ -49,6 +79,9 @@ pub struct Execution {
     /// What the page looked like at the failure; text not yet masked for credentials (the
     /// runner does that), the screenshot with credential fields covered.
     pub evidence: Option<Captured>,
+    /// The viewport as PNG at the end of a passing execution (`Screenshots::On`), credential
+    /// fields covered.
+    pub screenshot: Option<Vec<u8>>,
 }
 
 /// Failure evidence as captured, before it is masked and stored.
@@ -121,10 +154,15 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         }
     };
     let final_url = runner.session.url().await.ok();
+    let screenshot = match (&failure, cx.screenshots) {
+        (None, Screenshots::On) => runner.covered_screenshot().await,
+        _ => None,
+    };
     let evidence = match &failure {
         Some(f) if runner.session.is_alive() => Some(runner.capture(f, final_url.clone()).await),
         Some(f) => Some(Captured {
             evidence: windup_model::Evidence {
+                action_id: f.action_id.clone(),
                 url: final_url.clone(),
                 target: runner
                     .failed_target
@@ -154,6 +192,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         duration: start.elapsed(),
         start_sig,
         evidence,
+        screenshot,
     }
 }
 
@@ -166,6 +205,7 @@ impl Runner<'_, '_> {
     /// a page that cannot give a part leaves it out.
     async fn capture(&mut self, failure: &Failure, url: Option<String>) -> Captured {
         let mut evidence = windup_model::Evidence {
+            action_id: failure.action_id.clone(),
             url,
             target: self
                 .failed_target
@@ -188,7 +228,20 @@ impl Runner<'_, '_> {
         // From the Network events of the whole session (every page and tab it went through):
         // HTTP errors, and requests that got no answer at all, which the page cannot see.
         evidence.failed_requests = self.session.log().failed_requests;
-        // Never a screenshot showing a credential: no screenshot when the fields cannot be covered.
+        let screenshot = if self.cx.screenshots == Screenshots::Off {
+            None
+        } else {
+            self.covered_screenshot().await
+        };
+        Captured {
+            evidence,
+            screenshot,
+        }
+    }
+
+    /// The viewport with every credential-typed field covered; none when they cannot be covered,
+    /// so no screenshot ever shows a credential.
+    async fn covered_screenshot(&mut self) -> Option<Vec<u8>> {
         let covered = if self.secret_fields.is_empty() {
             true
         } else {
@@ -208,10 +261,7 @@ impl Runner<'_, '_> {
         if !self.secret_fields.is_empty() {
             let _ = self.session.call::<bool>("unmask", &[]).await;
         }
-        Captured {
-            evidence,
-            screenshot,
-        }
+        screenshot
     }
 }
 

@@ -631,7 +631,12 @@ pub fn prefer_remote(
         {
             true
         }
-        Some(l) => remote.updated_at > l.stats.last_verified_at && remote.entry.plan != l.plan,
+        // Verification times from the runners' clocks, not the upload's: an entry uploaded
+        // after the local copy was verified, but verified no later, is not newer.
+        Some(l) => {
+            remote.entry.stats.last_verified_at > l.stats.last_verified_at
+                && remote.entry.plan != l.plan
+        }
     }
 }
 
@@ -1104,6 +1109,12 @@ mod tests {
         assert!(prefer_remote(&newer, &scenario, Some(&local)));
         assert!(prefer_remote(&newer, &scenario, None), "nothing cached");
         assert!(!prefer_remote(&older, &scenario, Some(&local)));
+        let mut uploaded_later = older.clone();
+        uploaded_later.updated_at = datetime!(2026-07-01 0:00 UTC);
+        assert!(
+            !prefer_remote(&uploaded_later, &scenario, Some(&local)),
+            "verified before the local plan, however late it was uploaded"
+        );
         assert!(
             !prefer_remote(&other, &scenario, Some(&local)),
             "another text"

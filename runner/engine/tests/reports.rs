@@ -59,6 +59,7 @@ fn scenario(id: &str, status: ScenarioStatus) -> ScenarioResult {
         attempts: 1,
         flaky: false,
         evidence: None,
+        screenshot: None,
         suggestion: None,
         actions: Vec::new(),
     }
@@ -117,6 +118,7 @@ fn failed() -> ScenarioResult {
         duration_ms: 6_200,
         final_url: Some("http://127.0.0.1:3000/checkout".into()),
         evidence: Some(Evidence {
+            action_id: Some("a2".into()),
             url: Some("http://127.0.0.1:3000/checkout".into()),
             screenshot: Some(SCREENSHOT.into()),
             snapshot: Some(

@@ -184,9 +184,15 @@ pub struct ScenarioResult {
     /// Failed, then passed on a retry: passed, but never silently green.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
-    /// What the page looked like at the failing step (failed scenarios only).
+    /// What the page looked like at the failing step: of a failed scenario, or of the failed
+    /// replay of a scenario that passed re-planned (`cache: stale_replanned`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// A PNG of the viewport when a passing scenario ended, as a path relative to the project
+    /// root (`e2e/.windup/runs/<run_id>/<scenario_id>.png`); only with `screenshots = "on"`.
+    /// A failure's screenshot is in its evidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
     /// Opt-in (`--suggest`): an LLM's reading of the failure and a fix to consider. Advice
     /// for people; never applied to a plan or the cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -213,6 +219,9 @@ pub struct Suggestion {
 /// the screenshot).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Evidence {
+    /// The failing step's id (for a re-planned scenario that passed, the failed replay's step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_id: Option<String>,
     /// The page URL at the failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,

@@ -61,6 +61,8 @@ struct ScenarioView<'a> {
     attempts: u32,
     final_url: Option<&'a str>,
     failure: Option<FailureView<'a>>,
+    /// A passing scenario's last page (`screenshots = "on"`): a `data:` URI, or why not shown.
+    screenshot: Option<Result<String, String>>,
     actions: Vec<ActionView<'a>>,
 }
 
@@ -229,6 +231,7 @@ fn scenario<'a>(s: &'a ScenarioResult, root: &Path) -> ScenarioView<'a> {
         attempts: s.attempts,
         final_url: s.final_url.as_deref(),
         failure,
+        screenshot: s.screenshot.as_deref().map(|rel| inline_png(root, rel)),
         actions: s.actions.iter().map(|a| action(a, scale)).collect(),
     }
 }

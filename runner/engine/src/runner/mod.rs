@@ -25,7 +25,7 @@ use crate::browser::{Browser, BrowserError, Session};
 use crate::cache::{Lookup, PlanCache};
 use crate::config::Config;
 use crate::events::{Event, EventSink};
-use crate::executor::{ExecContext, Execution, execute};
+use crate::executor::{Captured, ExecContext, Execution, execute};
 use crate::fragments::Fragments;
 use crate::planner::{Budget, Planner, Spend, StepFailure};
 use crate::project::{FRAGMENTS_DIR, ScenarioFile, display, load_scenarios};
@@ -835,6 +835,10 @@ impl Runner {
             }
         };
         session.close().await;
+        let replay_evidence = execution
+            .evidence
+            .clone()
+            .map(|c| self.stored_evidence(run_id, &format!("{}.replay", scenario.id), c));
         let replay_message = self.secrets.redact(&failure.message);
         let start = Start::Repair {
             done: entry.plan.actions[..k].to_vec(),
@@ -864,6 +868,10 @@ impl Runner {
             Some(m) => format!("{replay}; the new plan failed too: {m}"),
             None => replay,
         });
+        // A re-planned plan that passed leaves the failed replay's evidence: the stale plan's.
+        if result.status == ScenarioStatus::Passed {
+            result.evidence = replay_evidence;
+        }
         result
     }
 
@@ -971,6 +979,7 @@ impl Runner {
             fragments,
             secrets: &self.secrets,
             events,
+            screenshots: self.config.screenshots,
         };
         let execution = execute(&mut session, plan, &cx).await;
         Ok((execution, session))
@@ -1111,8 +1120,9 @@ impl Runner {
         }
     }
 
-    /// A scenario's result from its execution; a failure's screenshot is stored under
-    /// `e2e/.windup/runs/<run_id>/` and its evidence text masked for credentials.
+    /// A scenario's result from its execution; its screenshot (a failure's, or a pass's with
+    /// `screenshots = "on"`) is stored under `e2e/.windup/runs/<run_id>/` and its evidence text
+    /// masked for credentials.
     fn scenario_result(
         &self,
         run_id: &str,
@@ -1121,19 +1131,34 @@ impl Runner {
         mut x: Execution,
     ) -> ScenarioResult {
         let captured = x.evidence.take();
+        let passed_png = x.screenshot.take();
         let mut result = plain_result(id, cache, x);
-        if let Some(c) = captured {
-            let mut evidence = c.evidence;
-            if let Some(png) = c.screenshot {
-                let rel = format!("{RUNS_DIR}/{run_id}/{id}.png");
-                match crate::fsutil::write_atomic(&self.config.root.join(&rel), &png) {
-                    Ok(()) => evidence.screenshot = Some(rel),
-                    Err(e) => tracing::warn!("could not store the screenshot of {id}: {e}"),
-                }
-            }
-            result.evidence = Some(evidence);
-        }
+        result.evidence = captured.map(|c| self.stored_evidence(run_id, id, c));
+        result.screenshot = passed_png
+            .as_deref()
+            .and_then(|png| self.store_screenshot(run_id, id, png));
         result
+    }
+
+    /// Failure evidence with its screenshot stored as `e2e/.windup/runs/<run_id>/<name>.png`.
+    fn stored_evidence(&self, run_id: &str, name: &str, c: Captured) -> windup_model::Evidence {
+        let mut evidence = c.evidence;
+        evidence.screenshot = c
+            .screenshot
+            .as_deref()
+            .and_then(|png| self.store_screenshot(run_id, name, png));
+        evidence
+    }
+
+    fn store_screenshot(&self, run_id: &str, name: &str, png: &[u8]) -> Option<String> {
+        let rel = format!("{RUNS_DIR}/{run_id}/{name}.png");
+        match crate::fsutil::write_atomic(&self.config.root.join(&rel), png) {
+            Ok(()) => Some(rel),
+            Err(e) => {
+                tracing::warn!("could not store the screenshot {rel}: {e}");
+                None
+            }
+        }
     }
 
     pub async fn close(&self) {
@@ -1204,6 +1229,7 @@ fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
         attempts: 1,
         flaky: false,
         evidence: None,
+        screenshot: None,
         suggestion: None,
         actions: x.actions,
     }
@@ -1225,6 +1251,7 @@ fn failed(id: &str, cache: CacheOutcome, class: FailureClass, message: String) -
         attempts: 1,
         flaky: false,
         evidence: None,
+        screenshot: None,
         suggestion: None,
         actions: Vec::new(),
     }
@@ -1246,13 +1273,13 @@ fn git(root: &Path, args: &[&str]) -> Option<String> {
     (out.status.success() && !text.is_empty()).then_some(text)
 }
 
-/// The commit and branch, when the project is in a git repository.
+/// The commit (git's, else `GITHUB_SHA`) and the branch ([`crate::remote::branch`]), when there
+/// is a commit.
 pub fn git_info(root: &Path) -> Option<GitInfo> {
-    let commit = git(root, &["rev-parse", "HEAD"])?;
-    let branch = std::env::var("GITHUB_HEAD_REF")
-        .ok()
-        .filter(|b| !b.is_empty())
-        .or_else(|| git(root, &["rev-parse", "--abbrev-ref", "HEAD"]).filter(|b| b != "HEAD"));
+    let commit = git(root, &["rev-parse", "HEAD"])
+        .or_else(|| std::env::var("GITHUB_SHA").ok().filter(|c| !c.is_empty()))?;
+    // The same branch the dashboard's plan cache is read and written for.
+    let branch = crate::remote::branch(root);
     Some(GitInfo { commit, branch })
 }
 

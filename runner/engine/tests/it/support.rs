@@ -140,6 +140,7 @@ impl<'a> Run<'a> {
             fragments: &fragments,
             secrets: &secrets,
             events: self.events.unwrap_or(&no_events),
+            screenshots: Default::default(),
         };
         if open {
             execute(session, plan, &cx).await
