@@ -5,6 +5,7 @@
 //! read than the repetition they save. `SUM` is cast to BIGINT because PostgreSQL returns
 //! NUMERIC for it.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
@@ -19,6 +20,10 @@ use super::*;
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    /// SQLite has one writer at a time. Concurrent write transactions would each wait in
+    /// SQLite's busy handler, which sleeps in growing steps; queueing them here instead keeps
+    /// ingest at the disk's pace when several CI jobs upload at once.
+    writer: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl SqliteStore {
@@ -34,7 +39,14 @@ impl SqliteStore {
             .connect_with(options)
             .await?;
         sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqliteStore {
+            pool,
+            writer: Default::default(),
+        })
+    }
+
+    async fn serial_writes(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        Some(self.writer.lock().await)
     }
 }
 
@@ -54,6 +66,11 @@ impl PgStore {
             .await?;
         sqlx::migrate!("../migrations/postgres").run(&pool).await?;
         Ok(PgStore { pool })
+    }
+
+    /// PostgreSQL takes concurrent writers itself.
+    async fn serial_writes(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        None
     }
 }
 
@@ -93,7 +110,7 @@ macro_rules! pass_rates {
             $column,
             " AS key, day, CAST(SUM(passed) AS BIGINT) AS passed, \
              CAST(SUM(passed) + SUM(failed) AS BIGINT) AS total \
-             FROM scenario_results WHERE project_id = $1 AND day >= $2 \
+             FROM scenario_days WHERE project_id = $1 AND day >= $2 \
              GROUP BY ",
             $column,
             ", day ORDER BY ",
@@ -102,6 +119,9 @@ macro_rules! pass_rates {
         )
     };
 }
+
+/// Rows per multi-row INSERT: 14 values each stay far below SQLite's 32,766 bound parameters.
+const ROWS_PER_STATEMENT: usize = 500;
 
 macro_rules! impl_store {
     ($store:ty, $db:ty) => {
@@ -235,6 +255,7 @@ macro_rules! impl_store {
             }
 
             async fn insert_run(&self, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
+                let _serial = self.serial_writes().await;
                 let mut tx = self.pool.begin().await?;
                 let inserted: Option<(i64,)> = sqlx::query_as::<$db, (i64,)>(
                     "INSERT INTO runs (project_id, run_id, started_ms, finished_ms, branch, commit_sha, \
@@ -271,52 +292,145 @@ macro_rules! impl_store {
                 .await?;
                 if let Some((run_pk,)) = inserted {
                     let day = crate::time::day(run.started_ms);
-                    for r in &run.results {
-                        sqlx::query::<$db>(
+                    let branch = run.branch.as_deref().unwrap_or("");
+                    let commit = run.commit_sha.as_deref().unwrap_or("");
+                    for chunk in run.results.chunks(ROWS_PER_STATEMENT) {
+                        let mut q = sqlx::QueryBuilder::<$db>::new(
                             "INSERT INTO scenario_results (project_id, run_pk, scenario_id, status, passed, \
-                             failed, flaky, cache, failure_class, message, branch, commit_sha, day, started_ms) \
-                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-                        )
-                        .bind(project_id)
-                        .bind(run_pk)
-                        .bind(&r.scenario_id)
-                        .bind(&r.status)
-                        .bind(i64::from(r.status == "passed"))
-                        .bind(i64::from(r.status == "failed"))
-                        .bind(i64::from(r.flaky))
-                        .bind(&r.cache)
-                        .bind(&r.failure_class)
-                        .bind(&r.message)
-                        .bind(&run.branch)
-                        .bind(&run.commit_sha)
-                        .bind(&day)
-                        .bind(run.started_ms)
-                        .execute(&mut *tx)
-                        .await?;
+                             failed, flaky, cache, failure_class, message, branch, commit_sha, day, started_ms) ",
+                        );
+                        q.push_values(chunk, |mut b, r| {
+                            b.push_bind(project_id)
+                                .push_bind(run_pk)
+                                .push_bind(r.scenario_id.as_str())
+                                .push_bind(r.status.as_str())
+                                .push_bind(i64::from(r.status == "passed"))
+                                .push_bind(i64::from(r.status == "failed"))
+                                .push_bind(i64::from(r.flaky))
+                                .push_bind(r.cache.as_str())
+                                .push_bind(r.failure_class.as_deref())
+                                .push_bind(r.message.as_deref())
+                                .push_bind(run.branch.as_deref())
+                                .push_bind(run.commit_sha.as_deref())
+                                .push_bind(day.as_str())
+                                .push_bind(run.started_ms);
+                        });
+                        q.build().execute(&mut *tx).await?;
+                    }
+                    // One row per scenario in each rollup (a report names a scenario once; a
+                    // repeat is summed here, as one statement may not touch a row twice).
+                    let mut per_scenario: BTreeMap<&str, (i64, i64, i64)> = BTreeMap::new();
+                    for r in &run.results {
+                        let e = per_scenario.entry(r.scenario_id.as_str()).or_default();
+                        e.0 += i64::from(r.status == "passed");
+                        e.1 += i64::from(r.status == "failed");
+                        e.2 += i64::from(r.flaky);
+                    }
+                    let rows: Vec<_> = per_scenario.into_iter().collect();
+                    for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+                        let mut q = sqlx::QueryBuilder::<$db>::new(
+                            "INSERT INTO scenario_days (project_id, day, branch, scenario_id, passed, failed) ",
+                        );
+                        q.push_values(chunk, |mut b, (id, (passed, failed, _))| {
+                            b.push_bind(project_id)
+                                .push_bind(day.as_str())
+                                .push_bind(branch)
+                                .push_bind(*id)
+                                .push_bind(*passed)
+                                .push_bind(*failed);
+                        });
+                        q.push(
+                            " ON CONFLICT (project_id, day, branch, scenario_id) DO UPDATE SET \
+                             passed = scenario_days.passed + excluded.passed, \
+                             failed = scenario_days.failed + excluded.failed",
+                        );
+                        q.build().execute(&mut *tx).await?;
+                        let mut q = sqlx::QueryBuilder::<$db>::new(
+                            "INSERT INTO scenario_commits (project_id, scenario_id, commit_sha, passed, \
+                             failed, retried, last_ms) ",
+                        );
+                        q.push_values(chunk, |mut b, (id, (passed, failed, retried))| {
+                            b.push_bind(project_id)
+                                .push_bind(*id)
+                                .push_bind(commit)
+                                .push_bind(*passed)
+                                .push_bind(*failed)
+                                .push_bind(*retried)
+                                .push_bind(run.started_ms);
+                        });
+                        q.push(
+                            " ON CONFLICT (project_id, scenario_id, commit_sha) DO UPDATE SET \
+                             passed = scenario_commits.passed + excluded.passed, \
+                             failed = scenario_commits.failed + excluded.failed, \
+                             retried = scenario_commits.retried + excluded.retried, \
+                             last_ms = CASE WHEN excluded.last_ms > scenario_commits.last_ms \
+                             THEN excluded.last_ms ELSE scenario_commits.last_ms END",
+                        );
+                        q.build().execute(&mut *tx).await?;
                     }
                 }
-                for l in &run.ledger {
-                    sqlx::query::<$db>(
+                // Ledger records are deduplicated by (run, scenario); only those inserted now
+                // count towards the spend rollup.
+                let mut spend: BTreeMap<(String, String, String), [i64; 4]> = BTreeMap::new();
+                for chunk in run.ledger.chunks(ROWS_PER_STATEMENT) {
+                    let mut q = sqlx::QueryBuilder::<$db>::new(
                         "INSERT INTO ledger (project_id, run_id, scenario_id, day, started_ms, provider, \
-                         model, calls, input_tokens, output_tokens, cached_tokens, cost_micro_usd, record_json) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
-                         ON CONFLICT (project_id, run_id, scenario_id) DO NOTHING",
-                    )
-                    .bind(project_id)
-                    .bind(&l.run_id)
-                    .bind(&l.scenario_id)
-                    .bind(&l.day)
-                    .bind(l.started_ms)
-                    .bind(&l.provider)
-                    .bind(&l.model)
-                    .bind(l.calls)
-                    .bind(l.input_tokens)
-                    .bind(l.output_tokens)
-                    .bind(l.cached_tokens)
-                    .bind(l.cost_micro_usd)
-                    .bind(&l.record_json)
-                    .execute(&mut *tx)
-                    .await?;
+                         model, calls, input_tokens, output_tokens, cached_tokens, cost_micro_usd, record_json) ",
+                    );
+                    q.push_values(chunk, |mut b, l| {
+                        b.push_bind(project_id)
+                            .push_bind(l.run_id.as_str())
+                            .push_bind(l.scenario_id.as_str())
+                            .push_bind(l.day.as_str())
+                            .push_bind(l.started_ms)
+                            .push_bind(l.provider.as_deref())
+                            .push_bind(l.model.as_deref())
+                            .push_bind(l.calls)
+                            .push_bind(l.input_tokens)
+                            .push_bind(l.output_tokens)
+                            .push_bind(l.cached_tokens)
+                            .push_bind(l.cost_micro_usd)
+                            .push_bind(l.record_json.as_str());
+                    });
+                    q.push(
+                        " ON CONFLICT (project_id, run_id, scenario_id) DO NOTHING \
+                         RETURNING day, COALESCE(provider, '') AS provider, COALESCE(model, '') AS model, \
+                         calls, input_tokens, output_tokens, cost_micro_usd",
+                    );
+                    let added: Vec<(String, String, String, i64, i64, i64, i64)> =
+                        q.build_query_as().fetch_all(&mut *tx).await?;
+                    for (day, provider, model, calls, input, output, cost) in added {
+                        let e = spend.entry((day, provider, model)).or_default();
+                        e[0] += calls;
+                        e[1] += input;
+                        e[2] += output;
+                        e[3] += cost;
+                    }
+                }
+                let spend: Vec<_> = spend.into_iter().collect();
+                for chunk in spend.chunks(ROWS_PER_STATEMENT) {
+                    let mut q = sqlx::QueryBuilder::<$db>::new(
+                        "INSERT INTO spend_days (project_id, day, provider, model, calls, input_tokens, \
+                         output_tokens, cost_micro_usd) ",
+                    );
+                    q.push_values(chunk, |mut b, ((day, provider, model), sums)| {
+                        b.push_bind(project_id)
+                            .push_bind(day.as_str())
+                            .push_bind(provider.as_str())
+                            .push_bind(model.as_str())
+                            .push_bind(sums[0])
+                            .push_bind(sums[1])
+                            .push_bind(sums[2])
+                            .push_bind(sums[3]);
+                    });
+                    q.push(
+                        " ON CONFLICT (project_id, day, provider, model) DO UPDATE SET \
+                         calls = spend_days.calls + excluded.calls, \
+                         input_tokens = spend_days.input_tokens + excluded.input_tokens, \
+                         output_tokens = spend_days.output_tokens + excluded.output_tokens, \
+                         cost_micro_usd = spend_days.cost_micro_usd + excluded.cost_micro_usd",
+                    );
+                    q.build().execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
                 Ok(inserted.is_some())
@@ -397,7 +511,7 @@ macro_rules! impl_store {
 
             async fn pass_rates(&self, project_id: i64, by: Grouping, since_day: &str) -> Result<Vec<RateRow>> {
                 let sql = match by {
-                    Grouping::Branch => pass_rates!("branch"),
+                    Grouping::Branch => pass_rates!("NULLIF(branch, '')"),
                     Grouping::Scenario => pass_rates!("scenario_id"),
                 };
                 Ok(sqlx::query_as::<$db, RateRow>(sql)
@@ -409,13 +523,10 @@ macro_rules! impl_store {
 
             async fn flaky(&self, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
                 Ok(sqlx::query_as::<$db, FlakyRow>(
-                    "SELECT scenario_id, commit_sha, CAST(SUM(passed) AS BIGINT) AS passed, \
-                     CAST(SUM(failed) AS BIGINT) AS failed, CAST(SUM(flaky) AS BIGINT) AS retried, \
-                     MAX(started_ms) AS last_ms \
-                     FROM scenario_results WHERE project_id = $1 \
-                     GROUP BY scenario_id, commit_sha \
-                     HAVING (SUM(passed) > 0 AND SUM(failed) > 0) OR SUM(flaky) > 0 \
-                     ORDER BY MAX(started_ms) DESC, scenario_id LIMIT $2",
+                    "SELECT scenario_id, NULLIF(commit_sha, '') AS commit_sha, passed, failed, retried, \
+                     last_ms FROM scenario_commits WHERE project_id = $1 \
+                     AND ((passed > 0 AND failed > 0) OR retried > 0) \
+                     ORDER BY last_ms DESC, scenario_id LIMIT $2",
                 )
                 .bind(project_id)
                 .bind(limit)
@@ -425,12 +536,10 @@ macro_rules! impl_store {
 
             async fn spend(&self, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>> {
                 Ok(sqlx::query_as::<$db, SpendRow>(
-                    "SELECT day, provider, model, CAST(SUM(calls) AS BIGINT) AS calls, \
-                     CAST(SUM(input_tokens) AS BIGINT) AS input_tokens, \
-                     CAST(SUM(output_tokens) AS BIGINT) AS output_tokens, \
-                     CAST(SUM(cost_micro_usd) AS BIGINT) AS cost_micro_usd \
-                     FROM ledger WHERE project_id = $1 AND day >= $2 \
-                     GROUP BY day, provider, model ORDER BY day DESC, provider, model",
+                    "SELECT day, NULLIF(provider, '') AS provider, NULLIF(model, '') AS model, calls, \
+                     input_tokens, output_tokens, cost_micro_usd \
+                     FROM spend_days WHERE project_id = $1 AND day >= $2 \
+                     ORDER BY day DESC, provider, model",
                 )
                 .bind(project_id)
                 .bind(since_day)
@@ -520,6 +629,8 @@ macro_rules! impl_store {
             }
 
             async fn cache_put(&self, project_id: i64, put: &CachePut<'_>) -> Result<bool> {
+                // Reads, then writes: on SQLite a concurrent writer would fail the upgrade.
+                let _serial = self.serial_writes().await;
                 let mut tx = self.pool.begin().await?;
                 let old: Option<(i64, String)> = sqlx::query_as::<$db, (i64, String)>(
                     "SELECT id, entry_json FROM cache_entries WHERE project_id = $1 AND scenario_id = $2 \

@@ -270,13 +270,16 @@ pub fn gemini(schema: &Value) -> Value {
 
 /// The schema for servers that enforce it by grammar (llama.cpp with `strict` off): references
 /// inlined, `const` written as a one-value `enum` (better supported), `oneOf` as `anyOf`, and
-/// the keywords of [`GEMINI_DROPPED`] removed. `pattern` stays: llama.cpp compiles it into
-/// the grammar.
+/// the keywords of [`GEMINI_DROPPED`] removed. `pattern` stays, with its `.` made safe for a
+/// JSON string (see [`json_safe_pattern`]): llama.cpp compiles it into the grammar.
 pub fn loose(schema: &Value) -> Value {
     let mut out = inline_refs(schema);
     walk_mut(&mut out, &mut |obj| {
         for k in GEMINI_DROPPED {
             obj.remove(*k);
+        }
+        if let Some(Value::String(p)) = obj.get_mut("pattern") {
+            *p = json_safe_pattern(p);
         }
         if let Some(c) = obj.remove("const") {
             obj.insert("enum".into(), Value::Array(vec![c]));
@@ -287,6 +290,39 @@ pub fn loose(schema: &Value) -> Value {
             obj.insert("anyOf".into(), one_of);
         }
     });
+    out
+}
+
+/// llama.cpp (and the servers built on it: Ollama, LM Studio) match a string's `pattern`
+/// against the raw JSON text between the quotes, where its `.` admits a bare `"`. The model can
+/// then end the string early and write keys the schema never allowed
+/// (`"selector": "css=input", "equals": "x"`). Every `.` outside a character class becomes one
+/// JSON string character instead: anything but a quote or backslash, or an escape.
+pub fn json_safe_pattern(pattern: &str) -> String {
+    const JSON_CHAR: &str = r#"([^"\\]|\\["\\/bfnrt])"#;
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(next) = chars.next() {
+                    out.push(next);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            '.' if !in_class => out.push_str(JSON_CHAR),
+            _ => out.push(c),
+        }
+    }
     out
 }
 
@@ -412,6 +448,25 @@ mod tests {
             Value::Array(a) => a.iter().all(no_refs),
             _ => true,
         }
+    }
+
+    #[test]
+    fn a_pattern_sent_to_a_grammar_cannot_end_the_json_string_early() {
+        let safe = json_safe_pattern("^(role|text|css)=.+$");
+        assert_eq!(safe, r#"^(role|text|css)=([^"\\]|\\["\\/bfnrt])+$"#);
+        // A grammar matches the pattern against the raw text between the JSON quotes.
+        let raw = jsonschema::validator_for(&json!({"type": "string", "pattern": safe})).unwrap();
+        assert!(raw.is_valid(&json!(r#"role=button[name=\"Add\"]"#)));
+        assert!(raw.is_valid(&json!(r#"css=a\\b"#)));
+        assert!(!raw.is_valid(&json!(r#"css=input", "equals": "x"#)));
+        assert!(!raw.is_valid(&json!(r#"css=a\q"#)), "not a JSON escape");
+        // Classes and escapes are kept as written.
+        assert_eq!(json_safe_pattern(r"^[a-z0-9._-]*\.json$"), r"^[a-z0-9._-]*\.json$");
+        let sent = loose(&json!({"properties": {"s": {"type": "string", "pattern": "^x.$"}}}));
+        assert_eq!(
+            sent["properties"]["s"]["pattern"],
+            json!(json_safe_pattern("^x.$"))
+        );
     }
 
     #[test]

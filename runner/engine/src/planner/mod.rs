@@ -567,7 +567,9 @@ mod tests {
             sent.pointer(
                 "/properties/actions/items/properties/target/anyOf/0/properties/selector/pattern"
             ),
-            Some(&json!(SELECTOR_PATTERN))
+            Some(&json!(crate::llm::schema::json_safe_pattern(
+                SELECTOR_PATTERN
+            )))
         );
         assert!(
             sent["required"]
