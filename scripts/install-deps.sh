@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what Windup and its tests need on a fresh Debian machine: Chromium, fonts and xmllint (apt),
+# Installs what Windup and its tests need on a fresh Debian machine: Chromium, fonts, xmllint and openssl (apt),
 # then the registry fixtures (npm todomvc, playwright-core; PyPI miniwob). Idempotent.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -10,6 +10,8 @@ dpkg -s fonts-liberation >/dev/null 2>&1 || need+=(fonts-liberation)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # xmllint: the tests check the JUnit report with a real XML parser.
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
+# openssl: the dashboard's GitHub App test makes its app a fresh RSA key.
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

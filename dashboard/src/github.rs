@@ -10,9 +10,9 @@ use octocrab::models::issues::Comment;
 use windup_model::money::usd;
 use windup_model::{RunReport, ScenarioStatus};
 
-use crate::AppState;
 use crate::ingest::PullRequest;
 use crate::store::{Project, RunFilter};
+use crate::{AppState, GithubAuth, GithubConfig};
 
 const ATTEMPTS: u32 = 3;
 
@@ -23,7 +23,7 @@ pub fn marker(project: &str) -> String {
 pub fn spawn_sticky_comment(state: AppState, project: Project, run_id: String, pr: PullRequest) {
     tokio::spawn(async move {
         let status = match &state.config.github {
-            None => "skipped: no WINDUP_GITHUB_TOKEN configured".to_string(),
+            None => "skipped: no WINDUP_GITHUB_TOKEN or GitHub App configured".to_string(),
             Some(_) => {
                 // One poster at a time, so two shards of one PR never both create the comment.
                 let _guard = state.github_lock.lock().await;
@@ -100,6 +100,36 @@ async fn post_with_retries(
     }
 }
 
+/// A client for the PR's repository: the token's, or the GitHub App's installation on it.
+async fn client(gh: &GithubConfig, owner: &str, repo: &str) -> Result<Octocrab, CommentError> {
+    let builder = Octocrab::builder()
+        .base_uri(gh.api_url.as_str())
+        .map_err(|e| CommentError::Local(format!("WINDUP_GITHUB_API_URL: {e}")))?
+        .set_connect_timeout(Some(Duration::from_secs(5)))
+        .set_read_timeout(Some(Duration::from_secs(15)));
+    let built = match &gh.auth {
+        GithubAuth::Token(token) => builder.personal_token(token.clone()).build(),
+        GithubAuth::App {
+            app_id,
+            private_key_pem,
+        } => {
+            let key = octocrab::EncodingKey::from_rsa_pem(private_key_pem.as_bytes())
+                .map_err(|e| CommentError::Local(format!("the GitHub App's private key: {e}")))?;
+            let app = builder
+                .app((*app_id).into(), key)
+                .build()
+                .map_err(|e| CommentError::Local(format!("GitHub client: {e}")))?;
+            let installation = app.apps().get_repository_installation(owner, repo).await?;
+            // Requests through it carry the installation's token, fetched (and renewed) by
+            // octocrab from `POST /app/installations/{id}/access_tokens`.
+            return app
+                .installation(installation.id)
+                .map_err(|e| CommentError::Local(format!("GitHub App installation: {e}")));
+        }
+    };
+    built.map_err(|e| CommentError::Local(format!("GitHub client: {e}")))
+}
+
 async fn post(
     state: &AppState,
     project: &Project,
@@ -110,18 +140,11 @@ async fn post(
         .config
         .github
         .as_ref()
-        .ok_or_else(|| CommentError::Local("no GitHub token".into()))?;
+        .ok_or_else(|| CommentError::Local("no GitHub token or App".into()))?;
     let (owner, name) = pr
         .owner_name()
         .ok_or_else(|| CommentError::Local("bad repo".into()))?;
-    let client = Octocrab::builder()
-        .base_uri(gh.api_url.as_str())
-        .map_err(|e| CommentError::Local(format!("WINDUP_GITHUB_API_URL: {e}")))?
-        .personal_token(gh.token.clone())
-        .set_connect_timeout(Some(Duration::from_secs(5)))
-        .set_read_timeout(Some(Duration::from_secs(15)))
-        .build()
-        .map_err(|e| CommentError::Local(format!("GitHub client: {e}")))?;
+    let client = client(gh, owner, name).await?;
     let issues = client.issues(owner, name);
     let marker = marker(&project.slug);
     let mut page = issues.list_comments(pr.number).per_page(100).send().await?;

@@ -44,18 +44,35 @@ impl Config {
     }
 }
 
-/// A GitHub token and API base (`https://api.github.com`, a GitHub Enterprise `…/api/v3`, or
-/// a local fake in tests). The token never appears in `Debug` output.
+/// How the dashboard authenticates to GitHub (`https://api.github.com`, a GitHub Enterprise
+/// `…/api/v3`, or a local fake in tests) to post PR comments. No secret appears in `Debug`.
 #[derive(Clone)]
 pub struct GithubConfig {
-    pub token: String,
+    pub auth: GithubAuth,
     pub api_url: String,
+}
+
+#[derive(Clone)]
+pub enum GithubAuth {
+    /// A token (a personal access token or a bot's): `WINDUP_GITHUB_TOKEN`.
+    Token(String),
+    /// A GitHub App (`WINDUP_GITHUB_APP_ID`, `WINDUP_GITHUB_APP_PRIVATE_KEY` or `…_FILE`): each
+    /// comment is posted with a short-lived token of the app's installation on the PR's
+    /// repository, obtained with a JWT signed by the app's RSA key.
+    App {
+        app_id: u64,
+        private_key_pem: String,
+    },
 }
 
 impl std::fmt::Debug for GithubConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let auth = match &self.auth {
+            GithubAuth::Token(_) => "token <redacted>".to_string(),
+            GithubAuth::App { app_id, .. } => format!("app {app_id}, key <redacted>"),
+        };
         f.debug_struct("GithubConfig")
-            .field("token", &"<redacted>")
+            .field("auth", &auth)
             .field("api_url", &self.api_url)
             .finish()
     }
@@ -146,13 +163,25 @@ mod tests {
             public_url: "http://x".into(),
             secure_cookies: true,
             github: Some(GithubConfig {
-                token: "ghp_secret123".into(),
+                auth: GithubAuth::Token("ghp_secret123".into()),
                 api_url: "https://api.github.com".into(),
             }),
         };
         let shown = format!("{config:?}");
         assert!(!shown.contains("ghp_secret123"), "{shown}");
         assert!(shown.contains("<redacted>"));
+        let app = GithubConfig {
+            auth: GithubAuth::App {
+                app_id: 7,
+                private_key_pem: "-----BEGIN RSA PRIVATE KEY-----\nMIIsecret".into(),
+            },
+            api_url: "https://api.github.com".into(),
+        };
+        let shown = format!("{app:?}");
+        assert!(
+            !shown.contains("MIIsecret") && shown.contains("app 7"),
+            "{shown}"
+        );
         assert_eq!(config.run_url("shop", "r1"), "http://x/p/shop/runs/r1");
     }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use windup_dashboard::{AppState, Config, GithubConfig, admin, store};
+use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, admin, store};
 
 #[derive(Parser)]
 #[command(name = "windup-dashboard", version, about = "Windup's team dashboard")]
@@ -133,6 +133,46 @@ async fn main() -> ExitCode {
     }
 }
 
+/// GitHub credentials from the environment: a token, or a GitHub App's id and private key.
+fn github_auth() -> anyhow::Result<Option<GithubAuth>> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let token = var("WINDUP_GITHUB_TOKEN");
+    let app_id = var("WINDUP_GITHUB_APP_ID");
+    let key =
+        match (
+            var("WINDUP_GITHUB_APP_PRIVATE_KEY"),
+            var("WINDUP_GITHUB_APP_PRIVATE_KEY_FILE"),
+        ) {
+            (Some(pem), _) => Some(pem),
+            (None, Some(path)) => Some(std::fs::read_to_string(&path).with_context(|| {
+                format!("WINDUP_GITHUB_APP_PRIVATE_KEY_FILE: cannot read {path}")
+            })?),
+            (None, None) => None,
+        };
+    match (token, app_id, key) {
+        (Some(_), Some(_), _) => anyhow::bail!(
+            "both WINDUP_GITHUB_TOKEN and WINDUP_GITHUB_APP_ID are set: unset one (a token, or a GitHub App)"
+        ),
+        (Some(token), None, _) => Ok(Some(GithubAuth::Token(token))),
+        (None, Some(id), Some(pem)) => {
+            let app_id = id.trim().parse::<u64>().map_err(|_| {
+                anyhow::anyhow!("WINDUP_GITHUB_APP_ID: `{id}` is not a number; use the App ID from the app's settings page")
+            })?;
+            octocrab::EncodingKey::from_rsa_pem(pem.as_bytes()).map_err(|e| {
+                anyhow::anyhow!("WINDUP_GITHUB_APP_PRIVATE_KEY: not an RSA private key in PEM ({e}); use the .pem file GitHub generated for the app")
+            })?;
+            Ok(Some(GithubAuth::App {
+                app_id,
+                private_key_pem: pem,
+            }))
+        }
+        (None, Some(_), None) => anyhow::bail!(
+            "WINDUP_GITHUB_APP_ID is set without a key: set WINDUP_GITHUB_APP_PRIVATE_KEY (the PEM) or WINDUP_GITHUB_APP_PRIVATE_KEY_FILE"
+        ),
+        (None, None, _) => Ok(None),
+    }
+}
+
 async fn run(cli: Cli) -> Result<(), Failure> {
     let store = store::open(&cli.database)
         .await
@@ -150,11 +190,10 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 .await
                 .with_context(|| format!("listening on {}", args.addr))
                 .map_err(Failure::Infra)?;
-            let github = std::env::var("WINDUP_GITHUB_TOKEN")
-                .ok()
-                .filter(|t| !t.is_empty())
-                .map(|token| GithubConfig {
-                    token,
+            let github = github_auth()
+                .map_err(Failure::Input)?
+                .map(|auth| GithubConfig {
+                    auth,
                     api_url: args.github_api_url.clone(),
                 });
             let config = Config {

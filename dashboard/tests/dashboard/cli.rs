@@ -170,3 +170,70 @@ async fn no_arguments_serves_and_sigterm_shuts_down_cleanly() {
         .unwrap();
     assert!(status.success(), "graceful shutdown exits 0: {status:?}");
 }
+
+/// Bad GitHub credentials stop `serve` at start with exit 2, naming the variable and the fix,
+/// and never echo a key.
+#[test]
+fn bad_github_credentials_exit_2_naming_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |env: &[(&str, &str)]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["serve", "--addr", "127.0.0.1:0", "--insecure-cookies"])
+            .current_dir(dir.path())
+            .env_remove("DATABASE_URL")
+            .env_remove("WINDUP_GITHUB_TOKEN")
+            .env_remove("WINDUP_GITHUB_APP_ID")
+            .env_remove("WINDUP_GITHUB_APP_PRIVATE_KEY")
+            .env_remove("WINDUP_GITHUB_APP_PRIVATE_KEY_FILE");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let secret_key =
+        "-----BEGIN RSA PRIVATE KEY-----\nnot-a-key-but-secret\n-----END RSA PRIVATE KEY-----\n";
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[("WINDUP_GITHUB_APP_ID", "7")],
+            "WINDUP_GITHUB_APP_PRIVATE_KEY",
+        ),
+        (
+            &[
+                ("WINDUP_GITHUB_APP_ID", "seven"),
+                ("WINDUP_GITHUB_APP_PRIVATE_KEY", secret_key),
+            ],
+            "WINDUP_GITHUB_APP_ID",
+        ),
+        (
+            &[
+                ("WINDUP_GITHUB_APP_ID", "7"),
+                ("WINDUP_GITHUB_APP_PRIVATE_KEY", secret_key),
+            ],
+            "not an RSA private key",
+        ),
+        (
+            &[
+                ("WINDUP_GITHUB_APP_ID", "7"),
+                ("WINDUP_GITHUB_TOKEN", "ghp_x"),
+            ],
+            "unset one",
+        ),
+        (
+            &[
+                ("WINDUP_GITHUB_APP_ID", "7"),
+                ("WINDUP_GITHUB_APP_PRIVATE_KEY_FILE", "/nonexistent/app.pem"),
+            ],
+            "WINDUP_GITHUB_APP_PRIVATE_KEY_FILE",
+        ),
+    ];
+    for (env, expected) in cases {
+        let (code, stderr) = serve(env);
+        assert_eq!(code, Some(2), "{env:?}: {stderr}");
+        assert!(stderr.contains(expected), "{env:?}: {stderr}");
+        assert!(!stderr.contains("not-a-key-but-secret"), "{stderr}");
+    }
+}

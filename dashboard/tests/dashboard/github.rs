@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
-use windup_dashboard::GithubConfig;
+use windup_dashboard::{GithubAuth, GithubConfig};
 
 use crate::common::{Dash, report};
 
@@ -203,7 +203,52 @@ async fn start(mode: Mode) -> FakeGithub {
             Json(comment(&base, &owner, &repo, id, issue, &text)).into_response()
         }
     };
+    // A GitHub App: the installation on a repository, and its access tokens.
+    let b = base.clone();
+    let installation = move |State(s): State<Shared>,
+                             Path((owner, repo)): Path<(String, String)>,
+                             headers: HeaderMap| {
+        let base = b.clone();
+        async move {
+            let mut fake = s.lock().unwrap();
+            record(
+                &mut fake,
+                "GET",
+                format!("/repos/{owner}/{repo}/installation"),
+                &headers,
+            );
+            Json(json!({
+                "id": 4242, "account": user(&base),
+                "access_tokens_url": format!("{base}/app/installations/4242/access_tokens"),
+                "repositories_url": format!("{base}/installation/repositories"),
+                "html_url": "https://github.com/organizations/octo/settings/installations/4242",
+                "app_id": 7, "target_id": 42, "target_type": "Organization",
+                "permissions": {"issues": "write", "pull_requests": "write"},
+                "events": [], "single_file_name": null, "repository_selection": "selected",
+                "created_at": "2026-11-01T10:00:00Z", "updated_at": "2026-11-01T10:00:00Z"
+            }))
+        }
+    };
+    let access_token = move |State(s): State<Shared>, Path(id): Path<u64>, headers: HeaderMap| async move {
+        let mut fake = s.lock().unwrap();
+        record(
+            &mut fake,
+            "POST",
+            format!("/app/installations/{id}/access_tokens"),
+            &headers,
+        );
+        (
+            StatusCode::CREATED,
+            Json(json!({
+                "token": "ghs_installation_token", "expires_at": "2099-01-01T00:00:00Z",
+                "permissions": {"issues": "write", "pull_requests": "write"},
+                "repository_selection": "selected"
+            })),
+        )
+    };
     let app = Router::new()
+        .route("/repos/{owner}/{repo}/installation", get(installation))
+        .route("/app/installations/{id}/access_tokens", post(access_token))
         .route(
             "/repos/{owner}/{repo}/issues/{issue}/comments",
             get(list).post(create),
@@ -218,8 +263,12 @@ async fn start(mode: Mode) -> FakeGithub {
 }
 
 async fn dash_for(fake: &FakeGithub) -> (Dash, String) {
+    dash_with(fake, GithubAuth::Token("ghp_test".into())).await
+}
+
+async fn dash_with(fake: &FakeGithub, auth: GithubAuth) -> (Dash, String) {
     let dash = Dash::with_github(Some(GithubConfig {
-        token: "ghp_test".into(),
+        auth,
         api_url: fake.base.clone(),
     }))
     .await;
@@ -465,4 +514,83 @@ async fn a_github_403_is_recorded_without_retrying() {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     panic!("the retried upload did not post the comment");
+}
+
+/// A fresh RSA key pair from `openssl`, as GitHub hands an app its key: (private PKCS#1 PEM,
+/// public PEM).
+fn app_key() -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("app.pem");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .output()
+            .expect("openssl (scripts/install-deps.sh installs it)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let key_path = key.to_str().unwrap();
+    run(&["genrsa", "-traditional", "-out", key_path, "2048"]);
+    let public = run(&["rsa", "-in", key_path, "-pubout"]);
+    (std::fs::read_to_string(&key).unwrap(), public)
+}
+
+#[tokio::test]
+async fn a_github_app_comments_with_its_installation_token() {
+    let fake = start(Mode::Ok).await;
+    let (private_pem, public_pem) = app_key();
+    let auth = GithubAuth::App {
+        app_id: 7,
+        private_key_pem: private_pem,
+    };
+    let (dash, token) = dash_with(&fake, auth).await;
+    dash.server
+        .post("/api/v1/runs")
+        .authorization_bearer(&token)
+        .json(&pr_run("r-app", "wf-app", false))
+        .await;
+    assert_eq!(
+        comment_status(&dash, "r-app").await,
+        "created comment on octo/shop#12"
+    );
+    let f = fake.state.lock().unwrap();
+    let paths: Vec<&str> = f.requests.iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(
+        &paths[..2],
+        [
+            "/repos/octo/shop/installation",
+            "/app/installations/4242/access_tokens"
+        ],
+        "{paths:?}"
+    );
+    // The app authenticates as itself with an RS256 JWT signed by its key, issued by its id.
+    for r in &f.requests[..2] {
+        let jwt = r.2.strip_prefix("Bearer ").expect("a bearer JWT");
+        let key = octocrab::jsonwebtoken::DecodingKey::from_rsa_pem(public_pem.as_bytes()).unwrap();
+        let mut validation =
+            octocrab::jsonwebtoken::Validation::new(octocrab::jsonwebtoken::Algorithm::RS256);
+        validation.set_required_spec_claims(&["exp"]);
+        let claims = octocrab::jsonwebtoken::decode::<Value>(jwt, &key, &validation)
+            .expect("signed by the app's key")
+            .claims;
+        assert_eq!(claims["iss"].to_string().trim_matches('"'), "7", "{claims}");
+    }
+    // The comment itself goes out with the installation's token, never the JWT.
+    let rest: Vec<&str> = f.requests[2..].iter().map(|r| r.2.as_str()).collect();
+    assert!(!rest.is_empty());
+    assert!(
+        rest.iter().all(|a| a.ends_with("ghs_installation_token")),
+        "{rest:?}"
+    );
+    assert_eq!(
+        f.comments
+            .iter()
+            .filter(|c| c.2.contains("<!-- windup:acme -->"))
+            .count(),
+        1
+    );
 }

@@ -461,7 +461,10 @@ mod tests {
         assert!(!raw.is_valid(&json!(r#"css=input", "equals": "x"#)));
         assert!(!raw.is_valid(&json!(r#"css=a\q"#)), "not a JSON escape");
         // Classes and escapes are kept as written.
-        assert_eq!(json_safe_pattern(r"^[a-z0-9._-]*\.json$"), r"^[a-z0-9._-]*\.json$");
+        assert_eq!(
+            json_safe_pattern(r"^[a-z0-9._-]*\.json$"),
+            r"^[a-z0-9._-]*\.json$"
+        );
         let sent = loose(&json!({"properties": {"s": {"type": "string", "pattern": "^x.$"}}}));
         assert_eq!(
             sent["properties"]["s"]["pattern"],
