@@ -1298,25 +1298,28 @@ fn restore_takes_the_dashboard_plan_only_for_the_same_scenario_and_when_newer() 
     let dir = example();
     let fake = FakeDashboard::start(DASH_TOKEN);
     with_dashboard(dir.path(), &fake.url());
-    let marked = |id: &str, by: &str| {
+    // A dashboard plan by `by`, last verified (and saved) at `at`.
+    let marked = |id: &str, by: &str, at: &str| {
         let mut e = committed(dir.path(), id);
         e["plan"]["generated_by"] = by.into();
+        e["stats"]["last_verified_at"] = at.into();
         e
     };
+    const NEWER: &str = "2099-01-01T00:00:00Z";
     // sign-in: not cached locally, newer on the dashboard's default branch.
-    let sign_in = marked("sign-in", "dashboard");
+    let sign_in = marked("sign-in", "dashboard", NEWER);
     std::fs::remove_file(dir.path().join("e2e/.windup/cache/sign-in.json")).unwrap();
-    fake.set_plan("main", "2099-01-01T00:00:00Z", sign_in.clone());
+    fake.set_plan("main", NEWER, sign_in.clone());
     // archive-project: cached locally, newer on the run's own branch.
-    let archive = marked("archive-project", "dashboard");
-    fake.set_plan("feature/x", "2099-01-01T00:00:00Z", archive.clone());
-    // search-projects: the dashboard's is older than the local one.
-    let old = marked("search-projects", "older");
-    fake.set_plan("feature/x", "2001-01-01T00:00:00Z", old);
+    let archive = marked("archive-project", "dashboard", NEWER);
+    fake.set_plan("feature/x", NEWER, archive.clone());
+    // search-projects: the dashboard's was verified before the local one, though uploaded later.
+    let old = marked("search-projects", "older", "2001-01-01T00:00:00Z");
+    fake.set_plan("feature/x", NEWER, old);
     // create-project: newer, but for another text of the scenario.
-    let mut other = marked("create-project", "other-sha");
+    let mut other = marked("create-project", "other-sha", NEWER);
     other["key"]["scenario_sha"] = "0".repeat(64).into();
-    fake.set_plan("feature/x", "2099-01-01T00:00:00Z", other);
+    fake.set_plan("feature/x", NEWER, other);
     let local_search = committed(dir.path(), "search-projects");
     let local_create = committed(dir.path(), "create-project");
 
