@@ -864,13 +864,7 @@ fn planning_from_the_cli_leaks_no_credential_and_require_cached_makes_no_call() 
     fake.push(Reply::Json(
         serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}),
     ));
-    let toml = dir.path().join("windup.toml");
-    let mut config = std::fs::read_to_string(&toml).unwrap();
-    config.push_str(&format!(
-        "\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
-        fake.openai_base_url()
-    ));
-    std::fs::write(&toml, config).unwrap();
+    with_fake_provider(dir.path(), &fake);
     let (_server, base) = serve(dir.path());
     let run = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_windup"))
@@ -1029,6 +1023,17 @@ fn windup_toml_reports_are_written_every_run_and_checked() {
 const DASH_TOKEN: &str = "wd-canary-token-31d7";
 
 /// Adds `[dashboard]` pointing at `url` (one retry, to keep outages quick).
+/// Adds a `[providers.fake]` (OpenAI wire format) served by `llm` to the project's windup.toml.
+fn with_fake_provider(dir: &Path, llm: &windup_testkit::fake_llm::FakeLlm) {
+    let toml = dir.join("windup.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!(
+        "\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
+        llm.openai_base_url()
+    ));
+    std::fs::write(&toml, text).unwrap();
+}
+
 fn with_dashboard(dir: &Path, url: &str) {
     let toml = dir.join("windup.toml");
     let mut text = std::fs::read_to_string(&toml).unwrap();
@@ -1380,13 +1385,7 @@ fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
     llm.push(Reply::Json(
         serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}),
     ));
-    let toml = dir.path().join("windup.toml");
-    let mut config = std::fs::read_to_string(&toml).unwrap();
-    config.push_str(&format!(
-        "\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
-        llm.openai_base_url()
-    ));
-    std::fs::write(&toml, config).unwrap();
+    with_fake_provider(dir.path(), &llm);
     let fake = FakeDashboard::start(DASH_TOKEN);
     with_dashboard(dir.path(), &fake.url());
     let (_server, base) = serve(dir.path());
@@ -1508,13 +1507,7 @@ fn seed_dashboard_through_the_runner() -> SeededDashboard {
     });
     let entry = committed(dir.path(), "sign-in");
     let llm = FakeLlm::start();
-    let toml = dir.path().join("windup.toml");
-    let mut config = std::fs::read_to_string(&toml).unwrap();
-    config.push_str(&format!(
-        "\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
-        llm.openai_base_url()
-    ));
-    std::fs::write(&toml, config).unwrap();
+    with_fake_provider(dir.path(), &llm);
     with_dashboard(dir.path(), &url);
     let (_server, base) = serve(dir.path());
     let branch = [
