@@ -13,14 +13,14 @@ LABEL org.opencontainers.image.title="windup-action" \
       org.opencontainers.image.description="Windup browser end-to-end tests as a GitHub Action" \
       org.opencontainers.image.source="https://github.com/windup/windup" \
       org.opencontainers.image.licenses="Apache-2.0"
-# chromium: the browser the engine drives (its flags, --no-sandbox included, are the engine's);
+# chromium-headless-shell: the browser the engine drives headless (its flags, --no-sandbox
+# included, are the engine's; it finds the shell itself); chromium for `--headed` debugging;
 # fonts so pages render as people see them; python3 so start-command can serve a static site.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      chromium ca-certificates fonts-liberation fonts-noto-core fonts-noto-color-emoji \
+      chromium chromium-headless-shell ca-certificates fonts-liberation fonts-noto-core fonts-noto-color-emoji \
       python3 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/bin/windup /usr/local/bin/windup-action /usr/local/bin/
-ENV WINDUP_CHROMIUM=/usr/bin/chromium
 # GitHub runs Docker actions as root with the workspace mounted at GITHUB_WORKSPACE: no USER.
 ENTRYPOINT ["/usr/local/bin/windup-action"]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Replay speed: `windup replay` of the TodoMVC plan vs. a playwright-core script doing the same
-steps on the same Chromium, both as whole processes, alternating in one run; then warm replays
+steps on the same Chromium (the headless shell when installed, as windup picks; $CHROMIUM to
+choose), both as whole processes, alternating in one run; then warm replays
 (browser already up) of windup (`windup run` over K copies of the scenario) vs. the same script
 looping K times in one browser. Prints medians and ratios. Never run in CI.
 
@@ -18,6 +19,15 @@ def fixtures():
     out = subprocess.run(["bash", str(ROOT / "scripts/fetch-fixtures.sh")], check=True,
                          capture_output=True, text=True).stdout
     return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+
+
+def chromium():
+    """The binary both tools drive: $CHROMIUM, else the one windup picks for a headless run
+    (Debian's headless shell when installed, else /usr/bin/chromium)."""
+    if os.environ.get("CHROMIUM"):
+        return os.environ["CHROMIUM"]
+    shell = Path("/usr/lib/chromium/chromium-headless-shell")
+    return str(shell) if shell.exists() else "/usr/bin/chromium"
 
 
 def free_port():
@@ -41,7 +51,9 @@ def main():
     a = ap.parse_args()
     windup = a.windup or next(str(p) for p in [ROOT / "target/release/windup", ROOT / "target/debug/windup"] if p.exists())
     fx = fixtures()
-    env = dict(os.environ, PLAYWRIGHT_CORE_DIR=fx["PLAYWRIGHT_CORE"])
+    browser = chromium()
+    env = dict(os.environ, PLAYWRIGHT_CORE_DIR=fx["PLAYWRIGHT_CORE"], CHROMIUM=browser, WINDUP_CHROMIUM=browser)
+    print(f"both drive {browser}")
     port = free_port()
     # A fast keep-alive static server (Node): python's http.server takes 40-120 ms a file here,
     # which would dominate both tools' page loads.

@@ -5,7 +5,8 @@ runner/engine/tests/plans/miniwob/: click-button, click-checkboxes, enter-text, 
 task pages that start their seeded episode on load), each with its verified plan cached, timed as
 `windup run -j 1` and `-j 2`, alternating with Playwright Test (npm @playwright/test, installed
 here into target/bench/pwtest) running the same 100 flows as 100 tests with workers 1 and 2, on
-the same Chromium (/usr/bin/chromium) with the same flags. For each: wall time of the whole
+the same Chromium (Debian's headless shell when installed, as windup picks for headless runs,
+else /usr/bin/chromium; $CHROMIUM to choose) with the same flags. For each: wall time of the whole
 command, scenarios per second, and the peak memory of its whole process tree (the sum over the
 tree of RSS, and of PSS, which counts pages shared between Chromium's processes once, sampled
 every 50 ms from /proc). Prints the medians and the ratios. Never run in CI.
@@ -125,6 +126,15 @@ export default {
   },
 };
 """
+
+
+def chromium():
+    """The binary both tools drive: $CHROMIUM, else the one windup picks for a headless run
+    (Debian's headless shell when installed, else /usr/bin/chromium)."""
+    if os.environ.get("CHROMIUM"):
+        return os.environ["CHROMIUM"]
+    shell = Path("/usr/lib/chromium/chromium-headless-shell")
+    return str(shell) if shell.exists() else "/usr/bin/chromium"
 
 
 def fixtures():
@@ -308,7 +318,10 @@ def main():
     base = f"http://127.0.0.1:{port}/"
     time.sleep(0.5)
     n = a.scenarios
-    env = dict(os.environ, SUITE_N=str(n), SUITE_START=base.rstrip("/") + START, SUITE_BASE=base.rstrip("/"))
+    browser = chromium()
+    print(f"both drive {browser}")
+    env = dict(os.environ, SUITE_N=str(n), SUITE_START=base.rstrip("/") + START, SUITE_BASE=base.rstrip("/"),
+               CHROMIUM=browser, WINDUP_CHROMIUM=browser)
     proj = None
     try:
         cli = playwright_test(n)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Assembles the Action image's runtime layout without Docker, for machines that cannot run it:
-# the `windup-action` and `windup` binaries, Debian's chromium (installed by install-deps.sh),
-# and an entrypoint with the image's environment (Dockerfile: ENV WINDUP_CHROMIUM, ENTRYPOINT).
+# the `windup-action` and `windup` binaries, Debian's chromium and its headless shell (installed
+# by install-deps.sh), and an entrypoint with the image's environment (Dockerfile: ENTRYPOINT).
 #
 #   scripts/action-runtime.sh [--prebuilt DIR] [OUT_DIR]
 #
@@ -30,8 +30,9 @@ done
 [ -x "$out/usr/local/bin/windup-action" ] || { echo "action-runtime: no windup-action in $prebuilt" >&2; exit 2; }
 cat > "$out/entrypoint" <<SH
 #!/usr/bin/env bash
-# As the image: ENV WINDUP_CHROMIUM=/usr/bin/chromium, ENTRYPOINT windup-action.
-export WINDUP_CHROMIUM=/usr/bin/chromium
+# As the image: no WINDUP_CHROMIUM (the engine finds Debian's headless shell), ENTRYPOINT
+# windup-action.
+unset WINDUP_CHROMIUM
 export PATH="$out/usr/local/bin:\$PATH"
 exec "$out/usr/local/bin/windup-action" "\$@"
 SH

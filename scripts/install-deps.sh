@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs what Windup and its tests need on a fresh Debian machine: Chromium, fonts, xmllint and openssl (apt),
+# Installs what Windup and its tests need on a fresh Debian machine: Chromium and its headless
+# shell, fonts, xmllint and openssl (apt),
 # then the registry fixtures (npm todomvc, playwright-core; PyPI miniwob). Idempotent.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# The headless shell: what headless runs use when it is there (browser.rs, find_chromium).
+[ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
 dpkg -s fonts-liberation >/dev/null 2>&1 || need+=(fonts-liberation)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # xmllint: the tests check the JUnit report with a real XML parser.

@@ -373,30 +373,55 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "no-service-autorun",
 ];
 
-/// Finds Chromium: the configured path, `WINDUP_CHROMIUM`, then the usual names on PATH.
-pub fn find_chromium(configured: Option<&PathBuf>) -> Option<PathBuf> {
+/// Where distributions install Chromium's headless shell (Debian's `chromium-headless-shell`
+/// package; its `/usr/bin` wrapper script does not `exec`, so the binary itself is preferred).
+const HEADLESS_SHELLS: &[&str] = &[
+    "/usr/lib/chromium/chromium-headless-shell",
+    "chromium-headless-shell",
+    "chrome-headless-shell",
+    "headless_shell",
+];
+
+/// Full Chromium or Chrome, by the names distributions give it.
+const FULL_BROWSERS: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome-stable",
+    "google-chrome",
+    "chrome",
+];
+
+/// Finds Chromium: the configured path, `WINDUP_CHROMIUM`, then, for a headless run, Chromium's
+/// headless shell when it is installed, then the full browser by its usual names on PATH.
+///
+/// The headless shell is the same Blink and V8 without the browser's own UI (tab strip, window
+/// compositor), which in `--headless=new` repaints on every navigation: per scenario it spends
+/// about a third of the browser's CPU time (see bench/README.md). Playwright uses it for headless
+/// runs for the same reason. A headed run needs the full browser.
+pub fn find_chromium(configured: Option<&PathBuf>, headless: bool) -> Option<PathBuf> {
     if let Some(p) = configured {
         return Some(p.clone());
     }
     if let Some(p) = std::env::var_os("WINDUP_CHROMIUM") {
         return Some(PathBuf::from(p));
     }
-    let path = std::env::var_os("PATH")?;
-    for name in [
-        "chromium",
-        "chromium-browser",
-        "google-chrome-stable",
-        "google-chrome",
-        "chrome",
-    ] {
-        for dir in std::env::split_paths(&path) {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
+    let shells = if headless { HEADLESS_SHELLS } else { &[] };
+    shells
+        .iter()
+        .chain(FULL_BROWSERS)
+        .find_map(|name| on_path(name))
+}
+
+/// `name` itself when it is a path to a file, else the first file of that name on PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let direct = std::path::Path::new(name);
+    if direct.is_absolute() {
+        return direct.is_file().then(|| direct.to_path_buf());
     }
-    None
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
 }
 
 /// One running Chromium.
@@ -411,6 +436,8 @@ struct Instance {
     /// process takes it: in a fresh profile it is as isolated as a new context, and its
     /// renderer is already running, which saves the largest fixed cost of a replay.
     initial_unused: AtomicBool,
+    /// The contexts this client made, so the start-up tab (in the default one) is told apart.
+    contexts: Mutex<std::collections::HashSet<String>>,
     /// Closed sessions whose tabs are being reset, and those ready for the next scenario.
     tabs: Mutex<TabPool>,
     tabs_changed: Notify,
@@ -515,12 +542,15 @@ impl Browser {
                 ["--headless=new", "--hide-scrollbars", "--mute-audio"].map(str::to_string),
             );
         }
+        // The start-up tab (see `Instance::initial_unused`): the headless shell opens none
+        // without a URL, and the full browser's would be its new-tab page.
+        args.push("about:blank".to_string());
         args
     }
 
     async fn launch(&self) -> Result<Instance, BrowserError> {
-        let executable =
-            find_chromium(self.options.executable.as_ref()).ok_or(BrowserError::NotFound)?;
+        let executable = find_chromium(self.options.executable.as_ref(), self.options.headless)
+            .ok_or(BrowserError::NotFound)?;
         let failed = |detail: String| BrowserError::Launch {
             path: executable.display().to_string(),
             detail,
@@ -609,6 +639,7 @@ impl Browser {
             pid,
             viewport: self.options.viewport,
             initial_unused: AtomicBool::new(true),
+            contexts: Mutex::default(),
             tabs: Mutex::new(TabPool::default()),
             tabs_changed: Notify::new(),
             reuse_tabs: self.options.reuse_tabs,
@@ -641,7 +672,11 @@ impl Browser {
         }
     }
 
-    /// A reset tab from an earlier scenario, waiting briefly for one being reset.
+    /// A reset tab from an earlier scenario. With none ready and only one being reset, none:
+    /// the caller opens a new tab instead of waiting, so the reset runs while the next scenario
+    /// does (a reset takes about a third of a short scenario). Since that happens only while at
+    /// most one tab is idle, a run keeps at most one tab more than it runs scenarios at once.
+    /// With more being reset, it waits for one.
     async fn reused_tab(instance: &Instance) -> Option<Session> {
         if !instance.reuse_tabs {
             return None;
@@ -658,13 +693,30 @@ impl Browser {
                         return Some(session);
                     }
                 }
-                if tabs.resetting == 0 {
+                if tabs.resetting <= 1 {
                     return None;
                 }
             }
             if tokio::time::timeout_at(deadline, changed).await.is_err() {
                 return None;
             }
+        }
+    }
+
+    /// Waits until no closed tab is still being reset, so the next session gets one of them
+    /// (the isolation tests check that a reused tab starts clean).
+    pub async fn tabs_settled(&self) {
+        let Some(instance) = self.state.lock().await.clone() else {
+            return;
+        };
+        loop {
+            let changed = instance.tabs_changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if instance.tabs.lock().expect("tabs lock").resetting == 0 {
+                return;
+            }
+            changed.await;
         }
     }
 
@@ -829,12 +881,20 @@ impl Session {
                 .call(None, "Target.getTargets", json!({}))
                 .await
                 .ok()?;
+            // In the default context: a page of a context made for another scenario (opened
+            // at the same time, `-j N`) is not the start-up tab.
+            let ours = instance.contexts.lock().expect("contexts lock").clone();
             let page = targets
                 .get("targetInfos")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .find(|t| t.get("type").and_then(Value::as_str) == Some("page"))
+                .filter(|t| t.get("type").and_then(Value::as_str) == Some("page"))
+                .find(|t| {
+                    t.get("browserContextId")
+                        .and_then(Value::as_str)
+                        .is_none_or(|c| !ours.contains(c))
+                })
                 .and_then(|t| t.get("targetId").and_then(Value::as_str));
             if let Some(id) = page {
                 return Some(id.to_string());
@@ -858,6 +918,11 @@ impl Session {
                 .await?,
             "browserContextId",
         )?;
+        instance
+            .contexts
+            .lock()
+            .expect("contexts lock")
+            .insert(context.clone());
         let created = tokio::time::timeout(
             Duration::from_secs(15),
             conn.call(
@@ -890,6 +955,11 @@ impl Session {
     }
 
     fn dispose_in_background(instance: &Arc<Instance>, context: &str) {
+        instance
+            .contexts
+            .lock()
+            .expect("contexts lock")
+            .remove(context);
         let conn = instance.conn.clone();
         let context = context.to_string();
         tokio::spawn(async move {

@@ -87,6 +87,7 @@ fn a_reused_tab_starts_with_no_trace_of_the_previous_scenario() {
             session.close().await;
         }
         for _ in 0..2 {
+            browser.tabs_settled().await;
             let session = browser.new_session().await.unwrap();
             assert!(
                 tabs.contains(&session.target_id().to_string()),
@@ -127,6 +128,7 @@ fn every_origin_a_tab_visited_is_cleared_and_a_tab_with_others_is_not_reused() {
         visit(&session, &here).await;
         let used = session.target_id().to_string();
         session.close().await;
+        browser.tabs_settled().await;
         let next = browser.new_session().await.unwrap();
         assert_eq!(next.target_id(), used, "reused");
         let seen = visit(&next, other.as_str()).await;
@@ -140,6 +142,7 @@ fn every_origin_a_tab_visited_is_cleared_and_a_tab_with_others_is_not_reused() {
             .unwrap();
         let used = next.target_id().to_string();
         next.close().await;
+        browser.tabs_settled().await;
         let after = browser.new_session().await.unwrap();
         assert_ne!(after.target_id(), used, "a new tab in a new context");
         after.close().await;
@@ -162,6 +165,33 @@ fn with_context_isolation_every_session_gets_a_new_tab() {
             assert_eq!(seen["local"], Value::Null, "{seen}");
             session.close().await;
         }
+        browser.close().await;
+    });
+}
+
+#[test]
+fn one_after_another_scenarios_alternate_two_tabs_and_each_starts_clean() {
+    let server = server();
+    let url = server.base.join("state.html").unwrap().to_string();
+    block_on(async {
+        let browser = Browser::new(options(true));
+        let mut tabs: Vec<String> = Vec::new();
+        for i in 0..6 {
+            // No waiting for the previous tab's reset: the next scenario may take a spare tab.
+            let session = browser.new_session().await.unwrap();
+            let seen = visit(&session, &url).await;
+            assert_eq!(seen["local"], Value::Null, "scenario {i}: {seen}");
+            assert_eq!(seen["cookie"], "", "scenario {i}: {seen}");
+            let id = session.target_id().to_string();
+            if !tabs.contains(&id) {
+                tabs.push(id);
+            }
+            session.close().await;
+        }
+        assert!(
+            tabs.len() <= 2,
+            "one tab runs while the other is reset, no more: {tabs:?}"
+        );
         browser.close().await;
     });
 }

@@ -35,6 +35,32 @@ fn todomvc_flow_replays_on_every_implementation() {
     });
 }
 
+/// Headless runs use Chromium's headless shell when it is installed (as here); the full browser
+/// (`--headed`, or a machine without the shell) must replay the same plans.
+#[test]
+fn todomvc_flow_replays_on_the_full_browser_too() {
+    use windup_engine::browser::{Browser, BrowserOptions, find_chromium};
+    let full = find_chromium(None, false).expect("Debian's chromium");
+    assert!(
+        !full.to_string_lossy().contains("headless-shell"),
+        "{}",
+        full.display()
+    );
+    let server = Server::start(&fixtures().todomvc);
+    let plan = load_plan("todomvc.json");
+    block_on(async {
+        let own = Browser::new(BrowserOptions {
+            executable: Some(full),
+            ..browser_options()
+        });
+        for _ in 0..2 {
+            let x = Run::new(&server.base).exec(&own, &plan).await;
+            assert_passed(&x, "vanillajs on the full browser");
+        }
+        own.close().await;
+    });
+}
+
 #[test]
 fn todomvc_detects_a_wrong_outcome() {
     // The same flow, but claiming both todos stay visible under "Active": must fail, not pass.
