@@ -740,3 +740,178 @@ fn action_yml_declares_exactly_the_inputs_the_entrypoint_reads() {
     .unwrap();
     assert_eq!(setup["runs"]["using"].as_str(), Some("composite"));
 }
+
+/// The real dashboard (`windup-dashboard`'s library on real SQLite, served on 127.0.0.1) with
+/// GitHub comments on, pointed at the fake GitHub API.
+struct RealDashboard {
+    url: String,
+    token: String,
+    store: Arc<dyn windup_dashboard::store::Store>,
+    project_id: i64,
+    rt: tokio::runtime::Runtime,
+    _db: tempfile::TempDir,
+}
+
+impl RealDashboard {
+    fn start(github_api: &str) -> RealDashboard {
+        use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, admin, store};
+        let db = tempfile::tempdir().unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let (url, token, store, project_id) = rt.block_on(async {
+            let st = store::open(db.path().join("dashboard.db").to_str().unwrap())
+                .await
+                .unwrap();
+            let project = admin::create_project(&*st, "acme", Some("main"))
+                .await
+                .unwrap();
+            let scopes = ["ingest", "cache:read", "cache:write"].map(String::from);
+            let token = admin::create_token(&*st, &project, &scopes, None)
+                .await
+                .unwrap()
+                .token;
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let url = format!("http://{}", listener.local_addr().unwrap());
+            let config = Config {
+                public_url: url.clone(),
+                secure_cookies: false,
+                github: Some(GithubConfig {
+                    auth: GithubAuth::Token("ghs_dashboard".into()),
+                    api_url: github_api.to_string(),
+                }),
+            };
+            tokio::spawn(windup_dashboard::launch(
+                listener,
+                AppState::new(st.clone(), config),
+            ));
+            (url, token, st, project.id)
+        });
+        RealDashboard {
+            url,
+            token,
+            store,
+            project_id,
+            rt,
+            _db: db,
+        }
+    }
+
+    fn runs(&self) -> Vec<windup_dashboard::store::RunSummary> {
+        let filter = windup_dashboard::store::RunFilter {
+            limit: 100,
+            ..Default::default()
+        };
+        self.rt
+            .block_on(self.store.runs(self.project_id, &filter))
+            .unwrap()
+    }
+}
+
+#[test]
+fn a_pull_request_run_reaches_the_real_dashboard_which_comments_once_and_an_outage_loses_nothing() {
+    let github = FakeGitHub::start();
+    let dashboard = RealDashboard::start(&github.base);
+    let mut w = Workflow::new();
+    // The app changed under the plan: sign-in fails, with an annotation, in both runs.
+    let login = w.path("acme/app/login.html");
+    let page = std::fs::read_to_string(&login).unwrap();
+    std::fs::write(
+        &login,
+        page.replace(">Sign in</button>", ">Log in</button>"),
+    )
+    .unwrap();
+    let app = Server::start(&w.path("acme/app"));
+    w.input("base-url", app.base.as_str())
+        .input("scenarios", "sign-in")
+        .input("dashboard-token", &dashboard.token);
+    let annotated = |log: &str| {
+        log.lines().any(|l| {
+            l.starts_with("::error file=acme/e2e/scenarios/sign-in.yaml,title=selector_not_found::")
+        })
+    };
+
+    // The dashboard is down: the same verdict, a warning, the run kept in the spool.
+    w.input("dashboard-url", &closed_port_url());
+    let down = w.run();
+    let log = stdout(&down);
+    assert_eq!(down.status.code(), Some(1), "{log}");
+    assert!(annotated(&log), "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("::warning title=windup::") && l.contains("spool")),
+        "{log}"
+    );
+    assert_eq!(
+        (
+            w.outputs()["passed"].as_str(),
+            w.outputs()["failed"].as_str()
+        ),
+        ("0", "1")
+    );
+
+    // It is up: this run and the spooled one arrive, and the dashboard comments on the PR. The
+    // next job checks out the committed plan again (the failed replay moved it to stale/).
+    std::fs::copy(
+        repo_root().join("examples/acme/e2e/.windup/cache/sign-in.json"),
+        w.path("acme/e2e/.windup/cache/sign-in.json"),
+    )
+    .unwrap();
+    w.input("dashboard-url", &dashboard.url);
+    let up = w.run();
+    let log = stdout(&up);
+    assert_eq!(up.status.code(), Some(1), "the same verdict: {log}");
+    assert!(annotated(&log), "{log}");
+    assert!(!log.contains("::warning"), "{log}");
+    let o = w.outputs();
+    assert_eq!((o["passed"].as_str(), o["failed"].as_str()), ("0", "1"));
+    let summary = w.summary();
+    assert!(
+        summary.contains(&format!("[dashboard run]({}/p/acme/runs/", dashboard.url)),
+        "{summary}"
+    );
+    assert!(summary.contains("| `sign-in` | ❌ failed |"), "{summary}");
+    assert!(
+        !log.contains(&dashboard.token),
+        "the token is never printed"
+    );
+
+    // The dashboard holds both runs, on the PR, each with its failure.
+    let mut runs = dashboard.runs();
+    for _ in 0..100 {
+        if runs.iter().all(|r| r.comment_status.is_some()) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        runs = dashboard.runs();
+    }
+    assert_eq!(runs.len(), 2, "nothing lost: {runs:?}");
+    for r in &runs {
+        assert_eq!((r.scenarios, r.failed), (1, 1), "{r:?}");
+        assert_eq!(r.pr_repo.as_deref(), Some("acme/app"));
+        assert_eq!(r.pr_number, Some(7));
+        assert_eq!(r.workflow_run.as_deref(), Some("4242"));
+        let status = r.comment_status.as_deref().unwrap_or_default();
+        assert!(
+            status.ends_with("comment on acme/app#7"),
+            "commented: {status}"
+        );
+    }
+    // One sticky comment: created for the first run to arrive, updated for the second.
+    let comments = github.comments.lock().unwrap().clone();
+    assert_eq!(comments.len(), 1, "{comments:?}");
+    let body = comments[0]["body"].as_str().unwrap();
+    assert!(body.starts_with("<!-- windup:acme -->"), "{body}");
+    assert!(body.contains("sign-in"), "{body}");
+    let requests = github.requests.lock().unwrap().clone();
+    assert_eq!(
+        requests
+            .iter()
+            .filter(|r| *r == "POST /repos/acme/app/issues/7/comments")
+            .count(),
+        1,
+        "{requests:?}"
+    );
+}
