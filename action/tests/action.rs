@@ -397,11 +397,14 @@ fn without_a_provider_key_a_fork_runs_cached_plans_only_and_says_so() {
 
 #[test]
 fn three_shards_of_one_workflow_run_cover_every_scenario_once() {
+    let dashboard = RealDashboard::start(None);
     let mut w = Workflow::new();
     let app = Server::start(&w.path("acme/app"));
     // A glob names the scenarios, so the shard splits named scenarios too.
     w.input("base-url", app.base.as_str())
-        .input("scenarios", "*");
+        .input("scenarios", "*")
+        .input("dashboard-url", &dashboard.url)
+        .input("dashboard-token", &dashboard.token);
     let mut seen = Vec::new();
     for i in 1..=3 {
         w.input("shard", &format!("{i}/3"))
@@ -438,6 +441,19 @@ fn three_shards_of_one_workflow_run_cover_every_scenario_once() {
         ],
         "every scenario exactly once"
     );
+    // On the real dashboard: three runs of workflow run 4242, one per shard, which its pages
+    // group as one (`web.rs`, `runs_of_one_workflow_run_are_grouped`).
+    let runs = dashboard.runs();
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    assert!(
+        runs.iter()
+            .all(|r| r.workflow_run.as_deref() == Some("4242")),
+        "{runs:?}"
+    );
+    let mut shards: Vec<_> = runs.iter().filter_map(|r| r.shard.clone()).collect();
+    shards.sort();
+    assert_eq!(shards, ["1/3", "2/3", "3/3"]);
+    assert_eq!(runs.iter().map(|r| r.scenarios).sum::<i64>(), 4);
 }
 
 /// A fake GitHub REST API: the comments of issue 7 of acme/app, in memory.
@@ -741,8 +757,8 @@ fn action_yml_declares_exactly_the_inputs_the_entrypoint_reads() {
     assert_eq!(setup["runs"]["using"].as_str(), Some("composite"));
 }
 
-/// The real dashboard (`windup-dashboard`'s library on real SQLite, served on 127.0.0.1) with
-/// GitHub comments on, pointed at the fake GitHub API.
+/// The real dashboard (`windup-dashboard`'s library on real SQLite, served on 127.0.0.1), with
+/// GitHub comments on when given the fake GitHub API's address.
 struct RealDashboard {
     url: String,
     token: String,
@@ -753,7 +769,7 @@ struct RealDashboard {
 }
 
 impl RealDashboard {
-    fn start(github_api: &str) -> RealDashboard {
+    fn start(github_api: Option<&str>) -> RealDashboard {
         use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, admin, store};
         let db = tempfile::tempdir().unwrap();
         let rt = tokio::runtime::Builder::new_multi_thread()
@@ -778,9 +794,9 @@ impl RealDashboard {
             let config = Config {
                 public_url: url.clone(),
                 secure_cookies: false,
-                github: Some(GithubConfig {
+                github: github_api.map(|api| GithubConfig {
                     auth: GithubAuth::Token("ghs_dashboard".into()),
-                    api_url: github_api.to_string(),
+                    api_url: api.to_string(),
                 }),
             };
             tokio::spawn(windup_dashboard::launch(
@@ -813,7 +829,7 @@ impl RealDashboard {
 #[test]
 fn a_pull_request_run_reaches_the_real_dashboard_which_comments_once_and_an_outage_loses_nothing() {
     let github = FakeGitHub::start();
-    let dashboard = RealDashboard::start(&github.base);
+    let dashboard = RealDashboard::start(Some(&github.base));
     let mut w = Workflow::new();
     // The app changed under the plan: sign-in fails, with an annotation, in both runs.
     let login = w.path("acme/app/login.html");
