@@ -450,6 +450,24 @@ struct Instance {
 struct TabPool {
     ready: Vec<Session>,
     resetting: usize,
+    /// Sessions handed out and not yet closed (see [`InUse`]).
+    in_use: usize,
+}
+
+/// Counts a session as in use from [`Browser::new_session`] until it is closed or dropped.
+struct InUse(Arc<Instance>);
+
+impl InUse {
+    fn new(instance: &Arc<Instance>) -> InUse {
+        instance.tabs.lock().expect("tabs lock").in_use += 1;
+        InUse(instance.clone())
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        self.0.tabs.lock().expect("tabs lock").in_use -= 1;
+    }
 }
 
 impl Instance {
@@ -654,6 +672,12 @@ impl Browser {
 
     /// Opens an isolated context with one page in it.
     pub async fn new_session(&self) -> Result<Session, BrowserError> {
+        let mut session = self.any_session().await?;
+        session.in_use = Some(InUse::new(&session.instance));
+        Ok(session)
+    }
+
+    async fn any_session(&self) -> Result<Session, BrowserError> {
         let instance = self.instance().await?;
         if let Some(session) = Self::reused_tab(&instance).await {
             return Ok(session);
@@ -672,11 +696,13 @@ impl Browser {
         }
     }
 
-    /// A reset tab from an earlier scenario. With none ready and only one being reset, none:
-    /// the caller opens a new tab instead of waiting, so the reset runs while the next scenario
-    /// does (a reset takes about a third of a short scenario). Since that happens only while at
-    /// most one tab is idle, a run keeps at most one tab more than it runs scenarios at once.
-    /// With more being reset, it waits for one.
+    /// A reset tab from an earlier scenario, else none (the caller opens a new tab) when no tab
+    /// is being reset, or when one is while other scenarios run: then the reset overlaps the
+    /// next scenario instead of holding up a job slot (a reset takes about a third of a short
+    /// scenario). A new tab is opened so only while at most one is idle and another is in use,
+    /// so a run keeps at most one tab more than it runs scenarios at once, and one scenario at
+    /// a time (`-j 1`) keeps a single tab: a spare renderer costs about as much memory as the
+    /// one in use, which the suite benchmark counts. Otherwise it waits for the reset.
     async fn reused_tab(instance: &Instance) -> Option<Session> {
         if !instance.reuse_tabs {
             return None;
@@ -693,30 +719,13 @@ impl Browser {
                         return Some(session);
                     }
                 }
-                if tabs.resetting <= 1 {
+                if tabs.resetting == 0 || (tabs.resetting == 1 && tabs.in_use > 0) {
                     return None;
                 }
             }
             if tokio::time::timeout_at(deadline, changed).await.is_err() {
                 return None;
             }
-        }
-    }
-
-    /// Waits until no closed tab is still being reset, so the next session gets one of them
-    /// (the isolation tests check that a reused tab starts clean).
-    pub async fn tabs_settled(&self) {
-        let Some(instance) = self.state.lock().await.clone() else {
-            return;
-        };
-        loop {
-            let changed = instance.tabs_changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            if instance.tabs.lock().expect("tabs lock").resetting == 0 {
-                return;
-            }
-            changed.await;
         }
     }
 
@@ -855,6 +864,8 @@ pub struct Session {
     tasks: Vec<JoinHandle<()>>,
     /// Whether it moved into a tab the page opened (such a session is never reused).
     followed_popup: bool,
+    /// Set while a scenario holds it; none while it is reset or waits in the pool.
+    in_use: Option<InUse>,
 }
 
 /// How long a closed tab's reset may take before the next scenario opens a new context.
@@ -996,6 +1007,7 @@ impl Session {
             shared,
             tasks: Vec::new(),
             followed_popup: false,
+            in_use: None,
         };
         session.watch_page().await?;
         session.watch_popups();
@@ -1523,7 +1535,8 @@ impl Session {
     /// is reset in the background ([`Session::reset`]) and handed to the next scenario: a new
     /// context costs a new renderer process and cold caches, the largest fixed cost of a replay.
     /// A tab that cannot be reset cleanly (a crash, a popup, an error) is disposed of instead.
-    pub async fn close(self) {
+    pub async fn close(mut self) {
+        self.in_use = None;
         if !self.instance.reuse_tabs
             || self.followed_popup
             || !self.shared.popups.lock().expect("popups lock").is_empty()
