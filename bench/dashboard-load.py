@@ -16,9 +16,11 @@ Never run in CI. Needs an idle machine and a release build:
     sudo bash scripts/postgres.sh        # PostgreSQL 15 running, role windup_test
     python3 bench/dashboard-load.py [--uploads 500] [--clients 4] [--runs 100000] [--backend sqlite]
 """
-import argparse, http.client, json, os, socket, statistics, subprocess, sys, tempfile, threading
+import argparse, http.client, json, os, statistics, subprocess, sys, tempfile, threading
 import time, urllib.parse, uuid
 from pathlib import Path
+
+from common import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN = "postgres://windup_test:windup_test@127.0.0.1:5432/windup_test"
@@ -26,10 +28,6 @@ PG_DB = "windup_load_bench"
 SCENARIOS = 20
 PASSWORD = "load bench passphrase"
 DAY_MS = 86_400_000
-
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
 
 
 def iso(ms):

@@ -7,31 +7,14 @@ looping K times in one browser. Prints medians and ratios. Never run in CI.
 
     python3 bench/replay.py [--runs 15] [--warm 20] [--windup target/release/windup]
 """
-import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
+
+from common import chromium, fixtures, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
 START = "/examples/vanillajs/index.html"
-
-
-def fixtures():
-    out = subprocess.run(["bash", str(ROOT / "scripts/fetch-fixtures.sh")], check=True,
-                         capture_output=True, text=True).stdout
-    return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
-
-
-def chromium():
-    """The binary both tools drive: $CHROMIUM, else the one windup picks for a headless run
-    (Debian's headless shell when installed, else /usr/bin/chromium)."""
-    if os.environ.get("CHROMIUM"):
-        return os.environ["CHROMIUM"]
-    shell = Path("/usr/lib/chromium/chromium-headless-shell")
-    return str(shell) if shell.exists() else "/usr/bin/chromium"
-
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
 
 
 def timed(cmd, env=None, cwd=None):

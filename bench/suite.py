@@ -16,8 +16,10 @@ every 50 ms from /proc). Prints the medians and the ratios. Never run in CI.
 Targets (issue 4): at least 2x Playwright Test's throughput at equal workers; peak memory no
 higher.
 """
-import argparse, json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 from pathlib import Path
+
+from common import chromium, fixtures, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
@@ -126,25 +128,6 @@ export default {
   },
 };
 """
-
-
-def chromium():
-    """The binary both tools drive: $CHROMIUM, else the one windup picks for a headless run
-    (Debian's headless shell when installed, else /usr/bin/chromium)."""
-    if os.environ.get("CHROMIUM"):
-        return os.environ["CHROMIUM"]
-    shell = Path("/usr/lib/chromium/chromium-headless-shell")
-    return str(shell) if shell.exists() else "/usr/bin/chromium"
-
-
-def fixtures():
-    out = subprocess.run(["bash", str(ROOT / "scripts/fetch-fixtures.sh")], check=True,
-                         capture_output=True, text=True).stdout
-    return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
-
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
 
 
 PAGE = os.sysconf("SC_PAGE_SIZE")

@@ -894,21 +894,24 @@ impl Session {
                 .ok()?;
             // In the default context: a page of a context made for another scenario (opened
             // at the same time, `-j N`) is not the start-up tab.
-            let ours = instance.contexts.lock().expect("contexts lock").clone();
-            let page = targets
-                .get("targetInfos")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|t| t.get("type").and_then(Value::as_str) == Some("page"))
-                .find(|t| {
-                    t.get("browserContextId")
-                        .and_then(Value::as_str)
-                        .is_none_or(|c| !ours.contains(c))
-                })
-                .and_then(|t| t.get("targetId").and_then(Value::as_str));
-            if let Some(id) = page {
-                return Some(id.to_string());
+            let page = {
+                let ours = instance.contexts.lock().expect("contexts lock");
+                targets
+                    .get("targetInfos")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|t| t.get("type").and_then(Value::as_str) == Some("page"))
+                    .find(|t| {
+                        t.get("browserContextId")
+                            .and_then(Value::as_str)
+                            .is_none_or(|c| !ours.contains(c))
+                    })
+                    .and_then(|t| t.get("targetId").and_then(Value::as_str))
+                    .map(str::to_string)
+            };
+            if page.is_some() {
+                return page;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
