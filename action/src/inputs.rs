@@ -223,7 +223,7 @@ impl Inputs {
         }
         let base_url = opt("base-url");
         if let Some(v) = &base_url
-            && let Err(e) = windup_engine::config::parse_base_url("base-url", v)
+            && let Err(e) = windup_engine::base_url::parse_base_url("base-url", v)
         {
             bad.push(BadInput::new("base-url", e.problem, e.fix));
         }

@@ -10,6 +10,7 @@ pub mod github;
 pub mod inputs;
 pub mod summary;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use windup_engine::config::{Config, Overrides};
@@ -98,6 +99,8 @@ struct Prepared {
     reports: Vec<ReportSpec>,
     notes: Notes,
     dashboard: Option<windup_engine::remote::Settings>,
+    /// The engine's view of the environment (with the dashboard token).
+    engine_env: windup_engine::env::Env,
 }
 
 enum Stop {
@@ -166,12 +169,15 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         reports.push(spec);
     }
     if let (Some(settings), Some(token)) = (&config.dashboard, &inputs.dashboard_token) {
-        // The engine reads the dashboard token from the variable `token_env` names.
-        // SAFETY: no other thread exists yet (the async runtime starts after `prepare`), so
-        // nothing reads the environment concurrently.
-        unsafe { std::env::set_var(&settings.token_env, token) };
+        // The engine reads the dashboard token from the variable `token_env` names: it is handed
+        // to the engine's view of the environment, never set in the process's own.
+        config.env = config.env.with(BTreeMap::from([(
+            settings.token_env.clone(),
+            token.clone(),
+        )]));
     }
     let dashboard = config.dashboard.clone();
+    let engine_env = config.env.clone();
     notes.run_link = ctx.run_url();
     Ok(Prepared {
         config,
@@ -179,6 +185,7 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         reports,
         notes,
         dashboard,
+        engine_env,
     })
 }
 
@@ -249,6 +256,7 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         reports,
         mut notes,
         dashboard,
+        engine_env,
     } = p;
     if let Some(reason) = &notes.require_cached_reason {
         println!(
@@ -290,8 +298,7 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         code = ExitCode::Infrastructure;
     }
     if let Some(settings) = &dashboard {
-        let uploaded =
-            dashboard::upload(root, settings, &report.run_id, &|k| std::env::var(k).ok()).await;
+        let uploaded = dashboard::upload(root, settings, &report.run_id, &engine_env.as_fn()).await;
         for w in &uploaded.warnings {
             warn_if(Some(w));
         }

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use windup_engine::project::Layout;
 use windup_model::ExitCode;
 
 const CONFIG: &str = r#"# Windup: https://github.com/windup/windup
@@ -43,19 +44,8 @@ accounts: {}
 #    password: ADMIN_PASSWORD
 "#;
 
-/// Run-local files: evidence, the last run's verdicts, the ledger, saved sign-in state, uploads
-/// waiting for the dashboard and local credentials. The plan cache (`e2e/.windup/cache/`) is meant to be committed.
-const IGNORED: &[&str] = &[
-    ".env.local",
-    "e2e/.windup/runs/",
-    "e2e/.windup/last-run.json",
-    "e2e/.windup/ledger.jsonl",
-    "e2e/.windup/storage/",
-    "e2e/.windup/spool/",
-];
-
 pub fn run(root: &Path, base_url: &str) -> ExitCode {
-    if let Err(e) = windup_engine::config::parse_base_url("--base-url", base_url) {
+    if let Err(e) = windup_engine::base_url::parse_base_url("--base-url", base_url) {
         eprintln!(
             "error: {}: {}: {}\n  fix: {}",
             e.file, e.field, e.problem, e.fix
@@ -63,12 +53,18 @@ pub fn run(root: &Path, base_url: &str) -> ExitCode {
         return ExitCode::BadInput;
     }
     let files = [
-        ("windup.toml", CONFIG.replace("{BASE_URL}", base_url)),
-        ("e2e/scenarios/home-page.yaml", SCENARIO.to_string()),
-        ("e2e/manifest.yaml", MANIFEST.to_string()),
+        (
+            Layout::CONFIG_FILE.to_string(),
+            CONFIG.replace("{BASE_URL}", base_url),
+        ),
+        (
+            format!("{}/home-page.yaml", Layout::SCENARIOS_DIR),
+            SCENARIO.to_string(),
+        ),
+        (Layout::MANIFEST_FILE.to_string(), MANIFEST.to_string()),
     ];
     for (rel, text) in files {
-        let path = root.join(rel);
+        let path = root.join(&rel);
         if path.exists() {
             println!("  kept     {rel} (exists)");
             continue;
@@ -82,7 +78,7 @@ pub fn run(root: &Path, base_url: &str) -> ExitCode {
     let gitignore = root.join(".gitignore");
     let existing = std::fs::read_to_string(&gitignore).unwrap_or_default();
     let present: Vec<&str> = existing.lines().map(str::trim).collect();
-    let missing: Vec<&str> = IGNORED
+    let missing: Vec<&str> = Layout::GIT_IGNORED
         .iter()
         .copied()
         .filter(|l| !present.contains(l))

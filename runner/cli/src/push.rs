@@ -70,7 +70,7 @@ pub fn run(args: &PushArgs) -> ExitCode {
     let Some(settings) = config.dashboard else {
         print_problems(
             &InputError::new(
-                root.join(windup_engine::config::CONFIG_FILE)
+                root.join(windup_engine::project::Layout::CONFIG_FILE)
                     .display()
                     .to_string(),
                 "dashboard.url",
@@ -185,8 +185,8 @@ fn report(root: &Path, pushed: std::io::Result<Pushed>) -> bool {
         Err(e) => {
             eprintln!(
                 "warning: the run was not uploaded and could not be spooled in {}: {e} (its report stays in {}/)",
-                remote::SPOOL_DIR,
-                windup_engine::runner::RUNS_DIR
+                windup_engine::project::Layout::SPOOL_DIR,
+                windup_engine::project::Layout::RUNS_DIR
             );
             false
         }

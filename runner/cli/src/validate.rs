@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use windup_engine::cache::PlanCache;
 use windup_engine::config::{Config, Overrides};
 use windup_engine::fragments::Fragments;
-use windup_engine::project::{FRAGMENTS_DIR, display, load_scenarios};
+use windup_engine::project::{Layout, display, load_scenarios};
 use windup_model::validate::{
     cache_entry_from_json, fragment_from_json, plan_from_json, scenario_from_yaml,
 };
@@ -44,14 +44,14 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
         }
     };
     checked += count_files(&root.join("e2e/scenarios"), &["yaml", "yml"]);
-    let fragments = match Fragments::load(&root.join(FRAGMENTS_DIR)) {
+    let fragments = match Fragments::load(&root.join(Layout::FRAGMENTS_DIR)) {
         Ok(f) => f,
         Err(p) => {
             problems.extend(p.0);
             Fragments::default()
         }
     };
-    checked += count_files(&root.join(FRAGMENTS_DIR), &["json"]);
+    checked += count_files(&root.join(Layout::FRAGMENTS_DIR), &["json"]);
     let cache = PlanCache::new(root);
     let mut cached: Vec<PathBuf> = std::fs::read_dir(cache.dir())
         .into_iter()

@@ -13,8 +13,7 @@ use windup_model::{
 };
 
 use crate::fsutil::write_json;
-
-pub const CACHE_DIR: &str = "e2e/.windup/cache";
+use crate::project::Layout;
 
 /// What the cache holds for a scenario.
 #[derive(Debug, Clone)]
@@ -34,7 +33,7 @@ pub struct PlanCache {
 impl PlanCache {
     pub fn new(root: &Path) -> Self {
         PlanCache {
-            dir: root.join(CACHE_DIR),
+            dir: root.join(Layout::CACHE_DIR),
         }
     }
 

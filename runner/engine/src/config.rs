@@ -7,12 +7,14 @@ use std::time::Duration;
 use serde::Deserialize;
 use windup_model::InputError;
 
+use crate::base_url::parse_base_url;
 use crate::browser::BrowserOptions;
 use crate::costs::{PriceOverride, PriceTable};
+use crate::env::Env;
 use crate::llm::ProviderConfig;
 use crate::planner::{Limits, Settings};
-
-pub const CONFIG_FILE: &str = "windup.toml";
+use crate::project::Layout;
+use crate::timeouts::Timeouts;
 
 /// The file's shape. Unknown keys are rejected with their name.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -105,24 +107,6 @@ pub struct TimeoutsSection {
     pub scenario_ms: Option<u64>,
 }
 
-/// Time limits in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Timeouts {
-    pub action: Duration,
-    pub navigation: Duration,
-    pub scenario: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            action: Duration::from_millis(5_000),
-            navigation: Duration::from_millis(15_000),
-            scenario: Duration::from_millis(60_000),
-        }
-    }
-}
-
 /// The resolved configuration of one invocation.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -146,6 +130,9 @@ pub struct Config {
     pub dashboard: Option<crate::remote::Settings>,
     /// The file as read, for sections other crates interpret.
     pub file: ConfigFile,
+    /// Where provider keys, the dashboard token and CI variables are read (the process's
+    /// environment unless the caller injects another).
+    pub env: Env,
 }
 
 /// Overrides from the command line (and `WINDUP_BASE_URL`, `WINDUP_PROVIDER`, read by the CLI).
@@ -169,7 +156,7 @@ pub struct Overrides {
 impl Config {
     /// Reads `root/windup.toml` when present and applies the overrides.
     pub fn load(root: &Path, overrides: &Overrides) -> Result<Config, InputError> {
-        let path = root.join(CONFIG_FILE);
+        let path = root.join(Layout::CONFIG_FILE);
         let file = match std::fs::read_to_string(&path) {
             Ok(text) => parse_file(&path.display().to_string(), &text)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => ConfigFile::default(),
@@ -238,6 +225,7 @@ impl Config {
             suggest: overrides.suggest,
             dashboard,
             file,
+            env: Env::process(),
         })
     }
 
@@ -245,7 +233,7 @@ impl Config {
     pub fn require_base_url(&self) -> Result<&url::Url, InputError> {
         self.base_url.as_ref().ok_or_else(|| {
             InputError::new(
-                self.root.join(CONFIG_FILE).display().to_string(),
+                self.root.join(Layout::CONFIG_FILE).display().to_string(),
                 "base_url",
                 "no base URL is set, so there is nothing to test against",
                 "set `base_url = \"http://127.0.0.1:3000\"` in windup.toml, or pass --base-url, or set WINDUP_BASE_URL",
@@ -379,43 +367,13 @@ fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
     })
 }
 
-pub fn parse_base_url(source: &str, raw: &str) -> Result<url::Url, InputError> {
-    let url = url::Url::parse(raw).map_err(|e| {
-        InputError::new(
-            source,
-            "base_url",
-            format!("`{raw}` is not a URL: {e}"),
-            "write an absolute URL such as http://127.0.0.1:3000",
-        )
-    })?;
-    if !matches!(url.scheme(), "http" | "https" | "file") {
-        return Err(InputError::new(
-            source,
-            "base_url",
-            format!("`{raw}` uses the scheme `{}`", url.scheme()),
-            "use an http:// or https:// URL",
-        ));
-    }
-    Ok(url)
-}
-
-/// Joins a plan's path onto the base URL: `/login` on `http://h:1/app/` is `http://h:1/login`;
-/// an absolute URL stays as it is.
-pub fn rebase(base: &url::Url, path_or_url: &str) -> Result<url::Url, String> {
-    if let Ok(abs) = url::Url::parse(path_or_url) {
-        return Ok(abs);
-    }
-    base.join(path_or_url)
-        .map_err(|e| format!("cannot join `{path_or_url}` onto {base}: {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn load_with(toml: &str, overrides: &Overrides) -> Result<Config, InputError> {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(CONFIG_FILE), toml).unwrap();
+        std::fs::write(dir.path().join(Layout::CONFIG_FILE), toml).unwrap();
         Config::load(dir.path(), overrides)
     }
 
@@ -483,22 +441,10 @@ mod tests {
     }
 
     #[test]
-    fn rebase_keeps_paths_portable() {
-        let base = url::Url::parse("http://127.0.0.1:8000/app/").unwrap();
-        assert_eq!(
-            rebase(&base, "/todos#/active").unwrap().as_str(),
-            "http://127.0.0.1:8000/todos#/active"
-        );
-        assert_eq!(
-            rebase(&base, "https://example.com/x").unwrap().as_str(),
-            "https://example.com/x"
-        );
-    }
-
-    #[test]
     fn prices_from_windup_toml_override_the_shipped_list() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |text: &str| std::fs::write(dir.path().join(CONFIG_FILE), text).unwrap();
+        let write =
+            |text: &str| std::fs::write(dir.path().join(Layout::CONFIG_FILE), text).unwrap();
         write("[prices.\"gemini-2.5-flash\"]\ninput_usd_per_mtok = 1.5\noutput_usd_per_mtok = 3\n");
         let config = Config::load(dir.path(), &Overrides::default()).unwrap();
         let on = time::macros::date!(2026 - 01 - 01);
@@ -511,7 +457,7 @@ mod tests {
 
         write("[prices.\"gemini-2.5-flash\"]\ninput_usd_per_mtok = -1\noutput_usd_per_mtok = 3\n");
         let err = Config::load(dir.path(), &Overrides::default()).unwrap_err();
-        assert!(err.file.ends_with(CONFIG_FILE), "{err}");
+        assert!(err.file.ends_with(Layout::CONFIG_FILE), "{err}");
         assert_eq!(err.field, "prices.gemini-2.5-flash.input_usd_per_mtok");
 
         write("[prices.x]\ninput_usd_per_mtok = 1\noutput_usd_per_mtok = 3\ncache = 1\n");

@@ -11,7 +11,7 @@ use time::Date;
 use time::macros::{date, format_description};
 use windup_model::{InputError, LedgerRecord, TokenUsage};
 
-use crate::config::CONFIG_FILE;
+use crate::project::Layout;
 
 const SHIPPED: &str = include_str!("prices.toml");
 
@@ -158,7 +158,7 @@ impl PriceTable {
             let field = |name: &str| format!("prices.{model}.{name}");
             let since = o.since.unwrap_or(ALWAYS);
             let price = dated_price(
-                CONFIG_FILE,
+                Layout::CONFIG_FILE,
                 &field,
                 since,
                 o.input_usd_per_mtok,

@@ -8,13 +8,14 @@ use windup_model::{
     Action, ActionResult, ActionStatus, ActionType, FailureClass, Plan, keys::parse_chord,
 };
 
+use crate::base_url::rebase;
 use crate::browser::{BrowserError, NavError, Session};
-use crate::config::{Timeouts, rebase};
 use crate::events::{Event, EventSink};
 use crate::fragments::Fragments;
 use crate::locator::{Located, Locator};
 use crate::secrets::SecretSource;
 use crate::signature;
+use crate::timeouts::Timeouts;
 use crate::verifier::{Check, VerifyError};
 
 /// Everything an execution needs besides the page.

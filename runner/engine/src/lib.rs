@@ -1,10 +1,13 @@
 //! Windup's engine: the browser boundary, locators, the deterministic executor and verifier,
 //! the plan cache and signatures. It never links a web server or a database.
 
+pub mod base_url;
 pub mod browser;
 pub mod cache;
+pub mod ci;
 pub mod config;
 pub mod costs;
+pub mod env;
 pub mod events;
 pub mod executor;
 pub mod fragments;
@@ -16,7 +19,9 @@ pub mod planner;
 pub mod project;
 pub mod remote;
 pub mod reporters;
+pub mod retry;
 pub mod runner;
 pub mod secrets;
 pub mod signature;
+pub mod timeouts;
 pub mod verifier;

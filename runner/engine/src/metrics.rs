@@ -21,10 +21,8 @@ use std::path::Path;
 
 use windup_model::{InputError, LEDGER_VERSION, LedgerRecord};
 
+use crate::project::Layout;
 use crate::project::display;
-
-/// The ledger, relative to the project root.
-pub const LEDGER_PATH: &str = "e2e/.windup/ledger.jsonl";
 
 /// Appends the records of one run to the ledger, creating its folder, in one locked write.
 pub fn append(root: &Path, records: &[LedgerRecord]) -> std::io::Result<()> {
@@ -36,7 +34,7 @@ pub fn append(root: &Path, records: &[LedgerRecord]) -> std::io::Result<()> {
         serde_json::to_writer(&mut buf, record)?;
         buf.push(b'\n');
     }
-    let path = root.join(LEDGER_PATH);
+    let path = root.join(Layout::LEDGER_FILE);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -86,7 +84,7 @@ fn end_torn_tail(mut file: &File, name: &str) -> std::io::Result<()> {
 /// fields are ignored and a torn last line is skipped with a warning; a line that is not a
 /// record anywhere else is an error naming `file:line`.
 pub fn read(root: &Path) -> Result<Vec<LedgerRecord>, InputError> {
-    let path = root.join(LEDGER_PATH);
+    let path = root.join(Layout::LEDGER_FILE);
     let name = display(root, &path);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
@@ -173,7 +171,7 @@ mod tests {
     }
 
     fn ledger_file(root: &Path) -> std::path::PathBuf {
-        root.join(LEDGER_PATH)
+        root.join(Layout::LEDGER_FILE)
     }
 
     fn push_raw(root: &Path, bytes: &[u8]) {

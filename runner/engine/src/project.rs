@@ -6,8 +6,48 @@ use std::path::{Path, PathBuf};
 use windup_model::validate::scenario_from_yaml;
 use windup_model::{InputError, Problems, Scenario};
 
-pub const SCENARIOS_DIR: &str = "e2e/scenarios";
-pub const FRAGMENTS_DIR: &str = "e2e/fragments";
+/// Every path Windup reads or writes in a user's repository, relative to the project root: the one
+/// place these names are spelled. Messages quote the constants; code joins them to a root.
+#[derive(Debug, Clone, Copy)]
+pub struct Layout;
+
+impl Layout {
+    /// The project's settings.
+    pub const CONFIG_FILE: &str = "windup.toml";
+    /// Scenarios, one YAML file each (committed).
+    pub const SCENARIOS_DIR: &str = "e2e/scenarios";
+    /// Fragments, one JSON file each (committed).
+    pub const FRAGMENTS_DIR: &str = "e2e/fragments";
+    /// Accounts and the ENV names of their credentials (committed; never a value).
+    pub const MANIFEST_FILE: &str = "e2e/manifest.yaml";
+    /// Credential values for local runs (never committed).
+    pub const ENV_LOCAL_FILE: &str = ".env.local";
+    /// Verified plans, one JSON file per scenario (committed).
+    pub const CACHE_DIR: &str = "e2e/.windup/cache";
+    /// Invalidated plans kept as evidence, under the cache folder.
+    pub const STALE_DIR: &str = "e2e/.windup/cache/stale";
+    /// The run ledger, one JSON line per scenario per run.
+    pub const LEDGER_FILE: &str = "e2e/.windup/ledger.jsonl";
+    /// Uploads waiting for the dashboard to come back.
+    pub const SPOOL_DIR: &str = "e2e/.windup/spool";
+    /// Run reports and screenshots, one folder per run.
+    pub const RUNS_DIR: &str = "e2e/.windup/runs";
+    /// The last run's report, for `windup report` and `windup push`.
+    pub const LAST_RUN_FILE: &str = "e2e/.windup/last-run.json";
+    /// Saved browser storage of setups (cookies, localStorage).
+    pub const STORAGE_DIR: &str = "e2e/.windup/storage";
+    /// The run-local files a project's `.gitignore` lists: evidence, the last run's verdicts, the
+    /// ledger, saved sign-in state, uploads waiting for the dashboard and local credentials. The
+    /// plan cache is meant to be committed.
+    pub const GIT_IGNORED: [&str; 6] = [
+        ".env.local",
+        "e2e/.windup/runs/",
+        "e2e/.windup/last-run.json",
+        "e2e/.windup/ledger.jsonl",
+        "e2e/.windup/storage/",
+        "e2e/.windup/spool/",
+    ];
+}
 
 /// A scenario and the file it came from.
 #[derive(Debug, Clone)]
@@ -18,7 +58,7 @@ pub struct ScenarioFile {
 
 /// Reads every scenario, sorted by id. All problems are reported together.
 pub fn load_scenarios(root: &Path) -> Result<Vec<ScenarioFile>, Problems> {
-    let dir = root.join(SCENARIOS_DIR);
+    let dir = root.join(Layout::SCENARIOS_DIR);
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

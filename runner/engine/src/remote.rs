@@ -20,11 +20,9 @@ use time::OffsetDateTime;
 use windup_model::validate::cache_entry_from_json;
 use windup_model::{CacheEntry, CacheStatus, InputError, LedgerRecord, RunReport, Scenario};
 
-use crate::llm::retry::{NextTry, RetryPolicy, parse_retry_after};
-use crate::runner::{LAST_RUN_FILE, RUNS_DIR};
+use crate::project::Layout;
+use crate::retry::{NextTry, RetryPolicy, parse_retry_after};
 
-/// Uploads that could not be delivered yet, one file per run.
-pub const SPOOL_DIR: &str = "e2e/.windup/spool";
 pub const SPOOL_VERSION: &str = "0.1";
 pub const DEFAULT_TOKEN_ENV: &str = "WINDUP_DASHBOARD_TOKEN";
 pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
@@ -640,25 +638,6 @@ pub fn prefer_remote(
     }
 }
 
-/// The branch a run belongs to: `GITHUB_HEAD_REF` (a pull request), else `GITHUB_REF_NAME`,
-/// else git's current branch.
-pub fn branch(root: &Path) -> Option<String> {
-    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
-    var("GITHUB_HEAD_REF")
-        .or_else(|| var("GITHUB_REF_NAME"))
-        .or_else(|| {
-            let out = std::process::Command::new("git")
-                .arg("-C")
-                .arg(root)
-                .args(["rev-parse", "--abbrev-ref", "HEAD"])
-                .stderr(std::process::Stdio::null())
-                .output()
-                .ok()?;
-            let b = String::from_utf8(out.stdout).ok()?.trim().to_string();
-            (out.status.success() && !b.is_empty() && b != "HEAD").then_some(b)
-        })
-}
-
 /// The pull request of a GitHub Actions `pull_request` event: `GITHUB_EVENT_PATH` names the
 /// event's JSON, `GITHUB_REPOSITORY` the repository.
 pub fn pull_request(env: &dyn Fn(&str) -> Option<String>) -> Option<PullRequest> {
@@ -675,7 +654,7 @@ pub fn pull_request(env: &dyn Fn(&str) -> Option<String>) -> Option<PullRequest>
 }
 
 fn run_dir(root: &Path, run_id: &str) -> PathBuf {
-    root.join(RUNS_DIR).join(run_id)
+    root.join(Layout::RUNS_DIR).join(run_id)
 }
 
 /// Keeps a run's report and ledger records in `e2e/.windup/runs/<run_id>/` for `windup push`.
@@ -694,7 +673,7 @@ pub fn load_run(
     let run_id = match run_id {
         Some(id) => id.to_string(),
         None => {
-            let path = root.join(LAST_RUN_FILE);
+            let path = root.join(Layout::LAST_RUN_FILE);
             std::fs::read_to_string(&path)
                 .ok()
                 .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -754,7 +733,7 @@ pub fn load_run(
 
 /// The screenshots a report refers to, under its own run's folder.
 pub fn artifacts(report: &RunReport) -> Vec<Artifact> {
-    let prefix = format!("{RUNS_DIR}/{}/", report.run_id);
+    let prefix = format!("{}/{}/", Layout::RUNS_DIR, report.run_id);
     let mut out: Vec<Artifact> = report
         .scenarios
         .iter()
@@ -783,7 +762,7 @@ pub enum Pushed {
 }
 
 pub fn spool_path(root: &Path, run_id: &str) -> PathBuf {
-    root.join(SPOOL_DIR).join(format!("{run_id}.json"))
+    root.join(Layout::SPOOL_DIR).join(format!("{run_id}.json"))
 }
 
 /// Uploads a run, or spools it when that fails (`dashboard` is `None` when no client could be
@@ -865,7 +844,7 @@ pub struct Flushed {
 /// flush.
 pub async fn flush_spool(root: &Path, dashboard: &Dashboard) -> Flushed {
     let mut out = Flushed::default();
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(SPOOL_DIR))
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(Layout::SPOOL_DIR))
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -917,7 +896,7 @@ pub async fn flush_spool(root: &Path, dashboard: &Dashboard) -> Flushed {
 
 /// Spool files waiting, for messages.
 pub fn spooled(root: &Path) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(SPOOL_DIR))
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(Layout::SPOOL_DIR))
         .into_iter()
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))

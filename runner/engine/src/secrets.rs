@@ -5,11 +5,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use crate::project::Layout;
 use serde::Deserialize;
 use windup_model::{InputError, Problems};
-
-pub const MANIFEST_FILE: &str = "e2e/manifest.yaml";
-pub const ENV_LOCAL_FILE: &str = ".env.local";
 
 /// Where `value_ref` names are resolved.
 pub trait SecretSource: Send + Sync {
@@ -60,14 +58,14 @@ impl ProjectSecrets {
     /// Reads the manifest and `.env.local` under `root`; both are optional.
     pub fn load(root: &Path) -> Result<ProjectSecrets, Problems> {
         let mut problems = Vec::new();
-        let manifest = match std::fs::read_to_string(root.join(MANIFEST_FILE)) {
+        let manifest = match std::fs::read_to_string(root.join(Layout::MANIFEST_FILE)) {
             Ok(text) => match serde_norway::from_str::<Manifest>(&text) {
                 Ok(m) => {
                     for (account, fields) in &m.accounts {
                         for (field, name) in fields {
                             if !is_env_name(name) {
                                 problems.push(InputError::new(
-                                    MANIFEST_FILE,
+                                    Layout::MANIFEST_FILE,
                                     format!("accounts.{account}.{field}"),
                                     // The value is not echoed: it may be the secret itself.
                                     "this is not an ENV variable name".to_string(),
@@ -80,7 +78,7 @@ impl ProjectSecrets {
                 }
                 Err(e) => {
                     problems.push(InputError::new(
-                        MANIFEST_FILE,
+                        Layout::MANIFEST_FILE,
                         "(file)",
                         format!("not a valid manifest: {e}"),
                         "write `accounts: {admin: {email: ADMIN_EMAIL, password: ADMIN_PASSWORD}}`",
@@ -90,7 +88,7 @@ impl ProjectSecrets {
             },
             Err(_) => Manifest::default(),
         };
-        let env_path = root.join(ENV_LOCAL_FILE);
+        let env_path = root.join(Layout::ENV_LOCAL_FILE);
         let mut env_local = HashMap::new();
         if env_path.exists() {
             match dotenvy::from_path_iter(&env_path) {
@@ -101,7 +99,7 @@ impl ProjectSecrets {
                                 env_local.insert(k, v);
                             }
                             Err(e) => problems.push(InputError::new(
-                                ENV_LOCAL_FILE,
+                                Layout::ENV_LOCAL_FILE,
                                 "(file)",
                                 format!("cannot be parsed: {e}"),
                                 "write one NAME=value per line",
@@ -110,15 +108,16 @@ impl ProjectSecrets {
                     }
                 }
                 Err(e) => problems.push(InputError::new(
-                    ENV_LOCAL_FILE,
+                    Layout::ENV_LOCAL_FILE,
                     "(file)",
                     format!("cannot be read: {e}"),
                     "check its permissions",
                 )),
             }
-            if git_tracks(root, ENV_LOCAL_FILE) {
+            if git_tracks(root, Layout::ENV_LOCAL_FILE) {
                 tracing::warn!(
-                    "{ENV_LOCAL_FILE} is tracked by git: its secrets are in the repository; run `git rm --cached {ENV_LOCAL_FILE}` and rotate them"
+                    "{env} is tracked by git: its secrets are in the repository; run `git rm --cached {env}` and rotate them",
+                    env = Layout::ENV_LOCAL_FILE
                 );
             }
         }
@@ -206,12 +205,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("e2e")).unwrap();
         std::fs::write(
-            dir.path().join(MANIFEST_FILE),
+            dir.path().join(Layout::MANIFEST_FILE),
             "accounts:\n  admin:\n    email: WINDUP_TEST_EMAIL_7F3\n    password: WINDUP_TEST_PASSWORD_7F3\n",
         )
         .unwrap();
         std::fs::write(
-            dir.path().join(ENV_LOCAL_FILE),
+            dir.path().join(Layout::ENV_LOCAL_FILE),
             "WINDUP_TEST_EMAIL_7F3=admin@example.test\nWINDUP_TEST_PASSWORD_7F3=\"hunter two\"\n",
         )
         .unwrap();
@@ -237,7 +236,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("e2e")).unwrap();
         std::fs::write(
-            dir.path().join(MANIFEST_FILE),
+            dir.path().join(Layout::MANIFEST_FILE),
             "accounts:\n  admin:\n    password: hunter2\n",
         )
         .unwrap();

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use windup_engine::llm::{
-    self, Completion, Finish, LlmClient, LlmError, LlmRequest, ProviderConfig, ProviderKind,
-    RetryPolicy, Usage,
+    self, Completion, Finish, LlmClient, LlmError, LlmRequest, ProviderConfig, ProviderKind, Usage,
 };
+use windup_engine::retry::RetryPolicy;
 use windup_model::schema::{Format, schema_value};
 use windup_testkit::block_on;
 use windup_testkit::fake_llm::{FakeLlm, Reply, tokens};

@@ -4,14 +4,14 @@
 //! over HTTP, for two wire formats: OpenAI Chat Completions (also spoken by Ollama, llama.cpp's
 //! server and vLLM) and Gemini `generateContent`. It owns what is the same for every caller:
 //! reshaping the schema for each provider ([`schema`]), retrying transient failures with back-off
-//! ([`retry`]), summing the tokens of every attempt (billed tokens are never lost, even when the
+//! ([`transport`], on the neutral [`crate::retry`] rule), summing the tokens of every attempt (billed tokens are never lost, even when the
 //! call fails), and keeping the API key out of logs, errors and `Debug`. It does not parse or
 //! validate the output: that is the planner's job, against the real schema.
 
 mod gemini;
 mod openai;
-pub mod retry;
 pub mod schema;
+mod transport;
 
 use std::ops::{Add, AddAssign};
 use std::time::Duration;
@@ -21,9 +21,9 @@ use secrecy::SecretString;
 use serde::{Deserialize, Serialize};
 use windup_model::InputError;
 
-pub use retry::RetryPolicy;
+use crate::retry::RetryPolicy;
 
-use crate::config::CONFIG_FILE;
+use crate::project::Layout;
 
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -238,7 +238,7 @@ pub fn client_with_policy(
     let field = |f: &str| format!("providers.{name}.{f}");
     if cfg.model.trim().is_empty() {
         return Err(InputError::new(
-            CONFIG_FILE,
+            Layout::CONFIG_FILE,
             field("model"),
             "the model is empty",
             "set `model`, such as \"gpt-4.1-mini\" or \"gemini-2.5-flash\"",
@@ -249,7 +249,7 @@ pub fn client_with_policy(
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
         _ => {
             return Err(InputError::new(
-                CONFIG_FILE,
+                Layout::CONFIG_FILE,
                 field("base_url"),
                 format!("`{base}` is not an http(s) URL"),
                 "set base_url to the provider's API root, such as \"http://127.0.0.1:8080/v1\"",
@@ -261,7 +261,7 @@ pub fn client_with_policy(
         Some(var) => {
             let value = env(var).filter(|v| !v.trim().is_empty()).ok_or_else(|| {
                 InputError::new(
-                    CONFIG_FILE,
+                    Layout::CONFIG_FILE,
                     field("api_key_env"),
                     format!("the environment variable {var} is not set"),
                     format!(
@@ -272,7 +272,7 @@ pub fn client_with_policy(
             let value = value.trim().to_string();
             if reqwest::header::HeaderValue::from_str(&value).is_err() {
                 return Err(InputError::new(
-                    CONFIG_FILE,
+                    Layout::CONFIG_FILE,
                     field("api_key_env"),
                     format!("the value of {var} is not a valid HTTP header value"),
                     format!("check {var} for stray characters such as quotes or line breaks"),
@@ -287,13 +287,13 @@ pub fn client_with_policy(
         .build()
         .map_err(|e| {
             InputError::new(
-                CONFIG_FILE,
+                Layout::CONFIG_FILE,
                 format!("providers.{name}"),
                 format!("the HTTP client could not be set up: {e}"),
                 "report this as a bug",
             )
         })?;
-    let transport = retry::Transport {
+    let transport = transport::Transport {
         provider: name.to_string(),
         http,
         key,

@@ -5,7 +5,7 @@
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::retry::{Auth, Transport};
+use super::transport::{Auth, Transport};
 use super::{
     Completion, Envelope, Finish, LlmClient, LlmError, LlmRequest, Outcome, ProviderKind, Usage,
     schema,

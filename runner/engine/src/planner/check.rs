@@ -9,7 +9,7 @@ use windup_model::schema::Format;
 use windup_model::validate::{plan_problems, schema_problems};
 use windup_model::{Action, ActionType, Plan, Selector};
 
-use crate::config::rebase;
+use crate::base_url::rebase;
 use crate::fragments::Fragments;
 
 /// What a planner's answer is checked against.

@@ -101,7 +101,10 @@ pub fn configured(
                 reports.push(r);
             }
             Err(e) => problems.push(InputError {
-                file: root.join(crate::config::CONFIG_FILE).display().to_string(),
+                file: root
+                    .join(crate::project::Layout::CONFIG_FILE)
+                    .display()
+                    .to_string(),
                 field: format!("reports[{i}]"),
                 ..e
             }),

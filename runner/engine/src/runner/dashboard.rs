@@ -17,7 +17,7 @@ const RESTORE_CONCURRENCY: usize = 8;
 impl Runner {
     fn dashboard_client(&self) -> Option<Result<Dashboard, RemoteError>> {
         let settings = self.config.dashboard.as_ref()?;
-        Some(Dashboard::new(settings, &|k| std::env::var(k).ok()))
+        Some(Dashboard::new(settings, &self.config.env.as_fn()))
     }
 
     /// Before the run: each selected scenario's plan from the dashboard (the run's branch, else
@@ -40,7 +40,7 @@ impl Runner {
             None => return planned,
         };
         let root = &self.config.root;
-        let branch = remote::branch(root);
+        let branch = crate::ci::branch(root, &self.config.env);
         // One request first: when the dashboard is down, the run does not wait on every
         // scenario's retries.
         let mut fetched: Vec<Result<Option<RemoteEntry>, RemoteError>> = Vec::new();
@@ -142,7 +142,7 @@ impl Runner {
         if saved.is_empty() {
             return;
         }
-        let Some(branch) = remote::branch(root) else {
+        let Some(branch) = crate::ci::branch(root, &self.config.env) else {
             tracing::warn!(
                 "new plans are not saved to the dashboard: the run's branch is unknown (set GITHUB_HEAD_REF or GITHUB_REF_NAME, or run in a git checkout)"
             );

@@ -15,8 +15,8 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use windup_model::report::REPORT_VERSION;
 use windup_model::{
-    CacheOutcome, CiInfo, FailureClass, GitInfo, InputError, Invalidation, Plan, Problems,
-    RunReport, Scenario, ScenarioResult, ScenarioStatus, Totals,
+    CacheOutcome, CiInfo, FailureClass, InputError, Invalidation, Plan, Problems, RunReport,
+    Scenario, ScenarioResult, ScenarioStatus, Totals,
 };
 
 use windup_model::ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
@@ -28,7 +28,7 @@ use crate::events::{Event, EventSink};
 use crate::executor::{Captured, ExecContext, Execution, execute};
 use crate::fragments::Fragments;
 use crate::planner::{Budget, Planner, Spend, StepFailure};
-use crate::project::{FRAGMENTS_DIR, ScenarioFile, display, load_scenarios};
+use crate::project::{Layout, ScenarioFile, display, load_scenarios};
 use crate::secrets::ProjectSecrets;
 use planning::{Phases, Start, passed_steps};
 use storage::StorageState;
@@ -130,9 +130,6 @@ impl Selection {
     }
 }
 
-/// The last run's verdicts, for `--failed`: run-local, not meant to be committed.
-pub const LAST_RUN_FILE: &str = "e2e/.windup/last-run.json";
-
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct LastRun {
     run_id: String,
@@ -216,7 +213,7 @@ impl Runner {
     /// As `new`, on a browser the caller already has (test harnesses share one).
     pub fn with_browser(config: Config, browser: Browser) -> Result<Self, Problems> {
         let secrets = ProjectSecrets::load(&config.root)?;
-        let config_file = display(&config.root, &config.root.join(crate::config::CONFIG_FILE));
+        let config_file = display(&config.root, &config.root.join(Layout::CONFIG_FILE));
         let prices = config.prices.clone();
         let planning = match &config.provider {
             None => Planning::Off,
@@ -233,7 +230,7 @@ impl Runner {
                     )
                     .into());
                 }
-                match crate::llm::client(name, provider, &|k| std::env::var(k).ok()) {
+                match crate::llm::client(name, provider, &config.env.as_fn()) {
                     Ok(client) => {
                         Planning::Ready(Planner::new(client, config.planner.clone(), prices))
                     }
@@ -287,7 +284,7 @@ impl Runner {
             scenarios.retain(|s| s.scenario.tags.iter().any(|t| selection.tags.contains(t)));
         }
         if selection.failed {
-            let path = root.join(LAST_RUN_FILE);
+            let path = root.join(Layout::LAST_RUN_FILE);
             let last: Option<LastRun> = std::fs::read_to_string(&path)
                 .ok()
                 .and_then(|t| serde_json::from_str(&t).ok());
@@ -301,7 +298,7 @@ impl Runner {
                 )),
             }
         }
-        let fragments = match Fragments::load(&root.join(FRAGMENTS_DIR)) {
+        let fragments = match Fragments::load(&root.join(Layout::FRAGMENTS_DIR)) {
             Ok(f) => f,
             Err(p) => {
                 problems.extend(p.0);
@@ -319,7 +316,7 @@ impl Runner {
                         let known: Vec<&str> =
                             scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
                         problems.push(InputError::new(
-                            display(root, &root.join(crate::project::SCENARIOS_DIR)),
+                            display(root, &root.join(Layout::SCENARIOS_DIR)),
                             id,
                             format!("no scenario `{id}`"),
                             if known.is_empty() {
@@ -347,7 +344,7 @@ impl Runner {
         }
         if selected.is_empty() && problems.is_empty() {
             problems.push(InputError::new(
-                display(root, &root.join(crate::project::SCENARIOS_DIR)),
+                display(root, &root.join(Layout::SCENARIOS_DIR)),
                 "(folder)",
                 "there are no scenarios to run",
                 "add a scenario file such as e2e/scenarios/sign-in.yaml, or pass --root to the project",
@@ -540,8 +537,10 @@ impl Runner {
                 .map(|s| s.scenario_id.clone())
                 .collect(),
         };
-        if let Err(e) = crate::fsutil::write_json(&self.config.root.join(LAST_RUN_FILE), &last) {
-            tracing::warn!("could not write {LAST_RUN_FILE}: {e}");
+        if let Err(e) =
+            crate::fsutil::write_json(&self.config.root.join(Layout::LAST_RUN_FILE), &last)
+        {
+            tracing::warn!("could not write {}: {e}", Layout::LAST_RUN_FILE);
         }
         let mut report = report;
         if let Some((i, n)) = selection.shard {
@@ -670,7 +669,7 @@ impl Runner {
             .map(|o| self.ledger_record(report, o))
             .collect();
         if let Err(e) = crate::metrics::append(&self.config.root, &records) {
-            tracing::warn!("could not append to {}: {e}", crate::metrics::LEDGER_PATH);
+            tracing::warn!("could not append to {}: {e}", Layout::LEDGER_FILE);
         }
         records
     }
@@ -1009,7 +1008,7 @@ impl Runner {
                             plan.scenario_id,
                             display(
                                 &self.config.root,
-                                &self.config.root.join(crate::project::SCENARIOS_DIR)
+                                &self.config.root.join(Layout::SCENARIOS_DIR)
                             )
                         ),
                         "add e2e/scenarios/<id>.yaml for the plan, or replay without --save",
@@ -1031,7 +1030,7 @@ impl Runner {
         } else {
             None
         };
-        let fragments = Fragments::load(&self.config.root.join(FRAGMENTS_DIR))?;
+        let fragments = Fragments::load(&self.config.root.join(Layout::FRAGMENTS_DIR))?;
         let problems = fragments.check_uses("plan", "", plan);
         if !problems.is_empty() {
             return Err(RunError::Input(Problems(problems)));
@@ -1113,8 +1112,8 @@ impl Runner {
             finished_at,
             windup_version: env!("CARGO_PKG_VERSION").to_string(),
             base_url: self.config.base_url.as_ref().map(|u| u.to_string()),
-            git: git_info(&self.config.root),
-            ci: ci_info(),
+            git: crate::ci::git_info(&self.config.root, &self.config.env),
+            ci: crate::ci::ci_info(&self.config.env),
             totals,
             scenarios,
         }
@@ -1151,7 +1150,7 @@ impl Runner {
     }
 
     fn store_screenshot(&self, run_id: &str, name: &str, png: &[u8]) -> Option<String> {
-        let rel = format!("{RUNS_DIR}/{run_id}/{name}.png");
+        let rel = format!("{}/{run_id}/{name}.png", Layout::RUNS_DIR);
         match crate::fsutil::write_atomic(&self.config.root.join(&rel), png) {
             Ok(()) => Some(rel),
             Err(e) => {
@@ -1200,9 +1199,6 @@ fn retryable(class: FailureClass) -> bool {
             | FailureClass::PlanInvalid
     )
 }
-
-/// Run-local files (failure screenshots), one folder per run; not meant to be committed.
-pub const RUNS_DIR: &str = "e2e/.windup/runs";
 
 fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
     let (status, class, action, message) = match x.failure {
@@ -1259,55 +1255,4 @@ fn failed(id: &str, cache: CacheOutcome, class: FailureClass, message: String) -
 
 fn crashed(id: &str, cache: CacheOutcome, e: BrowserError) -> ScenarioResult {
     failed(id, cache, FailureClass::BrowserCrashed, e.to_string())
-}
-
-fn git(root: &Path, args: &[&str]) -> Option<String> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (out.status.success() && !text.is_empty()).then_some(text)
-}
-
-/// The commit (git's, else `GITHUB_SHA`) and the branch ([`crate::remote::branch`]), when there
-/// is a commit.
-pub fn git_info(root: &Path) -> Option<GitInfo> {
-    let commit = git(root, &["rev-parse", "HEAD"])
-        .or_else(|| std::env::var("GITHUB_SHA").ok().filter(|c| !c.is_empty()))?;
-    // The same branch the dashboard's plan cache is read and written for.
-    let branch = crate::remote::branch(root);
-    Some(GitInfo { commit, branch })
-}
-
-/// The CI system, when the run is in one.
-pub fn ci_info() -> Option<CiInfo> {
-    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    if var("GITHUB_ACTIONS").is_some() {
-        Some(CiInfo {
-            provider: "github".into(),
-            workflow_run: var("GITHUB_RUN_ID"),
-            job: var("GITHUB_JOB"),
-            shard: None,
-        })
-    } else if var("GITLAB_CI").is_some() {
-        Some(CiInfo {
-            provider: "gitlab".into(),
-            workflow_run: var("CI_PIPELINE_ID"),
-            job: var("CI_JOB_NAME"),
-            shard: None,
-        })
-    } else if var("CI").is_some_and(|v| v != "false" && v != "0") {
-        Some(CiInfo {
-            provider: "ci".into(),
-            workflow_run: None,
-            job: None,
-            shard: None,
-        })
-    } else {
-        None
-    }
 }

@@ -295,7 +295,7 @@ impl Runner {
         phases: &mut Phases,
     ) -> Result<PageView, ScenarioResult> {
         let base_url = self.config.base_url.as_ref().expect("checked");
-        let url = crate::config::rebase(base_url, &scenario.start_url).map_err(|e| {
+        let url = crate::base_url::rebase(base_url, &scenario.start_url).map_err(|e| {
             failed(
                 &scenario.id,
                 windup_model::CacheOutcome::Miss,
@@ -387,7 +387,7 @@ impl Runner {
         let file = display(
             root,
             &root
-                .join(crate::project::SCENARIOS_DIR)
+                .join(crate::project::Layout::SCENARIOS_DIR)
                 .join(format!("{}.yaml", scenario.id)),
         );
         if self.config.require_cached {

@@ -9,8 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::browser::{BrowserError, Session};
-
-pub const STORAGE_DIR: &str = "e2e/.windup/storage";
+use crate::project::Layout;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StorageState {
@@ -94,7 +93,9 @@ pub async fn apply(session: &Session, state: &StorageState) -> Result<(), Browse
 
 /// Writes a setup's storage, readable by the owner only.
 pub fn save(root: &Path, setup_id: &str, state: &StorageState) -> std::io::Result<()> {
-    let path = root.join(STORAGE_DIR).join(format!("{setup_id}.json"));
+    let path = root
+        .join(Layout::STORAGE_DIR)
+        .join(format!("{setup_id}.json"));
     crate::fsutil::write_json(&path, state)?;
     #[cfg(unix)]
     {

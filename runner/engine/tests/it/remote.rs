@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use time::OffsetDateTime;
-use windup_engine::llm::RetryPolicy;
 use windup_engine::remote::{
     self, Artifact, Dashboard, DashboardSection, Pushed, RemoteError, RunUpload, Settings,
 };
+use windup_engine::retry::RetryPolicy;
 use windup_model::{RunReport, Totals};
 use windup_testkit::block_on;
 use windup_testkit::fake_dashboard::{FakeDashboard, closed_port_url};
@@ -131,7 +131,10 @@ fn a_refused_token_is_not_retried_and_never_repeated() {
 }
 
 fn write_png(root: &Path, run_id: &str, name: &str) -> Artifact {
-    let path = format!("{}/{run_id}/{name}", windup_engine::runner::RUNS_DIR);
+    let path = format!(
+        "{}/{run_id}/{name}",
+        windup_engine::project::Layout::RUNS_DIR
+    );
     let file = root.join(&path);
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, b"\x89PNG\r\n\x1a\nfake").unwrap();

@@ -8,11 +8,11 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use windup_engine::browser::{Browser, BrowserOptions, Session};
-use windup_engine::config::Timeouts;
 use windup_engine::events::{Event, EventSink};
 use windup_engine::executor::{ExecContext, Execution, execute, execute_steps};
 use windup_engine::fragments::Fragments;
 use windup_engine::secrets::SecretSource;
+use windup_engine::timeouts::Timeouts;
 use windup_model::Plan;
 
 pub use windup_testkit::*;

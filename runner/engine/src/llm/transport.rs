@@ -1,6 +1,5 @@
-//! Attempts and retries: one HTTP POST with a deadline, classified as done, refused, rejected or
-//! transient; transient ones are tried again after a capped exponential back-off, or after the
-//! wait the provider asked for with `Retry-After`.
+//! The HTTP side shared by both LLM wire formats: one POST with a deadline, classified as done,
+//! refused, rejected or transient; transient ones are tried again as [`RetryPolicy`] says.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -9,93 +8,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::{Completion, Envelope, LlmError, Outcome, Usage, error_message};
-
-/// How long to wait between attempts. How many attempts is the provider's `max_retries`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// The first wait; each later one doubles it.
-    pub base_delay: Duration,
-    /// No back-off wait is longer.
-    pub max_delay: Duration,
-    /// A `Retry-After` longer than this ends the call at once instead of stalling the run.
-    pub max_retry_after: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(8),
-            max_retry_after: Duration::from_secs(60),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// Millisecond back-off for tests; `Retry-After` is still honoured.
-    pub fn fast() -> Self {
-        RetryPolicy {
-            base_delay: Duration::from_millis(10),
-            max_delay: Duration::from_millis(40),
-            ..RetryPolicy::default()
-        }
-    }
-
-    /// The wait before retry number `retry` (0 for the first), with up to 10% jitter added so
-    /// that parallel scenarios do not retry in step.
-    pub fn backoff(&self, retry: u32) -> Duration {
-        let exp = self
-            .base_delay
-            .saturating_mul(1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX));
-        let delay = exp.min(self.max_delay);
-        delay + delay.mul_f64(fastrand::f64() * 0.1)
-    }
-
-    /// What follows the `attempts`-th attempt (1-based) failing transiently, with at most
-    /// `max_retries` retries: a wait, or giving up. A `Retry-After` longer than
-    /// `max_retry_after` gives up at once; a shorter one is waited at least.
-    pub fn after_transient(
-        &self,
-        attempts: u32,
-        max_retries: u32,
-        retry_after: Option<Duration>,
-    ) -> NextTry {
-        match retry_after {
-            Some(wait) if wait > self.max_retry_after => NextTry::WaitTooLong(wait),
-            _ if attempts > max_retries => NextTry::Exhausted,
-            _ => {
-                let backoff = self.backoff(attempts - 1);
-                NextTry::Wait(retry_after.map_or(backoff, |r| r.max(backoff)))
-            }
-        }
-    }
-}
-
-/// [`RetryPolicy::after_transient`]'s answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NextTry {
-    Wait(Duration),
-    /// The server asked for a longer wait than the policy allows.
-    WaitTooLong(Duration),
-    /// The retries are used up.
-    Exhausted,
-}
-
-/// `Retry-After` as seconds or as an HTTP date.
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
-    let value = value.trim();
-    if let Ok(secs) = value.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    if let Ok(secs) = value.parse::<f64>()
-        && secs.is_finite()
-        && secs >= 0.0
-    {
-        return Some(Duration::from_secs_f64(secs));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
+use crate::retry::{NextTry, RetryPolicy, parse_retry_after};
 
 /// Which header carries the key, and how.
 #[derive(Debug, Clone, Copy)]
@@ -375,38 +288,6 @@ fn describe(what: &str, e: &reqwest::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn backoff_doubles_up_to_the_cap_with_small_jitter() {
-        let p = RetryPolicy::default();
-        let within = |d: Duration, lo: u64| {
-            d >= Duration::from_millis(lo) && d <= Duration::from_millis(lo + lo / 10)
-        };
-        assert!(within(p.backoff(0), 500));
-        assert!(within(p.backoff(1), 1000));
-        assert!(within(p.backoff(3), 4000));
-        assert!(within(p.backoff(4), 8000));
-        assert!(within(p.backoff(40), 8000));
-    }
-
-    #[test]
-    fn retry_after_in_seconds_or_as_a_date() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(784_111_777);
-        assert_eq!(parse_retry_after("3", now), Some(Duration::from_secs(3)));
-        assert_eq!(
-            parse_retry_after(" 1.5 ", now),
-            Some(Duration::from_millis(1500))
-        );
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:49:47 GMT", now),
-            Some(Duration::from_secs(10))
-        );
-        assert_eq!(
-            parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(parse_retry_after("soon", now), None);
-    }
 
     #[test]
     fn transient_statuses() {

@@ -1,0 +1,52 @@
+//! The project's base URL: parsing it from `windup.toml`, a flag or an input, and joining a plan's
+//! paths onto it, so plans stay portable between environments. A leaf module.
+
+use windup_model::InputError;
+
+pub fn parse_base_url(source: &str, raw: &str) -> Result<url::Url, InputError> {
+    let url = url::Url::parse(raw).map_err(|e| {
+        InputError::new(
+            source,
+            "base_url",
+            format!("`{raw}` is not a URL: {e}"),
+            "write an absolute URL such as http://127.0.0.1:3000",
+        )
+    })?;
+    if !matches!(url.scheme(), "http" | "https" | "file") {
+        return Err(InputError::new(
+            source,
+            "base_url",
+            format!("`{raw}` uses the scheme `{}`", url.scheme()),
+            "use an http:// or https:// URL",
+        ));
+    }
+    Ok(url)
+}
+
+/// Joins a plan's path onto the base URL: `/login` on `http://h:1/app/` is `http://h:1/login`;
+/// an absolute URL stays as it is.
+pub fn rebase(base: &url::Url, path_or_url: &str) -> Result<url::Url, String> {
+    if let Ok(abs) = url::Url::parse(path_or_url) {
+        return Ok(abs);
+    }
+    base.join(path_or_url)
+        .map_err(|e| format!("cannot join `{path_or_url}` onto {base}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rebase_keeps_paths_portable() {
+        let base = url::Url::parse("http://127.0.0.1:8000/app/").unwrap();
+        assert_eq!(
+            rebase(&base, "/todos#/active").unwrap().as_str(),
+            "http://127.0.0.1:8000/todos#/active"
+        );
+        assert_eq!(
+            rebase(&base, "https://example.com/x").unwrap().as_str(),
+            "https://example.com/x"
+        );
+    }
+}

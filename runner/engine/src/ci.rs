@@ -1,0 +1,78 @@
+//! What the run knows of its CI system and its commit: the branch (which the dashboard's plan
+//! cache is read and written for), the commit and the CI run, read from an injected [`Env`] and
+//! from git. The engine knows no CI system beyond these variables.
+
+use std::path::Path;
+
+use windup_model::{CiInfo, GitInfo};
+
+use crate::env::Env;
+
+/// The branch a run belongs to: `GITHUB_HEAD_REF` (a pull request), else `GITHUB_REF_NAME`,
+/// else git's current branch.
+pub fn branch(root: &Path, env: &Env) -> Option<String> {
+    env.non_blank("GITHUB_HEAD_REF")
+        .or_else(|| env.non_blank("GITHUB_REF_NAME"))
+        .or_else(|| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(["rev-parse", "--abbrev-ref", "HEAD"])
+                .stderr(std::process::Stdio::null())
+                .output()
+                .ok()?;
+            let b = String::from_utf8(out.stdout).ok()?.trim().to_string();
+            (out.status.success() && !b.is_empty() && b != "HEAD").then_some(b)
+        })
+}
+
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !text.is_empty()).then_some(text)
+}
+
+/// The commit (git's, else `GITHUB_SHA`) and the branch ([`branch`]), when there
+/// is a commit.
+pub fn git_info(root: &Path, env: &Env) -> Option<GitInfo> {
+    let commit = git(root, &["rev-parse", "HEAD"])
+        .or_else(|| env.get("GITHUB_SHA").filter(|c| !c.is_empty()))?;
+    // The same branch the dashboard's plan cache is read and written for.
+    let branch = branch(root, env);
+    Some(GitInfo { commit, branch })
+}
+
+/// The CI system, when the run is in one.
+pub fn ci_info(env: &Env) -> Option<CiInfo> {
+    let var = |k: &str| env.get(k).filter(|v| !v.is_empty());
+    if var("GITHUB_ACTIONS").is_some() {
+        Some(CiInfo {
+            provider: "github".into(),
+            workflow_run: var("GITHUB_RUN_ID"),
+            job: var("GITHUB_JOB"),
+            shard: None,
+        })
+    } else if var("GITLAB_CI").is_some() {
+        Some(CiInfo {
+            provider: "gitlab".into(),
+            workflow_run: var("CI_PIPELINE_ID"),
+            job: var("CI_JOB_NAME"),
+            shard: None,
+        })
+    } else if var("CI").is_some_and(|v| v != "false" && v != "0") {
+        Some(CiInfo {
+            provider: "ci".into(),
+            workflow_run: None,
+            job: None,
+            shard: None,
+        })
+    } else {
+        None
+    }
+}
