@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Dependencies point one way (ARCHITECTURE.md, "Invariants"): cli -> engine -> model <- dashboard,
+# and action -> engine. Fails, naming the edge, when a crate's normal dependency graph holds a crate
+# it must not: the dashboard never links the engine or a browser client, the engine never links a
+# web server, a database or GitHub's client, the model stays serde-and-schemas. Dev-dependencies
+# are not checked: a test may run the real dashboard beside the runner.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# crate: the crates that must not appear in its graph (normal and build edges).
+declare -A forbidden=(
+  [windup-model]="windup-engine windup-dashboard windup-action tokio reqwest axum sqlx octocrab"
+  [windup-engine]="windup-dashboard windup-action axum sqlx octocrab askama_web"
+  [windup-dashboard]="windup-engine windup-action windup-testkit jsonschema"
+  [windup]="windup-dashboard windup-action axum sqlx octocrab"
+  [windup-action]="windup-dashboard axum sqlx"
+)
+
+status=0
+for crate in "${!forbidden[@]}"; do
+  deps="$(cargo tree -p "$crate" -e normal,build --prefix none --format '{p}' --offline 2>/dev/null |
+    awk '{print $1}' | sort -u)" || {
+    echo "deps-direction: cargo tree -p $crate failed" >&2
+    exit 2
+  }
+  for bad in ${forbidden[$crate]}; do
+    if grep -qx "$bad" <<<"$deps"; then
+      path="$(cargo tree -p "$crate" -e normal,build -i "$bad" --prefix none --offline 2>/dev/null | head -n 4 | tr '\n' ' ')"
+      echo "forbidden dependency: $crate -> $bad (via: $path)"
+      status=1
+    fi
+  done
+done
+if [ "$status" -eq 0 ]; then
+  echo "dependency direction holds: cli -> engine -> model <- dashboard, action -> engine"
+fi
+exit "$status"
