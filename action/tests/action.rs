@@ -442,7 +442,7 @@ fn three_shards_of_one_workflow_run_cover_every_scenario_once() {
         "every scenario exactly once"
     );
     // On the real dashboard: three runs of workflow run 4242, one per shard, which its pages
-    // group as one (`web.rs`, `runs_of_one_workflow_run_are_grouped`).
+    // group as one (`web/runs.rs`, `runs_of_one_workflow_run_are_grouped`).
     let runs = dashboard.runs();
     assert_eq!(runs.len(), 3, "{runs:?}");
     assert!(

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use octocrab::Octocrab;
 use octocrab::models::issues::Comment;
-use windup_model::money::usd;
-use windup_model::{RunReport, ScenarioStatus};
+use windup_model::RunReport;
+use windup_model::markdown::{SummaryOptions, TotalsLayout, run_summary};
 
 use crate::ingest::PullRequest;
 use crate::store::{Project, RunFilter};
@@ -175,14 +175,6 @@ async fn post(
     }
 }
 
-/// One line of text for Markdown: no newlines, no HTML, no code-span breakers.
-fn inline(s: &str) -> String {
-    s.replace(['\n', '\r'], " ")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('`', "'")
-}
-
 /// The comment summarises every shard of the run's CI workflow run (or the run alone).
 pub async fn comment_body(
     state: &AppState,
@@ -231,70 +223,16 @@ pub async fn comment_body(
     ))
 }
 
+/// The comment: every shard summed in a totals table, each scenario, the failures, and a
+/// link to the run on the dashboard. The Action renders its own comment with the same renderer.
 pub fn render(project: &str, url: &str, reports: &[RunReport]) -> String {
-    let (
-        mut passed,
-        mut failed,
-        mut flaky,
-        mut calls,
-        mut cost,
-        mut hits,
-        mut scenarios,
-        mut stale,
-    ) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
-    let mut failures = String::new();
-    for r in reports {
-        passed += u64::from(r.totals.passed);
-        failed += u64::from(r.totals.failed);
-        flaky += u64::from(r.totals.flaky);
-        calls += u64::from(r.totals.llm_calls);
-        cost += r.totals.cost_micro_usd;
-        hits += u64::from(r.totals.cache_hits);
-        scenarios += u64::from(r.totals.scenarios);
-        for s in &r.scenarios {
-            if s.cache == windup_model::CacheOutcome::StaleReplanned {
-                stale += 1;
-            }
-            if s.status != ScenarioStatus::Failed {
-                continue;
-            }
-            let class = s.failure_class.map(|c| c.as_str()).unwrap_or("failed");
-            let message = s.message.as_deref().map(inline).unwrap_or_default();
-            failures.push_str(&format!(
-                "- `{}`: **{class}** {message}\n",
-                inline(&s.scenario_id)
-            ));
-            if let Some(sug) = &s.suggestion {
-                failures.push_str(&format!(
-                    "  - Suggested fix: {} ({})\n",
-                    inline(&sug.fix),
-                    inline(&sug.by)
-                ));
-            }
-        }
-    }
-    let headline = if failed == 0 {
-        "✅ all passed"
-    } else {
-        "❌ failures"
-    };
-    let shards = if reports.len() > 1 {
-        format!(" across {} shards", reports.len())
-    } else {
-        String::new()
-    };
-    let mut body = format!(
-        "{}\n### Windup: {headline}{shards}\n\n\
-         | passed | failed | flaky | LLM calls | cost | cache hits | stale plans re-planned |\n\
-         |---|---|---|---|---|---|---|\n\
-         | {passed} | {failed} | {flaky} | {calls} | {} | {hits} of {scenarios} | {stale} |\n",
-        marker(project),
-        usd(cost),
-    );
-    if !failures.is_empty() {
-        body.push_str("\n**Failures**\n\n");
-        body.push_str(&failures);
-    }
-    body.push_str(&format!("\n[Run details on the dashboard]({url})\n"));
-    body
+    run_summary(
+        reports,
+        &SummaryOptions {
+            marker: Some(marker(project)),
+            totals: TotalsLayout::Table,
+            dashboard_link: Some(url.to_string()),
+            ..SummaryOptions::default()
+        },
+    )
 }

@@ -9,6 +9,7 @@ pub mod exit;
 pub mod fragment;
 pub mod keys;
 pub mod ledger;
+pub mod markdown;
 pub mod money;
 pub mod plan;
 pub mod report;

@@ -1,0 +1,196 @@
+//! The rows that go into the store and come out of it: plain data, no queries.
+
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Project {
+    pub id: i64,
+    pub slug: String,
+    pub default_branch: String,
+    pub created_ms: i64,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TokenRow {
+    pub id: i64,
+    pub project_id: i64,
+    pub sha256: String,
+    pub scopes: String,
+    pub branch_glob: Option<String>,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct UserRow {
+    pub id: i64,
+    pub email: String,
+    pub password_hash: String,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SessionRow {
+    pub user_id: i64,
+    pub email: String,
+    pub csrf: String,
+    pub expires_ms: i64,
+}
+
+/// A run as ingested: the report's facts in columns, the report itself as JSON.
+#[derive(Debug, Clone, Default)]
+pub struct NewRun {
+    pub run_id: String,
+    pub started_ms: i64,
+    pub finished_ms: i64,
+    pub branch: Option<String>,
+    pub commit_sha: Option<String>,
+    pub workflow_run: Option<String>,
+    pub shard: Option<String>,
+    pub scenarios: i64,
+    pub passed: i64,
+    pub failed: i64,
+    pub skipped: i64,
+    pub flaky: i64,
+    pub llm_calls: i64,
+    pub cost_micro_usd: i64,
+    pub cache_hits: i64,
+    pub duration_ms: i64,
+    pub report_json: String,
+    pub pr_repo: Option<String>,
+    pub pr_number: Option<i64>,
+    pub pr_head_sha: Option<String>,
+    pub results: Vec<NewResult>,
+    pub ledger: Vec<NewLedger>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct NewResult {
+    pub scenario_id: String,
+    pub status: String,
+    pub flaky: bool,
+    pub cache: String,
+    pub failure_class: Option<String>,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct NewLedger {
+    pub run_id: String,
+    pub scenario_id: String,
+    pub day: String,
+    pub started_ms: i64,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub calls: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cached_tokens: i64,
+    pub cost_micro_usd: i64,
+    pub record_json: String,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RunSummary {
+    pub run_id: String,
+    pub started_ms: i64,
+    pub finished_ms: i64,
+    pub branch: Option<String>,
+    pub commit_sha: Option<String>,
+    pub workflow_run: Option<String>,
+    pub shard: Option<String>,
+    pub scenarios: i64,
+    pub passed: i64,
+    pub failed: i64,
+    pub skipped: i64,
+    pub flaky: i64,
+    pub llm_calls: i64,
+    pub cost_micro_usd: i64,
+    pub cache_hits: i64,
+    pub duration_ms: i64,
+    pub pr_repo: Option<String>,
+    pub pr_number: Option<i64>,
+    pub comment_status: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunDetail {
+    pub summary: RunSummary,
+    pub report_json: String,
+}
+
+/// Which runs a list shows. `status` is `passed` (no failure) or `failed`.
+#[derive(Debug, Clone, Default)]
+pub struct RunFilter {
+    pub branch: Option<String>,
+    pub workflow_run: Option<String>,
+    pub status: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    Branch,
+    Scenario,
+}
+
+/// Scenario outcomes of one day for one branch or scenario.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RateRow {
+    pub key: Option<String>,
+    pub day: String,
+    pub passed: i64,
+    pub total: i64,
+}
+
+/// A scenario that passed and failed on the same commit, or passed only on a retry.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct FlakyRow {
+    pub scenario_id: String,
+    pub commit_sha: Option<String>,
+    pub passed: i64,
+    pub failed: i64,
+    pub retried: i64,
+    pub last_ms: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct SpendRow {
+    pub day: String,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub calls: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cost_micro_usd: i64,
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct CacheRow {
+    pub branch: String,
+    pub entry_json: String,
+    pub updated_ms: i64,
+}
+
+/// A plan the cache stopped trusting, with the plan that replaced it (when one did).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct StaleRow {
+    pub id: i64,
+    pub scenario_id: String,
+    pub start_url: String,
+    pub branch: String,
+    pub stale_ms: i64,
+    pub stale_reason: String,
+    pub entry_json: String,
+    pub replaced_json: Option<String>,
+}
+
+/// The cache key a `PUT` writes, with the entry as JSON.
+#[derive(Debug, Clone)]
+pub struct CachePut<'a> {
+    pub branch: &'a str,
+    pub scenario_id: &'a str,
+    pub start_url: &'a str,
+    pub scenario_sha: &'a str,
+    pub entry_json: &'a str,
+    pub now_ms: i64,
+    /// Why the entry it replaces went stale (the runner's words, e.g. "replay failed: …");
+    /// "replaced" when not given.
+    pub stale_reason: Option<&'a str>,
+}

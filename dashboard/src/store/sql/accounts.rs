@@ -1,0 +1,168 @@
+//! Projects, API tokens, users and sign-in sessions: who may push and who may read.
+
+use super::backends::{PgStore, SqliteStore, conflict};
+use crate::store::{Project, Result, SessionRow, TokenRow, UserRow};
+
+// One text, compiled for each backend below.
+macro_rules! accounts_sql {
+    ($store:ty, $db:ty) => {
+        pub async fn create_project(
+            store: &$store,
+            slug: &str,
+            default_branch: &str,
+            now_ms: i64,
+        ) -> Result<Project> {
+            sqlx::query_as::<$db, Project>(
+                "INSERT INTO projects (slug, default_branch, created_ms) VALUES ($1, $2, $3) \
+                 RETURNING id, slug, default_branch, created_ms",
+            )
+            .bind(slug)
+            .bind(default_branch)
+            .bind(now_ms)
+            .fetch_one(&store.pool)
+            .await
+            .map_err(|e| conflict(e, &format!("project `{slug}`")))
+        }
+
+        pub async fn project(store: &$store, slug: &str) -> Result<Option<Project>> {
+            Ok(sqlx::query_as::<$db, Project>(
+                "SELECT id, slug, default_branch, created_ms FROM projects WHERE slug = $1",
+            )
+            .bind(slug)
+            .fetch_optional(&store.pool)
+            .await?)
+        }
+
+        pub async fn project_by_id(store: &$store, id: i64) -> Result<Option<Project>> {
+            Ok(sqlx::query_as::<$db, Project>(
+                "SELECT id, slug, default_branch, created_ms FROM projects WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&store.pool)
+            .await?)
+        }
+
+        pub async fn projects(store: &$store) -> Result<Vec<Project>> {
+            Ok(sqlx::query_as::<$db, Project>(
+                "SELECT id, slug, default_branch, created_ms FROM projects ORDER BY slug",
+            )
+            .fetch_all(&store.pool)
+            .await?)
+        }
+
+        pub async fn create_token(
+            store: &$store,
+            project_id: i64,
+            lookup: &str,
+            sha256: &str,
+            scopes: &str,
+            branch_glob: Option<&str>,
+            now_ms: i64,
+        ) -> Result<()> {
+            sqlx::query::<$db>(
+                "INSERT INTO tokens (project_id, lookup, sha256, scopes, branch_glob, created_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(project_id)
+            .bind(lookup)
+            .bind(sha256)
+            .bind(scopes)
+            .bind(branch_glob)
+            .bind(now_ms)
+            .execute(&store.pool)
+            .await?;
+            Ok(())
+        }
+
+        pub async fn tokens_by_lookup(store: &$store, lookup: &str) -> Result<Vec<TokenRow>> {
+            Ok(sqlx::query_as::<$db, TokenRow>(
+                "SELECT id, project_id, sha256, scopes, branch_glob FROM tokens WHERE lookup = $1",
+            )
+            .bind(lookup)
+            .fetch_all(&store.pool)
+            .await?)
+        }
+
+        pub async fn create_user(
+            store: &$store,
+            email: &str,
+            password_hash: &str,
+            now_ms: i64,
+        ) -> Result<()> {
+            sqlx::query::<$db>(
+                "INSERT INTO users (email, password_hash, created_ms) VALUES ($1, $2, $3)",
+            )
+            .bind(email)
+            .bind(password_hash)
+            .bind(now_ms)
+            .execute(&store.pool)
+            .await
+            .map_err(|e| conflict(e, &format!("user `{email}`")))?;
+            Ok(())
+        }
+
+        pub async fn user(store: &$store, email: &str) -> Result<Option<UserRow>> {
+            Ok(sqlx::query_as::<$db, UserRow>(
+                "SELECT id, email, password_hash FROM users WHERE email = $1",
+            )
+            .bind(email)
+            .fetch_optional(&store.pool)
+            .await?)
+        }
+
+        pub async fn create_session(
+            store: &$store,
+            sha256: &str,
+            user_id: i64,
+            csrf: &str,
+            expires_ms: i64,
+        ) -> Result<()> {
+            sqlx::query::<$db>(
+                "INSERT INTO sessions (sha256, user_id, csrf, expires_ms) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(sha256)
+            .bind(user_id)
+            .bind(csrf)
+            .bind(expires_ms)
+            .execute(&store.pool)
+            .await?;
+            Ok(())
+        }
+
+        pub async fn session(store: &$store, sha256: &str) -> Result<Option<SessionRow>> {
+            Ok(sqlx::query_as::<$db, SessionRow>(
+                "SELECT s.user_id, u.email, s.csrf, s.expires_ms FROM sessions s \
+                 JOIN users u ON u.id = s.user_id WHERE s.sha256 = $1",
+            )
+            .bind(sha256)
+            .fetch_optional(&store.pool)
+            .await?)
+        }
+
+        pub async fn delete_session(store: &$store, sha256: &str) -> Result<()> {
+            sqlx::query::<$db>("DELETE FROM sessions WHERE sha256 = $1")
+                .bind(sha256)
+                .execute(&store.pool)
+                .await?;
+            Ok(())
+        }
+
+        pub async fn delete_expired_sessions(store: &$store, now_ms: i64) -> Result<()> {
+            sqlx::query::<$db>("DELETE FROM sessions WHERE expires_ms < $1")
+                .bind(now_ms)
+                .execute(&store.pool)
+                .await?;
+            Ok(())
+        }
+    };
+}
+
+pub(super) mod sqlite {
+    use super::*;
+    accounts_sql!(SqliteStore, sqlx::Sqlite);
+}
+
+pub(super) mod postgres {
+    use super::*;
+    accounts_sql!(PgStore, sqlx::Postgres);
+}

@@ -1,0 +1,188 @@
+//! The `Store` trait for both backends. Each method runs the SQL of its concern's file,
+//! compiled for that backend. `#[async_trait]` reads the whole impl at once, so it cannot be
+//! assembled from the concern files' macros; hence this one place that lists every method.
+
+use async_trait::async_trait;
+
+use super::backends::{PgStore, SqliteStore};
+use super::{accounts, artifacts, cache, ingest, reads};
+use crate::store::{
+    CachePut, CacheRow, FlakyRow, Grouping, NewRun, Project, RateRow, Result, RunDetail, RunFilter,
+    RunSummary, SessionRow, SpendRow, StaleRow, Store, TokenRow, UserRow,
+};
+
+macro_rules! impl_store {
+    ($store:ty, $backend:ident) => {
+        #[async_trait]
+        impl Store for $store {
+            async fn create_project(
+                &self,
+                slug: &str,
+                default_branch: &str,
+                now_ms: i64,
+            ) -> Result<Project> {
+                accounts::$backend::create_project(self, slug, default_branch, now_ms).await
+            }
+            async fn project(&self, slug: &str) -> Result<Option<Project>> {
+                accounts::$backend::project(self, slug).await
+            }
+            async fn project_by_id(&self, id: i64) -> Result<Option<Project>> {
+                accounts::$backend::project_by_id(self, id).await
+            }
+            async fn projects(&self) -> Result<Vec<Project>> {
+                accounts::$backend::projects(self).await
+            }
+            async fn create_token(
+                &self,
+                project_id: i64,
+                lookup: &str,
+                sha256: &str,
+                scopes: &str,
+                branch_glob: Option<&str>,
+                now_ms: i64,
+            ) -> Result<()> {
+                accounts::$backend::create_token(
+                    self,
+                    project_id,
+                    lookup,
+                    sha256,
+                    scopes,
+                    branch_glob,
+                    now_ms,
+                )
+                .await
+            }
+            async fn tokens_by_lookup(&self, lookup: &str) -> Result<Vec<TokenRow>> {
+                accounts::$backend::tokens_by_lookup(self, lookup).await
+            }
+            async fn create_user(
+                &self,
+                email: &str,
+                password_hash: &str,
+                now_ms: i64,
+            ) -> Result<()> {
+                accounts::$backend::create_user(self, email, password_hash, now_ms).await
+            }
+            async fn user(&self, email: &str) -> Result<Option<UserRow>> {
+                accounts::$backend::user(self, email).await
+            }
+            async fn create_session(
+                &self,
+                sha256: &str,
+                user_id: i64,
+                csrf: &str,
+                expires_ms: i64,
+            ) -> Result<()> {
+                accounts::$backend::create_session(self, sha256, user_id, csrf, expires_ms).await
+            }
+            async fn session(&self, sha256: &str) -> Result<Option<SessionRow>> {
+                accounts::$backend::session(self, sha256).await
+            }
+            async fn delete_session(&self, sha256: &str) -> Result<()> {
+                accounts::$backend::delete_session(self, sha256).await
+            }
+            async fn delete_expired_sessions(&self, now_ms: i64) -> Result<()> {
+                accounts::$backend::delete_expired_sessions(self, now_ms).await
+            }
+            async fn insert_run(&self, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
+                ingest::$backend::insert_run(self, project_id, run, now_ms).await
+            }
+            async fn run(&self, project_id: i64, run_id: &str) -> Result<Option<RunDetail>> {
+                reads::$backend::run(self, project_id, run_id).await
+            }
+            async fn runs(&self, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>> {
+                reads::$backend::runs(self, project_id, filter).await
+            }
+            async fn branches(&self, project_id: i64) -> Result<Vec<String>> {
+                reads::$backend::branches(self, project_id).await
+            }
+            async fn set_comment_status(
+                &self,
+                project_id: i64,
+                run_id: &str,
+                status: &str,
+            ) -> Result<()> {
+                ingest::$backend::set_comment_status(self, project_id, run_id, status).await
+            }
+            async fn ledger_for_run(&self, project_id: i64, run_id: &str) -> Result<Vec<String>> {
+                reads::$backend::ledger_for_run(self, project_id, run_id).await
+            }
+            async fn pass_rates(
+                &self,
+                project_id: i64,
+                by: Grouping,
+                since_day: &str,
+            ) -> Result<Vec<RateRow>> {
+                reads::$backend::pass_rates(self, project_id, by, since_day).await
+            }
+            async fn flaky(&self, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
+                reads::$backend::flaky(self, project_id, limit).await
+            }
+            async fn spend(&self, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>> {
+                reads::$backend::spend(self, project_id, since_day).await
+            }
+            async fn last_failure(
+                &self,
+                project_id: i64,
+                scenario_id: &str,
+                branch: &str,
+                before_ms: i64,
+            ) -> Result<Option<String>> {
+                reads::$backend::last_failure(self, project_id, scenario_id, branch, before_ms)
+                    .await
+            }
+            async fn put_artifact(
+                &self,
+                project_id: i64,
+                run_id: &str,
+                name: &str,
+                bytes: &[u8],
+                now_ms: i64,
+            ) -> Result<()> {
+                artifacts::$backend::put_artifact(self, project_id, run_id, name, bytes, now_ms)
+                    .await
+            }
+            async fn artifact(
+                &self,
+                project_id: i64,
+                run_id: &str,
+                name: &str,
+            ) -> Result<Option<Vec<u8>>> {
+                artifacts::$backend::artifact(self, project_id, run_id, name).await
+            }
+            async fn artifact_names(&self, project_id: i64, run_id: &str) -> Result<Vec<String>> {
+                artifacts::$backend::artifact_names(self, project_id, run_id).await
+            }
+            async fn cache_get(
+                &self,
+                project_id: i64,
+                scenario_id: &str,
+                start_url: &str,
+                scenario_sha: &str,
+                branch: &str,
+            ) -> Result<Option<CacheRow>> {
+                cache::$backend::cache_get(
+                    self,
+                    project_id,
+                    scenario_id,
+                    start_url,
+                    scenario_sha,
+                    branch,
+                )
+                .await
+            }
+            async fn cache_put(&self, project_id: i64, put: &CachePut<'_>) -> Result<bool> {
+                cache::$backend::cache_put(self, project_id, put).await
+            }
+            async fn stale_entries(&self, project_id: i64, limit: i64) -> Result<Vec<StaleRow>> {
+                cache::$backend::stale_entries(self, project_id, limit).await
+            }
+            async fn stale_entry(&self, project_id: i64, id: i64) -> Result<Option<StaleRow>> {
+                cache::$backend::stale_entry(self, project_id, id).await
+            }
+        }
+    };
+}
+
+impl_store!(SqliteStore, sqlite);
+impl_store!(PgStore, postgres);

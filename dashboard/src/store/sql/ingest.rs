@@ -1,0 +1,218 @@
+//! What arrives with a run: the run, its scenario results and LLM ledger, folded into the
+//! daily pass-rate, per-commit flakiness and spend rollups in one transaction; and later the
+//! outcome of its PR comment.
+
+use std::collections::BTreeMap;
+
+use super::backends::{PgStore, SqliteStore};
+use crate::store::{NewRun, Result};
+
+/// Rows per multi-row INSERT: 14 values each stay far below SQLite's 32,766 bound parameters.
+const ROWS_PER_STATEMENT: usize = 500;
+
+// One text, compiled for each backend below.
+macro_rules! ingest_sql {
+    ($store:ty, $db:ty) => {
+        pub async fn insert_run(store: &$store, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
+            let _serial = store.serial_writes().await;
+            let mut tx = store.pool.begin().await?;
+            let inserted: Option<(i64,)> = sqlx::query_as::<$db, (i64,)>(
+                "INSERT INTO runs (project_id, run_id, started_ms, finished_ms, branch, commit_sha, \
+                 workflow_run, shard, scenarios, passed, failed, skipped, flaky, llm_calls, \
+                 cost_micro_usd, cache_hits, duration_ms, report_json, pr_repo, pr_number, \
+                 pr_head_sha, ingested_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+                 $17, $18, $19, $20, $21, $22) \
+                 ON CONFLICT (project_id, run_id) DO NOTHING RETURNING id",
+            )
+            .bind(project_id)
+            .bind(&run.run_id)
+            .bind(run.started_ms)
+            .bind(run.finished_ms)
+            .bind(&run.branch)
+            .bind(&run.commit_sha)
+            .bind(&run.workflow_run)
+            .bind(&run.shard)
+            .bind(run.scenarios)
+            .bind(run.passed)
+            .bind(run.failed)
+            .bind(run.skipped)
+            .bind(run.flaky)
+            .bind(run.llm_calls)
+            .bind(run.cost_micro_usd)
+            .bind(run.cache_hits)
+            .bind(run.duration_ms)
+            .bind(&run.report_json)
+            .bind(&run.pr_repo)
+            .bind(run.pr_number)
+            .bind(&run.pr_head_sha)
+            .bind(now_ms)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some((run_pk,)) = inserted {
+                let day = crate::time::day(run.started_ms);
+                let branch = run.branch.as_deref().unwrap_or("");
+                let commit = run.commit_sha.as_deref().unwrap_or("");
+                for chunk in run.results.chunks(ROWS_PER_STATEMENT) {
+                    let mut q = sqlx::QueryBuilder::<$db>::new(
+                        "INSERT INTO scenario_results (project_id, run_pk, scenario_id, status, passed, \
+                         failed, flaky, cache, failure_class, message, branch, commit_sha, day, started_ms) ",
+                    );
+                    q.push_values(chunk, |mut b, r| {
+                        b.push_bind(project_id)
+                            .push_bind(run_pk)
+                            .push_bind(r.scenario_id.as_str())
+                            .push_bind(r.status.as_str())
+                            .push_bind(i64::from(r.status == "passed"))
+                            .push_bind(i64::from(r.status == "failed"))
+                            .push_bind(i64::from(r.flaky))
+                            .push_bind(r.cache.as_str())
+                            .push_bind(r.failure_class.as_deref())
+                            .push_bind(r.message.as_deref())
+                            .push_bind(run.branch.as_deref())
+                            .push_bind(run.commit_sha.as_deref())
+                            .push_bind(day.as_str())
+                            .push_bind(run.started_ms);
+                    });
+                    q.build().execute(&mut *tx).await?;
+                }
+                // One row per scenario in each rollup (a report names a scenario once; a
+                // repeat is summed here, as one statement may not touch a row twice).
+                let mut per_scenario: BTreeMap<&str, (i64, i64, i64)> = BTreeMap::new();
+                for r in &run.results {
+                    let e = per_scenario.entry(r.scenario_id.as_str()).or_default();
+                    e.0 += i64::from(r.status == "passed");
+                    e.1 += i64::from(r.status == "failed");
+                    e.2 += i64::from(r.flaky);
+                }
+                let rows: Vec<_> = per_scenario.into_iter().collect();
+                for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+                    let mut q = sqlx::QueryBuilder::<$db>::new(
+                        "INSERT INTO scenario_days (project_id, day, branch, scenario_id, passed, failed) ",
+                    );
+                    q.push_values(chunk, |mut b, (id, (passed, failed, _))| {
+                        b.push_bind(project_id)
+                            .push_bind(day.as_str())
+                            .push_bind(branch)
+                            .push_bind(*id)
+                            .push_bind(*passed)
+                            .push_bind(*failed);
+                    });
+                    q.push(
+                        " ON CONFLICT (project_id, day, branch, scenario_id) DO UPDATE SET \
+                         passed = scenario_days.passed + excluded.passed, \
+                         failed = scenario_days.failed + excluded.failed",
+                    );
+                    q.build().execute(&mut *tx).await?;
+                    let mut q = sqlx::QueryBuilder::<$db>::new(
+                        "INSERT INTO scenario_commits (project_id, scenario_id, commit_sha, passed, \
+                         failed, retried, last_ms) ",
+                    );
+                    q.push_values(chunk, |mut b, (id, (passed, failed, retried))| {
+                        b.push_bind(project_id)
+                            .push_bind(*id)
+                            .push_bind(commit)
+                            .push_bind(*passed)
+                            .push_bind(*failed)
+                            .push_bind(*retried)
+                            .push_bind(run.started_ms);
+                    });
+                    q.push(
+                        " ON CONFLICT (project_id, scenario_id, commit_sha) DO UPDATE SET \
+                         passed = scenario_commits.passed + excluded.passed, \
+                         failed = scenario_commits.failed + excluded.failed, \
+                         retried = scenario_commits.retried + excluded.retried, \
+                         last_ms = CASE WHEN excluded.last_ms > scenario_commits.last_ms \
+                         THEN excluded.last_ms ELSE scenario_commits.last_ms END",
+                    );
+                    q.build().execute(&mut *tx).await?;
+                }
+            }
+            // Ledger records are deduplicated by (run, scenario); only those inserted now
+            // count towards the spend rollup.
+            let mut spend: BTreeMap<(String, String, String), [i64; 4]> = BTreeMap::new();
+            for chunk in run.ledger.chunks(ROWS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO ledger (project_id, run_id, scenario_id, day, started_ms, provider, \
+                     model, calls, input_tokens, output_tokens, cached_tokens, cost_micro_usd, record_json) ",
+                );
+                q.push_values(chunk, |mut b, l| {
+                    b.push_bind(project_id)
+                        .push_bind(l.run_id.as_str())
+                        .push_bind(l.scenario_id.as_str())
+                        .push_bind(l.day.as_str())
+                        .push_bind(l.started_ms)
+                        .push_bind(l.provider.as_deref())
+                        .push_bind(l.model.as_deref())
+                        .push_bind(l.calls)
+                        .push_bind(l.input_tokens)
+                        .push_bind(l.output_tokens)
+                        .push_bind(l.cached_tokens)
+                        .push_bind(l.cost_micro_usd)
+                        .push_bind(l.record_json.as_str());
+                });
+                q.push(
+                    " ON CONFLICT (project_id, run_id, scenario_id) DO NOTHING \
+                     RETURNING day, COALESCE(provider, '') AS provider, COALESCE(model, '') AS model, \
+                     calls, input_tokens, output_tokens, cost_micro_usd",
+                );
+                let added: Vec<(String, String, String, i64, i64, i64, i64)> =
+                    q.build_query_as().fetch_all(&mut *tx).await?;
+                for (day, provider, model, calls, input, output, cost) in added {
+                    let e = spend.entry((day, provider, model)).or_default();
+                    e[0] += calls;
+                    e[1] += input;
+                    e[2] += output;
+                    e[3] += cost;
+                }
+            }
+            let spend: Vec<_> = spend.into_iter().collect();
+            for chunk in spend.chunks(ROWS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO spend_days (project_id, day, provider, model, calls, input_tokens, \
+                     output_tokens, cost_micro_usd) ",
+                );
+                q.push_values(chunk, |mut b, ((day, provider, model), sums)| {
+                    b.push_bind(project_id)
+                        .push_bind(day.as_str())
+                        .push_bind(provider.as_str())
+                        .push_bind(model.as_str())
+                        .push_bind(sums[0])
+                        .push_bind(sums[1])
+                        .push_bind(sums[2])
+                        .push_bind(sums[3]);
+                });
+                q.push(
+                    " ON CONFLICT (project_id, day, provider, model) DO UPDATE SET \
+                     calls = spend_days.calls + excluded.calls, \
+                     input_tokens = spend_days.input_tokens + excluded.input_tokens, \
+                     output_tokens = spend_days.output_tokens + excluded.output_tokens, \
+                     cost_micro_usd = spend_days.cost_micro_usd + excluded.cost_micro_usd",
+                );
+                q.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Ok(inserted.is_some())
+        }
+
+        pub async fn set_comment_status(store: &$store, project_id: i64, run_id: &str, status: &str) -> Result<()> {
+            sqlx::query::<$db>("UPDATE runs SET comment_status = $3 WHERE project_id = $1 AND run_id = $2")
+                .bind(project_id)
+                .bind(run_id)
+                .bind(status)
+                .execute(&store.pool)
+                .await?;
+            Ok(())
+        }
+    };
+}
+
+pub(super) mod sqlite {
+    use super::*;
+    ingest_sql!(SqliteStore, sqlx::Sqlite);
+}
+
+pub(super) mod postgres {
+    use super::*;
+    ingest_sql!(PgStore, sqlx::Postgres);
+}

@@ -1,0 +1,171 @@
+//! What the pages read: runs, pass rates, flaky scenarios, spend, and the run behind a stale
+//! plan.
+
+use super::backends::{PgStore, SqliteStore};
+use crate::store::{
+    FlakyRow, Grouping, RateRow, Result, RunDetail, RunFilter, RunSummary, SpendRow,
+};
+
+// A macro, not a const, to be `concat!`-ed (see `sql/mod.rs`).
+macro_rules! run_columns {
+    () => {
+        "SELECT run_id, started_ms, finished_ms, branch, commit_sha, workflow_run, shard, \
+         scenarios, passed, failed, skipped, flaky, llm_calls, cost_micro_usd, cache_hits, duration_ms, \
+         pr_repo, pr_number, comment_status FROM runs "
+    };
+}
+
+macro_rules! pass_rates {
+    ($column:literal) => {
+        concat!(
+            "SELECT ",
+            $column,
+            " AS key, day, CAST(SUM(passed) AS BIGINT) AS passed, \
+             CAST(SUM(passed) + SUM(failed) AS BIGINT) AS total \
+             FROM scenario_days WHERE project_id = $1 AND day >= $2 \
+             GROUP BY ",
+            $column,
+            ", day ORDER BY ",
+            $column,
+            ", day"
+        )
+    };
+}
+
+// One text, compiled for each backend below.
+macro_rules! reads_sql {
+    ($store:ty, $db:ty) => {
+        pub async fn run(store: &$store, project_id: i64, run_id: &str) -> Result<Option<RunDetail>> {
+            let sql = concat!(run_columns!(), "WHERE project_id = $1 AND run_id = $2");
+            let Some(summary) = sqlx::query_as::<$db, RunSummary>(sql)
+                .bind(project_id)
+                .bind(run_id)
+                .fetch_optional(&store.pool)
+                .await?
+            else {
+                return Ok(None);
+            };
+            let (report_json,): (String,) = sqlx::query_as::<$db, (String,)>(
+                "SELECT report_json FROM runs WHERE project_id = $1 AND run_id = $2",
+            )
+            .bind(project_id)
+            .bind(run_id)
+            .fetch_one(&store.pool)
+            .await?;
+            Ok(Some(RunDetail { summary, report_json }))
+        }
+
+        pub async fn runs(store: &$store, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>> {
+            let sql = concat!(
+                run_columns!(),
+                "WHERE project_id = $1 \
+                 AND (CAST($2 AS TEXT) IS NULL OR branch = CAST($2 AS TEXT)) \
+                 AND (CAST($3 AS TEXT) IS NULL \
+                      OR (CAST($3 AS TEXT) = 'failed' AND failed > 0) \
+                      OR (CAST($3 AS TEXT) = 'passed' AND failed = 0)) \
+                 AND (CAST($6 AS TEXT) IS NULL OR workflow_run = CAST($6 AS TEXT)) \
+                 ORDER BY started_ms DESC, run_id DESC LIMIT $4 OFFSET $5"
+            );
+            Ok(sqlx::query_as::<$db, RunSummary>(sql)
+                .bind(project_id)
+                .bind(&filter.branch)
+                .bind(&filter.status)
+                .bind(filter.limit)
+                .bind(filter.offset)
+                .bind(&filter.workflow_run)
+                .fetch_all(&store.pool)
+                .await?)
+        }
+
+        pub async fn branches(store: &$store, project_id: i64) -> Result<Vec<String>> {
+            let rows: Vec<(String,)> = sqlx::query_as::<$db, (String,)>(
+                "SELECT DISTINCT branch FROM runs WHERE project_id = $1 AND branch IS NOT NULL ORDER BY branch",
+            )
+            .bind(project_id)
+            .fetch_all(&store.pool)
+            .await?;
+            Ok(rows.into_iter().map(|(b,)| b).collect())
+        }
+
+        pub async fn ledger_for_run(store: &$store, project_id: i64, run_id: &str) -> Result<Vec<String>> {
+            let rows: Vec<(String,)> = sqlx::query_as::<$db, (String,)>(
+                "SELECT record_json FROM ledger WHERE project_id = $1 AND run_id = $2 ORDER BY scenario_id",
+            )
+            .bind(project_id)
+            .bind(run_id)
+            .fetch_all(&store.pool)
+            .await?;
+            Ok(rows.into_iter().map(|(j,)| j).collect())
+        }
+
+        pub async fn pass_rates(store: &$store, project_id: i64, by: Grouping, since_day: &str) -> Result<Vec<RateRow>> {
+            let sql = match by {
+                Grouping::Branch => pass_rates!("NULLIF(branch, '')"),
+                Grouping::Scenario => pass_rates!("scenario_id"),
+            };
+            Ok(sqlx::query_as::<$db, RateRow>(sql)
+                .bind(project_id)
+                .bind(since_day)
+                .fetch_all(&store.pool)
+                .await?)
+        }
+
+        pub async fn flaky(store: &$store, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
+            Ok(sqlx::query_as::<$db, FlakyRow>(
+                "SELECT scenario_id, NULLIF(commit_sha, '') AS commit_sha, passed, failed, retried, \
+                 last_ms FROM scenario_commits WHERE project_id = $1 \
+                 AND ((passed > 0 AND failed > 0) OR retried > 0) \
+                 ORDER BY last_ms DESC, scenario_id LIMIT $2",
+            )
+            .bind(project_id)
+            .bind(limit)
+            .fetch_all(&store.pool)
+            .await?)
+        }
+
+        pub async fn spend(store: &$store, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>> {
+            Ok(sqlx::query_as::<$db, SpendRow>(
+                "SELECT day, NULLIF(provider, '') AS provider, NULLIF(model, '') AS model, calls, \
+                 input_tokens, output_tokens, cost_micro_usd \
+                 FROM spend_days WHERE project_id = $1 AND day >= $2 \
+                 ORDER BY day DESC, provider, model",
+            )
+            .bind(project_id)
+            .bind(since_day)
+            .fetch_all(&store.pool)
+            .await?)
+        }
+
+        pub async fn last_failure(
+            store: &$store,
+            project_id: i64,
+            scenario_id: &str,
+            branch: &str,
+            before_ms: i64,
+        ) -> Result<Option<String>> {
+            let row: Option<(String,)> = sqlx::query_as::<$db, (String,)>(
+                "SELECT r.run_id FROM scenario_results s JOIN runs r ON r.id = s.run_pk \
+                 WHERE s.project_id = $1 AND s.scenario_id = $2 AND s.branch = $3 \
+                 AND s.started_ms <= $4 AND (s.failed = 1 OR s.cache = 'stale_replanned') \
+                 ORDER BY s.started_ms DESC LIMIT 1",
+            )
+            .bind(project_id)
+            .bind(scenario_id)
+            .bind(branch)
+            .bind(before_ms)
+            .fetch_optional(&store.pool)
+            .await?;
+            Ok(row.map(|(r,)| r))
+        }
+    };
+}
+
+pub(super) mod sqlite {
+    use super::*;
+    reads_sql!(SqliteStore, sqlx::Sqlite);
+}
+
+pub(super) mod postgres {
+    use super::*;
+    reads_sql!(PgStore, sqlx::Postgres);
+}

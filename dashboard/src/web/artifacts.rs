@@ -1,0 +1,48 @@
+//! Screenshots uploaded with a run, served to signed-in people only.
+
+use axum::extract::{Path, State};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::response::IntoResponse;
+
+use super::error::{PageResult, not_found};
+use super::project::project_of;
+use super::session::Person;
+use crate::AppState;
+
+pub(super) async fn artifact(
+    State(state): State<AppState>,
+    _person: Person,
+    Path((slug, run_id, name)): Path<(String, String, String)>,
+) -> PageResult {
+    let project = project_of(&state, &slug).await?;
+    let bytes = state
+        .store
+        .artifact(project.id, &run_id, &name)
+        .await?
+        .ok_or_else(|| not_found("screenshot"))?;
+    Ok((
+        [
+            (CONTENT_TYPE, "image/png"),
+            (CACHE_CONTROL, "private, max-age=3600"),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// The runner uploads a screenshot under its file name; the report names it by its path.
+pub(super) fn screenshot_url(
+    slug: &str,
+    run_id: &str,
+    path: Option<&str>,
+    uploaded: &[String],
+) -> String {
+    let Some(name) = path.and_then(|p| p.rsplit('/').next()) else {
+        return String::new();
+    };
+    if uploaded.iter().any(|u| u == name) {
+        format!("/p/{slug}/runs/{run_id}/artifacts/{name}")
+    } else {
+        String::new()
+    }
+}

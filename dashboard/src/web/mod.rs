@@ -1,0 +1,28 @@
+//! The pages people read: askama templates (auto-escaped), htmx vendored and served from the
+//! binary, charts as inline SVG, a strict CSP. A session cookie is required; API tokens are
+//! never accepted here. Every form carries a CSRF token.
+//!
+//! One file per page (`overview`, `project`, `runs`, `run_detail`, `flaky`, `spend`, `stale`,
+//! `tokens`), beside what the pages share: the signed-in `session`, `csrf`, the page `layout`,
+//! page `error`s, uploaded `artifacts`, static `assets`, and the `routes` that name them all.
+
+mod artifacts;
+mod assets;
+mod csrf;
+mod error;
+mod flaky;
+mod layout;
+mod overview;
+mod project;
+mod routes;
+mod run_detail;
+mod runs;
+mod session;
+mod spend;
+mod stale;
+mod tokens;
+
+pub use assets::HTMX_PATH;
+pub use error::PageError;
+pub use routes::routes;
+pub use session::Person;

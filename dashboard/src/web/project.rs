@@ -1,0 +1,148 @@
+//! A project's main page: pass rates per branch and per scenario over the last 30 days, and
+//! the runs list.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::{Path, Query, State};
+use axum::response::IntoResponse;
+
+use super::error::{PageError, PageResult, not_found};
+use super::layout::Layout;
+use super::runs::{RunsPartial, RunsQuery, runs_list};
+use super::session::Person;
+use crate::AppState;
+use crate::store::{Grouping, Project};
+use crate::svg::{self, Series};
+use crate::time::days_ago;
+
+/// The project a page's path names, or a 404 page.
+pub(super) async fn project_of(state: &AppState, slug: &str) -> Result<Project, PageError> {
+    state
+        .store
+        .project(slug)
+        .await?
+        .ok_or_else(|| not_found("project"))
+}
+
+struct ScenarioRate {
+    scenario_id: String,
+    passed: i64,
+    total: i64,
+    percent: i64,
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "project.html")]
+struct ProjectPage {
+    layout: Layout,
+    slug: String,
+    tab: &'static str,
+    branches: Vec<String>,
+    branch: String,
+    status: String,
+    branch_chart: String,
+    scenario_chart: String,
+    scenarios: Vec<ScenarioRate>,
+    runs: RunsPartial,
+}
+
+const CHART_DAYS: i64 = 30;
+
+/// The charts' days, oldest first, ending today.
+pub(super) fn chart_days() -> Vec<String> {
+    (0..CHART_DAYS).rev().map(days_ago).collect()
+}
+
+fn series_from(days: &[String], rows: &[crate::store::RateRow], max: usize) -> Vec<Series> {
+    let index: HashMap<&str, usize> = days
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.as_str(), i))
+        .collect();
+    // Each series with its number of scenario runs, to keep the busiest ones.
+    let mut by_key: Vec<(Series, i64)> = Vec::new();
+    for r in rows {
+        let label = r.key.clone().unwrap_or_else(|| "(no branch)".into());
+        let Some(&i) = index.get(r.day.as_str()) else {
+            continue;
+        };
+        match by_key.iter_mut().find(|(s, _)| s.label == label) {
+            Some((series, volume)) => {
+                series.points.push((i, r.passed, r.total));
+                *volume += r.total;
+            }
+            None => by_key.push((
+                Series {
+                    label,
+                    points: vec![(i, r.passed, r.total)],
+                },
+                r.total,
+            )),
+        }
+    }
+    by_key.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.label.cmp(&b.0.label)));
+    by_key.truncate(max);
+    by_key.into_iter().map(|(series, _)| series).collect()
+}
+
+pub(super) async fn project_page(
+    State(state): State<AppState>,
+    person: Person,
+    Path(slug): Path<String>,
+    Query(q): Query<RunsQuery>,
+) -> PageResult {
+    let project = project_of(&state, &slug).await?;
+    let days = chart_days();
+    let since = days[0].clone();
+    let by_branch = state
+        .store
+        .pass_rates(project.id, Grouping::Branch, &since)
+        .await?;
+    let by_scenario = state
+        .store
+        .pass_rates(project.id, Grouping::Scenario, &since)
+        .await?;
+    let mut totals: Vec<ScenarioRate> = Vec::new();
+    for r in &by_scenario {
+        let id = r.key.clone().unwrap_or_default();
+        match totals.iter_mut().find(|t| t.scenario_id == id) {
+            Some(t) => {
+                t.passed += r.passed;
+                t.total += r.total;
+            }
+            None => totals.push(ScenarioRate {
+                scenario_id: id,
+                passed: r.passed,
+                total: r.total,
+                percent: 0,
+            }),
+        }
+    }
+    for t in &mut totals {
+        t.percent = if t.total > 0 {
+            100 * t.passed / t.total
+        } else {
+            0
+        };
+    }
+    totals.sort_by(|a, b| {
+        a.percent
+            .cmp(&b.percent)
+            .then(a.scenario_id.cmp(&b.scenario_id))
+    });
+    let page = ProjectPage {
+        layout: person.layout(),
+        slug: project.slug.clone(),
+        tab: "runs",
+        branches: state.store.branches(project.id).await?,
+        branch: q.branch.clone().unwrap_or_default(),
+        status: q.status.clone().unwrap_or_default(),
+        branch_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_branch, 6)),
+        scenario_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_scenario, 6)),
+        scenarios: totals,
+        runs: runs_list(&state, &project, &q).await?,
+    };
+    Ok(page.into_response())
+}

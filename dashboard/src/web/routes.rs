@@ -1,0 +1,38 @@
+//! Every page's address and handler, and the body limit for the forms posted to them.
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+use super::artifacts::artifact;
+use super::assets::{self, HTMX_PATH};
+use super::flaky::flaky_page;
+use super::overview::{create_project, overview};
+use super::project::project_page;
+use super::run_detail::run_page;
+use super::runs::runs_partial;
+use super::session::{login, login_page, logout};
+use super::spend::spend_page;
+use super::stale::{stale_detail, stale_page};
+use super::tokens::{create_token, tokens_page};
+use crate::AppState;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/login", get(login_page).post(login))
+        .route("/logout", post(logout))
+        .route("/", get(overview))
+        .route("/projects", post(create_project))
+        .route("/p/{slug}", get(project_page))
+        .route("/p/{slug}/runs", get(runs_partial))
+        .route("/p/{slug}/runs/{run_id}", get(run_page))
+        .route("/p/{slug}/runs/{run_id}/artifacts/{name}", get(artifact))
+        .route("/p/{slug}/flaky", get(flaky_page))
+        .route("/p/{slug}/spend", get(spend_page))
+        .route("/p/{slug}/stale", get(stale_page))
+        .route("/p/{slug}/stale/{id}", get(stale_detail))
+        .route("/p/{slug}/tokens", get(tokens_page).post(create_token))
+        .route(HTMX_PATH, get(assets::htmx))
+        .route("/static/app.css", get(assets::css))
+        .layer(DefaultBodyLimit::max(64 * 1024))
+}

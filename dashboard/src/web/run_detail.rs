@@ -1,0 +1,200 @@
+//! One run: its scenarios with their steps, timelines, evidence and suggestions, its LLM
+//! ledger, and the state of its PR comment.
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use windup_model::money::usd;
+use windup_model::{RunReport, ScenarioStatus};
+
+use super::artifacts::screenshot_url;
+use super::error::{PageError, PageResult, not_found};
+use super::layout::Layout;
+use super::project::project_of;
+use super::runs::{RunView, run_view};
+use super::session::Person;
+use crate::AppState;
+use crate::svg::{self, Step};
+use crate::time::display;
+
+struct ActionView {
+    id: String,
+    step: String,
+    status: String,
+    started_ms: u64,
+    duration_ms: u64,
+    error: String,
+}
+
+struct ScenarioView {
+    scenario_id: String,
+    task: String,
+    status: String,
+    ok: bool,
+    flaky: bool,
+    attempts: u32,
+    cache: String,
+    llm_calls: u32,
+    cost: String,
+    duration_ms: u64,
+    failure_class: String,
+    message: String,
+    suggestion_summary: String,
+    suggestion_fix: String,
+    suggestion_by: String,
+    evidence_url: String,
+    evidence_target: String,
+    console_errors: Vec<String>,
+    failed_requests: Vec<String>,
+    screenshot: String,
+    timeline: String,
+    actions: Vec<ActionView>,
+}
+
+struct LedgerView {
+    scenario_id: String,
+    provider: String,
+    model: String,
+    calls: u32,
+    input_tokens: u64,
+    output_tokens: u64,
+    cost: String,
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "run.html")]
+struct RunPage {
+    layout: Layout,
+    slug: String,
+    tab: &'static str,
+    run: RunView,
+    workflow_run: String,
+    finished: String,
+    pull_request: String,
+    comment_status: String,
+    windup_version: String,
+    base_url: String,
+    scenarios: Vec<ScenarioView>,
+    ledger: Vec<LedgerView>,
+}
+
+pub(super) async fn run_page(
+    State(state): State<AppState>,
+    person: Person,
+    Path((slug, run_id)): Path<(String, String)>,
+) -> PageResult {
+    let project = project_of(&state, &slug).await?;
+    let run = state
+        .store
+        .run(project.id, &run_id)
+        .await?
+        .ok_or_else(|| not_found("run"))?;
+    let report: RunReport = serde_json::from_str(&run.report_json).map_err(|e| {
+        PageError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("stored report unreadable: {e}"),
+        )
+    })?;
+    let names = state.store.artifact_names(project.id, &run_id).await?;
+    let scenarios = report
+        .scenarios
+        .iter()
+        .map(|s| {
+            let ev = s.evidence.clone().unwrap_or_default();
+            let sug = s.suggestion.clone().unwrap_or_default();
+            ScenarioView {
+                scenario_id: s.scenario_id.clone(),
+                task: s.task.clone().unwrap_or_default(),
+                status: crate::ingest::status_str(s.status).to_string(),
+                ok: s.status != ScenarioStatus::Failed,
+                flaky: s.flaky,
+                attempts: s.attempts,
+                cache: crate::ingest::cache_str(s.cache).to_string(),
+                llm_calls: s.llm_calls,
+                cost: usd(s.cost_micro_usd),
+                duration_ms: s.duration_ms,
+                failure_class: s
+                    .failure_class
+                    .map(|c| c.as_str().to_string())
+                    .unwrap_or_default(),
+                message: s.message.clone().unwrap_or_default(),
+                suggestion_summary: sug.summary,
+                suggestion_fix: sug.fix,
+                suggestion_by: sug.by,
+                evidence_url: ev.url.clone().unwrap_or_default(),
+                evidence_target: ev.target.clone().unwrap_or_default(),
+                console_errors: ev.console_errors.clone(),
+                failed_requests: ev.failed_requests.clone(),
+                screenshot: screenshot_url(&slug, &run_id, ev.screenshot.as_deref(), &names),
+                timeline: svg::timeline(
+                    &s.actions
+                        .iter()
+                        .map(|a| Step {
+                            label: a
+                                .step
+                                .clone()
+                                .unwrap_or_else(|| format!("{} {}", a.id, a.kind.as_str())),
+                            started_ms: a.started_ms,
+                            wait_ms: a.wait_ms,
+                            act_ms: a.act_ms,
+                            verify_ms: a.verify_ms,
+                            failed: a.status == windup_model::ActionStatus::Failed,
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+                actions: s
+                    .actions
+                    .iter()
+                    .map(|a| ActionView {
+                        id: a.id.clone(),
+                        step: a
+                            .step
+                            .clone()
+                            .unwrap_or_else(|| a.kind.as_str().to_string()),
+                        status: format!("{:?}", a.status).to_lowercase(),
+                        started_ms: a.started_ms,
+                        duration_ms: a.duration_ms,
+                        error: a.error.clone().unwrap_or_default(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let ledger = state
+        .store
+        .ledger_for_run(project.id, &run_id)
+        .await?
+        .iter()
+        .filter_map(|j| serde_json::from_str::<windup_model::LedgerRecord>(j).ok())
+        .map(|l| LedgerView {
+            scenario_id: l.scenario_id,
+            provider: l.provider.unwrap_or_default(),
+            model: l.model.unwrap_or_default(),
+            calls: l.calls.total(),
+            input_tokens: l.tokens.input,
+            output_tokens: l.tokens.output,
+            cost: usd(l.cost_micro_usd),
+        })
+        .collect();
+    let s = &run.summary;
+    let page = RunPage {
+        layout: person.layout(),
+        slug: slug.clone(),
+        tab: "runs",
+        run: run_view(&slug, s),
+        workflow_run: s.workflow_run.clone().unwrap_or_default(),
+        finished: display(s.finished_ms),
+        pull_request: match (&s.pr_repo, s.pr_number) {
+            (Some(repo), Some(n)) => format!("{repo}#{n}"),
+            _ => String::new(),
+        },
+        comment_status: s.comment_status.clone().unwrap_or_default(),
+        windup_version: report.windup_version.clone(),
+        base_url: report.base_url.clone().unwrap_or_default(),
+        scenarios,
+        ledger,
+    };
+    Ok(page.into_response())
+}

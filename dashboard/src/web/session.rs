@@ -1,0 +1,189 @@
+//! Who is signed in: the session cookie (never an API token) and the sign-in and sign-out
+//! forms. Sessions are stored by the hash of their id; a missing account costs a full password
+//! check like a wrong password.
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::Form;
+use axum::extract::{FromRequestParts, State};
+use axum::http::header::{COOKIE, LOCATION, SET_COOKIE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+
+use super::csrf::{self, CsrfForm};
+use super::error::{PageError, PageResult};
+use crate::AppState;
+use crate::secret;
+use crate::time::now_ms;
+
+const SESSION_COOKIE: &str = "windup_session";
+const SESSION_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// A cookie's value from the request.
+pub(super) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+/// An `HttpOnly` cookie, `Secure` unless the dashboard runs on plain http for development.
+pub(super) fn set_cookie(
+    state: &AppState,
+    name: &str,
+    value: &str,
+    path: &str,
+    max_age: i64,
+    same_site: &str,
+) -> HeaderValue {
+    let secure = if state.config.secure_cookies {
+        "; Secure"
+    } else {
+        ""
+    };
+    HeaderValue::from_str(&format!(
+        "{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; SameSite={same_site}{secure}"
+    ))
+    .expect("cookie values are hex")
+}
+
+pub(super) fn redirect(to: &str) -> Response {
+    (StatusCode::SEE_OTHER, [(LOCATION, to.to_string())]).into_response()
+}
+
+/// A signed-in person, from the session cookie only.
+pub struct Person {
+    pub(super) email: String,
+    /// The session's CSRF token, which every form of this session carries.
+    pub(super) csrf: String,
+    session_hash: String,
+}
+
+impl FromRequestParts<AppState> for Person {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let Some(id) = cookie(&parts.headers, SESSION_COOKIE) else {
+            return Err(redirect("/login"));
+        };
+        let hash = secret::sha256_hex(&id);
+        match state.store.session(&hash).await {
+            Ok(Some(s)) if s.expires_ms > now_ms() => Ok(Person {
+                email: s.email,
+                csrf: s.csrf,
+                session_hash: hash,
+            }),
+            Ok(_) => Err(redirect("/login")),
+            Err(e) => Err(PageError::from(e).into_response()),
+        }
+    }
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "login.html")]
+struct LoginPage {
+    csrf: String,
+    error: String,
+}
+
+pub(super) async fn login_page(State(state): State<AppState>) -> Response {
+    let (csrf, cookie) = csrf::login_token(&state);
+    (
+        [(SET_COOKIE, cookie)],
+        LoginPage {
+            csrf,
+            error: String::new(),
+        },
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+pub(super) struct LoginForm {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// A valid argon2 hash of nothing anyone types, so a missing account costs as long as a wrong
+/// password.
+const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$H6zFbmZ0cdsXl3KUIm5Gi9VZ5yFy3aN5X4Yzb9pVjAs";
+
+pub(super) async fn login(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(form): Form<LoginForm>,
+) -> PageResult {
+    csrf::check_login_token(&headers, &form.csrf)?;
+    let user = state.store.user(&form.email.trim().to_lowercase()).await?;
+    let hash = user
+        .as_ref()
+        .map(|u| u.password_hash.as_str())
+        .unwrap_or(DUMMY_HASH);
+    let password = form.password.clone();
+    let hash_owned = hash.to_string();
+    let ok = tokio::task::spawn_blocking(move || secret::verify_password(&password, &hash_owned))
+        .await
+        .unwrap_or(false);
+    let Some(user) = user.filter(|_| ok) else {
+        let (csrf, cookie) = csrf::login_token(&state);
+        let page = LoginPage {
+            csrf,
+            error: "Wrong email or password.".into(),
+        };
+        return Ok((StatusCode::UNAUTHORIZED, [(SET_COOKIE, cookie)], page).into_response());
+    };
+    state.store.delete_expired_sessions(now_ms()).await?;
+    let id = secret::random_hex();
+    state
+        .store
+        .create_session(
+            &secret::sha256_hex(&id),
+            user.id,
+            &secret::random_hex(),
+            now_ms() + SESSION_MS,
+        )
+        .await?;
+    let session = set_cookie(&state, SESSION_COOKIE, &id, "/", SESSION_MS / 1000, "Lax");
+    let clear = csrf::clear_login_token(&state);
+    let mut response = redirect("/");
+    response.headers_mut().append(SET_COOKIE, session);
+    response.headers_mut().append(SET_COOKIE, clear);
+    Ok(response)
+}
+
+pub(super) async fn logout(
+    State(state): State<AppState>,
+    person: Person,
+    Form(form): Form<CsrfForm>,
+) -> PageResult {
+    person.check_csrf(&form.csrf)?;
+    state.store.delete_session(&person.session_hash).await?;
+    let mut response = redirect("/login");
+    response.headers_mut().append(
+        SET_COOKIE,
+        set_cookie(&state, SESSION_COOKIE, "", "/", 0, "Lax"),
+    );
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dummy_hash_is_a_real_argon2_hash() {
+        // A missing account must cost a full argon2 verification, so the hash has to parse.
+        assert!(argon2::password_hash::PasswordHash::new(DUMMY_HASH).is_ok());
+        assert!(!secret::verify_password("anything", DUMMY_HASH));
+    }
+}

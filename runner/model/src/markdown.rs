@@ -1,0 +1,422 @@
+//! A run as GitHub Markdown: the Action's job summary and sticky PR comment, and the
+//! dashboard's sticky PR comment, all from [`run_summary`]. It lives here, beside the report
+//! type, because both the Action (which links the engine) and the dashboard (which must not)
+//! render it. Pure functions: no I/O.
+//!
+//! Everything taken from a report goes through [`cell`] (or [`code`] inside a code span): a
+//! scenario id, message or suggestion comes from a page or a model and must not break a table
+//! line or bring its own HTML into a pull request.
+
+use crate::money::usd;
+use crate::report::{CacheOutcome, RunReport, ScenarioResult, ScenarioStatus, Totals};
+
+/// What differs between the pages rendered from runs.
+#[derive(Debug, Clone, Default)]
+pub struct SummaryOptions {
+    /// A hidden first line marking a sticky PR comment, so a later run updates that comment
+    /// instead of adding one.
+    pub marker: Option<String>,
+    /// `i/n` when the page covers one shard of a matrix. Without it, a page over several
+    /// reports says how many shards it sums.
+    pub shard: Option<String>,
+    pub totals: TotalsLayout,
+    /// Why planning was off (no provider key: a fork's pull request, say); a code span in it
+    /// stays one.
+    pub planning_off: Option<String>,
+    /// The `working-directory` relative to the repository, to name a failing scenario's file;
+    /// `None` names no file.
+    pub scenario_dir: Option<String>,
+    /// The run on the dashboard.
+    pub dashboard_link: Option<String>,
+    /// The workflow run on GitHub.
+    pub run_link: Option<String>,
+}
+
+/// How the totals are shown under the heading.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TotalsLayout {
+    /// One bold line: counts, LLM calls, cost, cache hits and time (see [`totals_line`]).
+    #[default]
+    Line,
+    /// A one-row table: counts, LLM calls, cost, cache hits out of scenarios, and stale plans
+    /// re-planned; no time, as the shards of a workflow run overlap.
+    Table,
+}
+
+/// The page: heading, totals, the planning note, a line per scenario, stale plans, failures
+/// with their suggestions, and links. Several reports (the shards of one workflow run) are
+/// summed as one run.
+pub fn run_summary(reports: &[RunReport], opts: &SummaryOptions) -> String {
+    let totals = sum(reports);
+    let scenarios: Vec<&ScenarioResult> = reports.iter().flat_map(|r| &r.scenarios).collect();
+    let mut md = String::new();
+    if let Some(marker) = &opts.marker {
+        md.push_str(&format!("{marker}\n"));
+    }
+    md.push_str(&heading(&totals, reports.len(), opts.shard.as_deref()));
+    match opts.totals {
+        TotalsLayout::Line => md.push_str(&format!("**{}**\n\n", totals_line(&totals))),
+        TotalsLayout::Table => md.push_str(&totals_table(&totals, &scenarios)),
+    }
+    if let Some(reason) = &opts.planning_off {
+        md.push_str(&format!(
+            "> [!NOTE]\n> Planning was off: {}. The run used only cached plans (as with `require-cached`); a scenario without one fails with `not_cached`.\n\n",
+            cell(reason)
+        ));
+    }
+    md.push_str(&scenario_table(&scenarios));
+    md.push_str(&stale_plans(&scenarios));
+    md.push_str(&failures(&scenarios, opts.scenario_dir.as_deref()));
+    let links: Vec<String> = [
+        opts.dashboard_link
+            .as_ref()
+            .map(|l| format!("[dashboard run]({l})")),
+        opts.run_link
+            .as_ref()
+            .map(|l| format!("[workflow run]({l})")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !links.is_empty() {
+        md.push_str(&format!("{}\n\n", links.join(" · ")));
+    }
+    md
+}
+
+/// The totals in one line: `3 passed, 1 failed, 1 flaky · 0 LLM calls · $0.0000 · 3 cache
+/// hits · 4.20 s`.
+pub fn totals_line(t: &Totals) -> String {
+    let mut parts = vec![
+        format!("{} passed", t.passed),
+        format!("{} failed", t.failed),
+    ];
+    if t.flaky > 0 {
+        parts.push(format!("{} flaky", t.flaky));
+    }
+    if t.skipped > 0 {
+        parts.push(format!("{} skipped", t.skipped));
+    }
+    format!(
+        "{} · {} LLM call{} · {} · {} cache hit{} · {}",
+        parts.join(", "),
+        t.llm_calls,
+        if t.llm_calls == 1 { "" } else { "s" },
+        usd(t.cost_micro_usd),
+        t.cache_hits,
+        if t.cache_hits == 1 { "" } else { "s" },
+        duration(t.duration_ms)
+    )
+}
+
+/// Where a scenario's plan came from, in words.
+pub fn plan_label(c: CacheOutcome) -> &'static str {
+    match c {
+        CacheOutcome::Hit => "cached",
+        CacheOutcome::Miss => "planned",
+        CacheOutcome::StaleReplanned => "stale, re-planned",
+        CacheOutcome::None => "none",
+    }
+}
+
+/// `e2e/scenarios/<id>.yaml` under the working directory, relative to the repository.
+pub fn scenario_file(scenario_dir: &str, id: &str) -> String {
+    let dir = scenario_dir.trim_matches('/');
+    if dir.is_empty() || dir == "." {
+        format!("e2e/scenarios/{id}.yaml")
+    } else {
+        format!("{dir}/e2e/scenarios/{id}.yaml")
+    }
+}
+
+/// Text inside a table cell or a list line: one line, no table breaks, no markup from the page.
+pub fn cell(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace(['\r', '\n'], " ")
+}
+
+/// Text inside a code span: as [`cell`], and a backtick cannot close the span early.
+pub fn code(s: &str) -> String {
+    cell(s).replace('`', "'")
+}
+
+fn sum(reports: &[RunReport]) -> Totals {
+    let mut t = Totals::default();
+    for r in reports {
+        let r = &r.totals;
+        t.scenarios += r.scenarios;
+        t.passed += r.passed;
+        t.failed += r.failed;
+        t.skipped += r.skipped;
+        t.llm_calls += r.llm_calls;
+        t.cost_micro_usd += r.cost_micro_usd;
+        t.cache_hits += r.cache_hits;
+        t.duration_ms += r.duration_ms;
+        t.flaky += r.flaky;
+    }
+    t
+}
+
+/// `### ❌ Windup (shard 2/3): failures`, or `### ✅ Windup across 2 shards: all passed`.
+fn heading(t: &Totals, reports: usize, shard: Option<&str>) -> String {
+    let (icon, verdict) = if t.failed > 0 {
+        ("❌", "failures")
+    } else {
+        ("✅", "all passed")
+    };
+    let scope = match shard {
+        Some(s) => format!(" (shard {s})"),
+        None if reports > 1 => format!(" across {reports} shards"),
+        None => String::new(),
+    };
+    format!("### {icon} Windup{scope}: {verdict}\n\n")
+}
+
+fn totals_table(t: &Totals, scenarios: &[&ScenarioResult]) -> String {
+    let stale = scenarios
+        .iter()
+        .filter(|s| s.cache == CacheOutcome::StaleReplanned)
+        .count();
+    format!(
+        "| passed | failed | flaky | LLM calls | cost | cache hits | stale plans re-planned |\n\
+         |---|---|---|---|---|---|---|\n\
+         | {} | {} | {} | {} | {} | {} of {} | {stale} |\n\n",
+        t.passed,
+        t.failed,
+        t.flaky,
+        t.llm_calls,
+        usd(t.cost_micro_usd),
+        t.cache_hits,
+        t.scenarios,
+    )
+}
+
+fn scenario_table(scenarios: &[&ScenarioResult]) -> String {
+    if scenarios.is_empty() {
+        return "No scenario ran (an empty shard or filter).\n\n".to_string();
+    }
+    let mut md = String::from("| scenario | status | plan | LLM calls | cost | time |\n");
+    md.push_str("|---|---|---|--:|--:|--:|\n");
+    for s in scenarios {
+        md.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            code(&s.scenario_id),
+            status(s),
+            plan_label(s.cache),
+            s.llm_calls,
+            usd(s.cost_micro_usd),
+            duration(s.duration_ms)
+        ));
+    }
+    md.push('\n');
+    md
+}
+
+/// Plans that no longer fit the app: re-planned, or failed in a way that says so.
+fn stale_plans(scenarios: &[&ScenarioResult]) -> String {
+    let stale: Vec<String> = scenarios
+        .iter()
+        .filter_map(|s| {
+            let what = match (s.cache, s.failure_class) {
+                (CacheOutcome::StaleReplanned, _) => "re-planned",
+                (CacheOutcome::Hit, Some(c)) if c.invalidates_plan() => {
+                    "not re-planned: see its failure below"
+                }
+                _ => return None,
+            };
+            Some(format!("- `{}`: {what}\n", code(&s.scenario_id)))
+        })
+        .collect();
+    if stale.is_empty() {
+        return String::new();
+    }
+    format!(
+        "**Stale plans** (a cached plan that no longer fits the app; it is kept with its evidence in `e2e/.windup/cache/stale/`):\n\n{}\n",
+        stale.concat()
+    )
+}
+
+/// `` - `cart` (e2e/scenarios/cart.yaml): **selector_not_found** no visible match … (at `s2`) ``,
+/// then the suggestion, if one was asked for.
+fn failures(scenarios: &[&ScenarioResult], scenario_dir: Option<&str>) -> String {
+    let mut md = String::new();
+    for s in scenarios
+        .iter()
+        .filter(|s| s.status == ScenarioStatus::Failed)
+    {
+        let file = scenario_dir
+            .map(|dir| format!(" ({})", cell(&scenario_file(dir, &s.scenario_id))))
+            .unwrap_or_default();
+        let message = s
+            .message
+            .as_deref()
+            .map(|m| format!(" {}", cell(m)))
+            .unwrap_or_default();
+        let at = s
+            .failed_action_id
+            .as_deref()
+            .map(|a| format!(" (at `{}`)", code(a)))
+            .unwrap_or_default();
+        md.push_str(&format!(
+            "- `{}`{file}: **{}**{message}{at}\n",
+            code(&s.scenario_id),
+            s.failure_class.map(|c| c.as_str()).unwrap_or("failed"),
+        ));
+        if let Some(sg) = &s.suggestion {
+            md.push_str(&format!(
+                "  - {} Suggested fix: {} ({})\n",
+                cell(&sg.summary),
+                cell(&sg.fix),
+                cell(&sg.by)
+            ));
+        }
+    }
+    if md.is_empty() {
+        return md;
+    }
+    format!("**Failures**\n\n{md}\n")
+}
+
+fn status(s: &ScenarioResult) -> &'static str {
+    match (s.status, s.flaky) {
+        (ScenarioStatus::Passed, true) => "⚠️ flaky",
+        (ScenarioStatus::Passed, false) => "✅ passed",
+        (ScenarioStatus::Failed, _) => "❌ failed",
+        (ScenarioStatus::Skipped, _) => "⏭️ skipped",
+    }
+}
+
+/// `999 ms`, `12.34 s`: the same form as the engine's reporters, which the model cannot link.
+fn duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{}.{:02} s", ms / 1000, ms % 1000 / 10)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{FailureClass, Suggestion};
+
+    #[test]
+    fn cells_cannot_break_the_table_or_inject_markup() {
+        assert_eq!(cell("a|b\n<img>"), "a\\|b &lt;img&gt;");
+        assert_eq!(scenario_file(".", "x"), "e2e/scenarios/x.yaml");
+        assert_eq!(scenario_file("web/", "x"), "web/e2e/scenarios/x.yaml");
+        assert_eq!(code("a`b|c"), "a'b\\|c");
+    }
+
+    fn scenario(id: &str, status: ScenarioStatus, flaky: bool) -> ScenarioResult {
+        serde_json::from_value(serde_json::json!({
+            "scenario_id": id, "status": status, "flaky": flaky, "cache": "hit",
+            "llm_calls": 0, "cost_micro_usd": 0, "duration_ms": 1200, "actions": []
+        }))
+        .unwrap()
+    }
+
+    fn run(scenarios: Vec<ScenarioResult>) -> RunReport {
+        let count = |st| scenarios.iter().filter(|s| s.status == st).count() as u32;
+        let totals = Totals {
+            scenarios: scenarios.len() as u32,
+            passed: count(ScenarioStatus::Passed),
+            failed: count(ScenarioStatus::Failed),
+            flaky: scenarios.iter().filter(|s| s.flaky).count() as u32,
+            cost_micro_usd: 12_345,
+            llm_calls: 1,
+            cache_hits: scenarios.len() as u32,
+            duration_ms: 4_200,
+            ..Totals::default()
+        };
+        serde_json::from_value(serde_json::json!({
+            "report_version": "0.2", "run_id": "r-1", "windup_version": "0.1.0",
+            "started_at": "2026-11-29T10:00:00Z", "finished_at": "2026-11-29T10:01:00Z",
+            "totals": totals, "scenarios": scenarios
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_pass_fail_flaky_run_renders_every_section_with_escaped_cells() {
+        let mut failed = scenario("check|out", ScenarioStatus::Failed, false);
+        failed.failure_class = Some(FailureClass::SelectorNotFound);
+        failed.failed_action_id = Some("s2".into());
+        failed.message = Some("no match for <img src=x onerror=alert(1)>\nsecond line".into());
+        failed.suggestion = Some(Suggestion {
+            summary: "Renamed | moved.".into(),
+            fix: "Say \"Store\".".into(),
+            by: "model".into(),
+        });
+        let report = run(vec![
+            scenario("sign-in", ScenarioStatus::Passed, false),
+            scenario("search", ScenarioStatus::Passed, true),
+            failed,
+        ]);
+        let md = run_summary(
+            &[report],
+            &SummaryOptions {
+                marker: Some("<!-- windup -->".into()),
+                shard: Some("2/3".into()),
+                scenario_dir: Some("web".into()),
+                run_link: Some("https://github.test/runs/1".into()),
+                ..SummaryOptions::default()
+            },
+        );
+        let expected = "<!-- windup -->
+### ❌ Windup (shard 2/3): failures
+
+**2 passed, 1 failed, 1 flaky · 1 LLM call · $0.0124 · 3 cache hits · 4.20 s**
+
+| scenario | status | plan | LLM calls | cost | time |
+|---|---|---|--:|--:|--:|
+| `sign-in` | ✅ passed | cached | 0 | $0.0000 | 1.20 s |
+| `search` | ⚠️ flaky | cached | 0 | $0.0000 | 1.20 s |
+| `check\\|out` | ❌ failed | cached | 0 | $0.0000 | 1.20 s |
+
+**Stale plans** (a cached plan that no longer fits the app; it is kept with its evidence in `e2e/.windup/cache/stale/`):
+
+- `check\\|out`: not re-planned: see its failure below
+
+**Failures**
+
+- `check\\|out` (web/e2e/scenarios/check\\|out.yaml): **selector_not_found** no match for &lt;img src=x onerror=alert(1)&gt; second line (at `s2`)
+  - Renamed \\| moved. Suggested fix: Say \"Store\". (model)
+
+[workflow run](https://github.test/runs/1)
+
+";
+        assert_eq!(md, expected);
+    }
+
+    #[test]
+    fn shards_are_summed_into_one_totals_table() {
+        let green = run(vec![scenario("a", ScenarioStatus::Passed, false)]);
+        let mut replanned = scenario("b", ScenarioStatus::Passed, false);
+        replanned.cache = CacheOutcome::StaleReplanned;
+        let md = run_summary(
+            &[green.clone(), run(vec![replanned])],
+            &SummaryOptions {
+                totals: TotalsLayout::Table,
+                dashboard_link: Some("http://dash.test/p/x/runs/r-1".into()),
+                ..SummaryOptions::default()
+            },
+        );
+        assert!(
+            md.starts_with("### ✅ Windup across 2 shards: all passed\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 2 | 0 | 0 | 2 | $0.0247 | 2 of 2 | 1 |"),
+            "{md}"
+        );
+        assert!(md.contains("- `b`: re-planned"), "{md}");
+        assert!(!md.contains("**Failures**"), "{md}");
+        assert!(md.ends_with("[dashboard run](http://dash.test/p/x/runs/r-1)\n\n"));
+        let empty = run_summary(&[run(vec![])], &SummaryOptions::default());
+        assert!(empty.contains("No scenario ran"), "{empty}");
+    }
+}
