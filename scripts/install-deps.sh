@@ -7,7 +7,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
-# The headless shell: what headless runs use when it is there (browser.rs, find_chromium).
+# The headless shell: what headless runs use when it is there (browser/launch.rs, find_chromium).
 [ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
 dpkg -s fonts-liberation >/dev/null 2>&1 || need+=(fonts-liberation)
 command -v python3 >/dev/null 2>&1 || need+=(python3)

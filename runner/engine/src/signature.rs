@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::browser::{BrowserError, Session};
+use crate::browser::{BrowserError, Session, injected};
 
 pub fn hash(tokens: &[String]) -> String {
     let mut hasher = Sha256::new();
@@ -16,6 +16,6 @@ pub fn hash(tokens: &[String]) -> String {
 
 /// The current page's signature.
 pub async fn of_page(session: &Session) -> Result<String, BrowserError> {
-    let tokens: Vec<String> = session.call("signature", &[]).await?;
+    let tokens = injected::signature(session).await?;
     Ok(hash(&tokens))
 }

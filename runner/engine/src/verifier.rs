@@ -4,42 +4,18 @@
 use std::time::Duration;
 
 use globset::{GlobBuilder, GlobMatcher};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
 use tokio::time::Instant;
-use windup_model::Expect;
+use windup_model::{Expect, Part};
 
+use crate::browser::injected::{self, CheckSpec, CountSpec, Observed, ValueSpec};
 use crate::browser::{BrowserError, Session};
 use crate::locator::Locator;
 
 /// A compiled `expect`.
 #[derive(Debug, Clone)]
 pub struct Check {
-    spec: Value,
+    spec: CheckSpec,
     url: Option<(String, GlobMatcher)>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Observed {
-    url: String,
-    #[serde(default)]
-    navigating: bool,
-    visible: Option<bool>,
-    hidden: Option<bool>,
-    value: Option<ValueObserved>,
-    count: Option<CountObserved>,
-}
-
-#[derive(Debug, Deserialize)]
-struct ValueObserved {
-    ok: bool,
-    actual: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct CountObserved {
-    ok: bool,
-    actual: u32,
 }
 
 /// Compiles a URL glob: `*` stays within a path segment, `**/` crosses segments.
@@ -73,38 +49,34 @@ pub fn url_for_match(url: &str, base: &url::Url) -> String {
 
 impl Check {
     pub fn compile(expect: &Expect) -> Result<Check, String> {
-        let parts = |s: &str| -> Result<Value, String> {
+        let parts = |s: &str| -> Result<Vec<Part>, String> {
             Locator::parse(s)
-                .map(|l| l.parts().clone())
+                .map(|l| l.parts().to_vec())
                 .map_err(|e| format!("bad selector `{s}`: {e}"))
         };
-        let mut spec = Map::new();
-        if let Some(s) = &expect.visible {
-            spec.insert("visible".into(), parts(s)?);
-        }
-        if let Some(s) = &expect.hidden {
-            spec.insert("hidden".into(), parts(s)?);
-        }
-        if let Some(v) = &expect.value {
-            spec.insert(
-                "value".into(),
-                json!({"parts": parts(&v.selector)?, "equals": v.equals}),
-            );
-        }
-        if let Some(c) = &expect.count {
-            spec.insert(
-                "count".into(),
-                json!({"parts": parts(&c.selector)?, "equals": c.equals}),
-            );
-        }
+        let spec = CheckSpec {
+            visible: expect.visible.as_deref().map(parts).transpose()?,
+            hidden: expect.hidden.as_deref().map(parts).transpose()?,
+            value: match &expect.value {
+                Some(v) => Some(ValueSpec {
+                    parts: parts(&v.selector)?,
+                    equals: v.equals.clone(),
+                }),
+                None => None,
+            },
+            count: match &expect.count {
+                Some(c) => Some(CountSpec {
+                    parts: parts(&c.selector)?,
+                    equals: c.equals,
+                }),
+                None => None,
+            },
+        };
         let url = match &expect.url {
             Some(p) => Some((p.clone(), url_glob(p)?)),
             None => None,
         };
-        Ok(Check {
-            spec: Value::Object(spec),
-            url,
-        })
+        Ok(Check { spec, url })
     }
 
     /// Polls until every postcondition holds. On timeout, says which did not and what was seen.
@@ -119,10 +91,7 @@ impl Check {
         let mut attempt = 0;
         let mut last: Option<Observed> = None;
         loop {
-            match session
-                .call::<Observed>("check", std::slice::from_ref(&self.spec))
-                .await
-            {
+            match injected::check(session, &self.spec).await {
                 Ok(obs) => {
                     if !obs.navigating && self.failures(&obs, base, expect).is_empty() {
                         return Ok(());

@@ -36,6 +36,12 @@
 //   failures()                  → {console: [text]} (failure evidence)
 //   mask(partsList) / unmask()  → covers the first visible match of each (credential fields)
 //                                  with an opaque box for a screenshot, then removes the boxes
+//   url()                       → location.href
+//   pageInfo()                  → {url, title}
+//   navigationStatus()          → the document's HTTP status | null
+//   localStorage()              → {origin, entries: [[key, value], …]} (a setup's saved storage)
+//   restoreLocalStorage(origin, entries) → writes them once per tab on that origin (run as a
+//                                  script for new documents, before the page's own)
 //   accessibleName(el), role(el), elements(parts) (tests), isLeaving()
 //
 // Selector parts: {kind:"css", value} | {kind:"role", role, name:null|{value, exact},
@@ -2919,10 +2925,47 @@ if (!window.__windup) {
       // A page that forbids these hooks simply gives no console evidence.
     }
 
-    // Failed requests come from the browser's Network events (browser.rs), which also see
-    // refused and aborted requests.
+    // Failed requests come from the browser's Network events (browser/network_log.rs), which
+    // also see refused and aborted requests.
     function failures() {
       return { console: pageErrors.slice() };
+    }
+
+    // The document itself: its address, title, the HTTP status it came with, its storage.
+    // Read at call time, never cached: they change under us.
+    function documentUrl() {
+      return location.href;
+    }
+
+    function pageInfo() {
+      return { url: location.href, title: document.title };
+    }
+
+    /** The status of the response the document came with; null when there was none (about:blank). */
+    function navigationStatus() {
+      return performance.getEntriesByType('navigation')[0]?.responseStatus ?? null;
+    }
+
+    /** A setup's saved storage is captured from here. Throws where storage is not allowed. */
+    function localStorageEntries() {
+      return { origin: location.origin, entries: Object.entries(localStorage) };
+    }
+
+    /**
+     * Writes a setup's saved localStorage entries for `origin`, run as a script for new
+     * documents (before the page's own): only on that origin, and once per tab session
+     * (a sessionStorage flag), so the page's own later changes are kept across navigations.
+     * Data only: `entries` is [[key, value], …]. Never throws.
+     */
+    function restoreLocalStorage(origin, entries) {
+      try {
+        if (location.origin === origin && !sessionStorage.getItem('__windup_storage')) {
+          sessionStorage.setItem('__windup_storage', '1');
+          for (const [k, v] of entries) localStorage.setItem(k, v);
+        }
+      } catch (e) {
+        // Storage the page may not use (sandboxed, opaque origin): nothing to restore.
+      }
     }
 
     const MASK_ATTR = 'data-windup-mask';
@@ -2982,6 +3025,11 @@ if (!window.__windup) {
       failures,
       mask,
       unmask,
+      url: documentUrl,
+      pageInfo,
+      navigationStatus,
+      localStorage: localStorageEntries,
+      restoreLocalStorage,
       accessibleName: (el) => accessibleName(el, newCtx()),
       role: (el) => roleOf(el, newCtx()),
       // For tests: the matched nodes themselves (visible and hidden, in order).

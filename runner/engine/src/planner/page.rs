@@ -4,29 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::browser::{BrowserError, Session};
+use crate::browser::{BrowserError, Session, injected};
 
-/// One visible interactive element, as `window.__windup.interactive()` reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Element {
-    /// A selector that resolves to this element now (first visible match).
-    pub selector: String,
-    #[serde(default)]
-    pub role: Option<String>,
-    #[serde(default)]
-    pub name: String,
-    #[serde(default)]
-    pub tag: String,
-    #[serde(default, rename = "type")]
-    pub input_type: Option<String>,
-    /// A field's current value (never read from password fields).
-    #[serde(default)]
-    pub value: Option<String>,
-    #[serde(default)]
-    pub checked: Option<serde_json::Value>,
-    #[serde(default)]
-    pub disabled: Option<bool>,
-}
+/// One visible interactive element, as the in-page engine's `interactive()` reports it.
+pub use crate::browser::injected::Element;
 
 /// The page as the planner sees it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -45,14 +26,9 @@ impl PageView {
         snapshot_chars: usize,
         max_elements: usize,
     ) -> Result<PageView, BrowserError> {
-        let snapshot: String = session
-            .call("snapshot", &[serde_json::json!(snapshot_chars)])
-            .await?;
-        let elements: Vec<Element> = session
-            .call("interactive", &[serde_json::json!(max_elements)])
-            .await?;
-        let (url, title): (String, String) =
-            session.eval("[location.href, document.title]").await?;
+        let snapshot = injected::snapshot(session, snapshot_chars).await?;
+        let elements = injected::interactive(session, max_elements).await?;
+        let injected::PageInfo { url, title } = injected::page_info(session).await?;
         Ok(PageView {
             url,
             title,

@@ -492,7 +492,7 @@ impl Runner {
                 // memory for about a tenth of a replay's time.
                 if i + 1 < total && !self.config.browser.reuse_tabs {
                     let browser = self.browser.clone();
-                    next = Some(tokio::spawn(async move { browser.new_session().await }));
+                    next = Some(tokio::spawn(async move { browser.acquire_session().await }));
                 }
                 outcomes.push(self.run_one(p, session, selection, &shared).await);
             }
@@ -506,7 +506,7 @@ impl Runner {
             // back in the suite's order whatever order they finish in.
             use futures::StreamExt;
             // The first session takes the start-up tab: open it before the others race for it.
-            let opened = self.browser.new_session().await;
+            let opened = self.browser.acquire_session().await;
             let mut first: Option<Prefetched> = Some(tokio::spawn(async move { opened }));
             let concurrent: Vec<Outcome> = futures::stream::iter(planned)
                 .map(|p| self.run_one(p, first.take(), selection, &shared))
@@ -961,7 +961,7 @@ impl Runner {
         };
         let mut session = match ready {
             Some(s) => s,
-            None => self.browser.new_session().await?,
+            None => self.browser.acquire_session().await?,
         };
         tracing::debug!(scenario_id, "context opened in {:?}", opened.elapsed());
         if let Some(state) = state

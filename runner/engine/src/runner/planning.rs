@@ -306,7 +306,7 @@ impl Runner {
         let started = Instant::now();
         let session = self
             .browser
-            .new_session()
+            .acquire_session()
             .await
             .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e))?;
         if let Some(state) = state

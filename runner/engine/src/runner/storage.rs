@@ -6,15 +6,15 @@
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
-use crate::browser::{BrowserError, Session};
+use crate::browser::cdp::network::{Cookie, CookieParam, GetAllCookies, SetCookies};
+use crate::browser::{BrowserError, Session, injected};
 use crate::project::Layout;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StorageState {
     /// As CDP's `Network.getAllCookies` reports them.
-    pub cookies: Vec<Value>,
+    pub cookies: Vec<Cookie>,
     pub origins: Vec<OriginStorage>,
 }
 
@@ -26,17 +26,14 @@ pub struct OriginStorage {
 
 /// The session's cookies and its current origin's localStorage.
 pub async fn capture(session: &Session) -> Result<StorageState, BrowserError> {
-    let all = session.cdp("Network.getAllCookies", json!({})).await?;
-    let cookies = all["cookies"].as_array().cloned().unwrap_or_default();
-    let (origin, local_storage): (String, Vec<(String, String)>) = session
-        .eval("[location.origin, Object.entries(localStorage)]")
-        .await?;
-    let origins = if origin == "null" || local_storage.is_empty() {
+    let cookies = session.send(&GetAllCookies {}).await?.cookies;
+    let injected::LocalStorage { origin, entries } = injected::local_storage(session).await?;
+    let origins = if origin == "null" || entries.is_empty() {
         Vec::new()
     } else {
         vec![OriginStorage {
             origin,
-            local_storage,
+            local_storage: entries,
         }]
     };
     Ok(StorageState { cookies, origins })
@@ -45,48 +42,12 @@ pub async fn capture(session: &Session) -> Result<StorageState, BrowserError> {
 /// Loads saved storage into a fresh session before its first navigation.
 pub async fn apply(session: &Session, state: &StorageState) -> Result<(), BrowserError> {
     if !state.cookies.is_empty() {
-        // Only the fields `Network.setCookies` takes.
-        let cookies: Vec<Value> = state
-            .cookies
-            .iter()
-            .map(|c| {
-                let mut p = serde_json::Map::new();
-                for key in [
-                    "name",
-                    "value",
-                    "domain",
-                    "path",
-                    "secure",
-                    "httpOnly",
-                    "sameSite",
-                    "priority",
-                    "sourceScheme",
-                    "sourcePort",
-                ] {
-                    if let Some(v) = c.get(key) {
-                        p.insert(key.to_string(), v.clone());
-                    }
-                }
-                if c.get("session").and_then(Value::as_bool) != Some(true)
-                    && let Some(e) = c.get("expires")
-                {
-                    p.insert("expires".into(), e.clone());
-                }
-                Value::Object(p)
-            })
-            .collect();
-        session
-            .cdp("Network.setCookies", json!({ "cookies": cookies }))
-            .await?;
+        let cookies = state.cookies.iter().map(CookieParam::from).collect();
+        session.send(&SetCookies { cookies }).await?;
     }
     for o in &state.origins {
         // Data only: the saved entries, written once per tab before the page's own scripts.
-        let source = format!(
-            "(() => {{ const origin = {}; const entries = {}; try {{ if (location.origin === origin && !sessionStorage.getItem('__windup_storage')) {{ sessionStorage.setItem('__windup_storage', '1'); for (const [k, v] of entries) localStorage.setItem(k, v); }} }} catch (e) {{}} }})()",
-            serde_json::to_string(&o.origin).expect("string"),
-            serde_json::to_string(&o.local_storage).expect("entries")
-        );
-        session.add_init_script(&source).await?;
+        injected::restore_local_storage(session, &o.origin, &o.local_storage).await?;
     }
     Ok(())
 }

@@ -89,7 +89,7 @@ fn overlay_that_leaves_in_time_passes() {
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Continue\"]"},"expect":{"visible":"text=\"Clicked\""}}]"#,
     );
     block_on(async {
-        let mut session = browser().new_session().await.unwrap();
+        let mut session = browser().acquire_session().await.unwrap();
         note_pid(browser()).await;
         let url = server.base.join("overlay.html").unwrap();
         session
@@ -347,7 +347,7 @@ fn failure_evidence_names_the_target_and_covers_credential_fields() {
         let mut run = Run::new(&server.base).action_timeout(600);
         run.secrets
             .insert("EVIDENCE_SECRET".into(), "hunter2-on-screen".into());
-        let mut session = browser().new_session().await.unwrap();
+        let mut session = browser().acquire_session().await.unwrap();
         note_pid(browser()).await;
         let x = run.exec_in(&mut session, &p, true).await;
         let centre: Vec<f64> = session

@@ -75,8 +75,8 @@ fn a_reused_tab_starts_with_no_trace_of_the_previous_scenario() {
     block_on(async {
         let browser = Browser::new(options(true));
         // Twice: the start-up tab (default context) and a tab of its own context.
-        let first = browser.new_session().await.unwrap();
-        let second = browser.new_session().await.unwrap();
+        let first = browser.acquire_session().await.unwrap();
+        let second = browser.acquire_session().await.unwrap();
         let mut tabs = Vec::new();
         for session in [first, second] {
             session.add_init_script("window.__extra = 1").await.unwrap();
@@ -87,7 +87,7 @@ fn a_reused_tab_starts_with_no_trace_of_the_previous_scenario() {
             session.close().await;
         }
         for _ in 0..2 {
-            let session = browser.new_session().await.unwrap();
+            let session = browser.acquire_session().await.unwrap();
             assert!(
                 tabs.contains(&session.target_id().to_string()),
                 "a closed tab is reused"
@@ -122,12 +122,12 @@ fn every_origin_a_tab_visited_is_cleared_and_a_tab_with_others_is_not_reused() {
     other.set_host(Some("localhost")).unwrap();
     block_on(async {
         let browser = Browser::new(options(true));
-        let session = browser.new_session().await.unwrap();
+        let session = browser.acquire_session().await.unwrap();
         visit(&session, other.as_str()).await;
         visit(&session, &here).await;
         let used = session.target_id().to_string();
         session.close().await;
-        let next = browser.new_session().await.unwrap();
+        let next = browser.acquire_session().await.unwrap();
         assert_eq!(next.target_id(), used, "reused");
         let seen = visit(&next, other.as_str()).await;
         assert_eq!(seen["session"], Value::Null, "{seen}");
@@ -140,7 +140,7 @@ fn every_origin_a_tab_visited_is_cleared_and_a_tab_with_others_is_not_reused() {
             .unwrap();
         let used = next.target_id().to_string();
         next.close().await;
-        let after = browser.new_session().await.unwrap();
+        let after = browser.acquire_session().await.unwrap();
         assert_ne!(after.target_id(), used, "a new tab in a new context");
         after.close().await;
         browser.close().await;
@@ -155,7 +155,7 @@ fn with_context_isolation_every_session_gets_a_new_tab() {
         let browser = Browser::new(options(false));
         let mut seen_tabs = Vec::new();
         for _ in 0..3 {
-            let session = browser.new_session().await.unwrap();
+            let session = browser.acquire_session().await.unwrap();
             assert!(!seen_tabs.contains(&session.target_id().to_string()));
             seen_tabs.push(session.target_id().to_string());
             let seen = visit(&session, &url).await;
@@ -171,7 +171,7 @@ fn with_context_isolation_every_session_gets_a_new_tab() {
 async fn six_in_a_row(browser: &Browser, url: &str) -> Vec<String> {
     let mut tabs: Vec<String> = Vec::new();
     for i in 0..6 {
-        let session = browser.new_session().await.unwrap();
+        let session = browser.acquire_session().await.unwrap();
         let seen = visit(&session, url).await;
         assert_eq!(seen["local"], Value::Null, "scenario {i}: {seen}");
         assert_eq!(seen["cookie"], "", "scenario {i}: {seen}");
@@ -195,7 +195,7 @@ fn one_scenario_at_a_time_keeps_one_tab_and_beside_another_a_reset_overlaps_the_
         assert_eq!(alone.len(), 1, "{alone:?}");
         // Another scenario is running: the next one does not wait for the reset but takes a
         // second tab, and the two alternate; no more tabs than that.
-        let other = browser.new_session().await.unwrap();
+        let other = browser.acquire_session().await.unwrap();
         let beside = six_in_a_row(&browser, &url).await;
         assert_eq!(beside.len(), 2, "{beside:?}");
         assert!(!beside.contains(&other.target_id().to_string()));

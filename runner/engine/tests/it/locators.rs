@@ -16,7 +16,7 @@ fn locator_pages() -> Server {
 }
 
 async fn open(server: &Server, page: &str) -> Session {
-    let session = browser().new_session().await.expect("session");
+    let session = browser().acquire_session().await.expect("session");
     note_pid(browser()).await;
     let url = server.base.join(page).unwrap();
     session
@@ -263,7 +263,7 @@ fn roles_and_names_agree_with_chromium() {
     block_on(async {
         let s = open(&server, "roles.html").await;
         let tree = s
-            .cdp("Accessibility.getFullAXTree", json!({}))
+            .send_raw("Accessibility.getFullAXTree", json!({}))
             .await
             .unwrap();
         let mut compared = 0;
@@ -282,14 +282,14 @@ fn roles_and_names_agree_with_chromium() {
             }
             let name = node["name"]["value"].as_str().unwrap_or_default();
             let resolved = s
-                .cdp("DOM.resolveNode", json!({"backendNodeId": backend}))
+                .send_raw("DOM.resolveNode", json!({"backendNodeId": backend}))
                 .await
                 .unwrap();
             let Some(object) = resolved["object"]["objectId"].as_str() else {
                 continue;
             };
             let ours = s
-                .cdp(
+                .send_raw(
                     "Runtime.callFunctionOn",
                     json!({
                         "objectId": object,

@@ -887,7 +887,7 @@ fn prompts_for_third_party_pages_stay_within_their_budget() {
     let todomvc = Server::start(&fixtures().todomvc);
     let miniwob = Server::start(&fixtures().miniwob_html);
     block_on(async {
-        let session = browser().new_session().await.unwrap();
+        let session = browser().acquire_session().await.unwrap();
         note_pid(browser()).await;
         let url = todomvc.base.join("examples/vanillajs/index.html").unwrap();
         session

@@ -327,17 +327,17 @@ fn the_html_report_of_a_failure_renders_its_screenshot_and_step_offline() {
         drop(server);
 
         // Offline, with every http(s) URL blocked: the page may only use what is inside it.
-        let session = browser().new_session().await.unwrap();
+        let session = browser().acquire_session().await.unwrap();
         note_pid(browser()).await;
         session
-            .cdp(
+            .send_raw(
                 "Network.emulateNetworkConditions",
                 json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
             )
             .await
             .unwrap();
         session
-            .cdp(
+            .send_raw(
                 "Network.setBlockedURLs",
                 json!({"urls": ["http://*", "https://*", "ws://*", "wss://*"]}),
             )

@@ -120,7 +120,7 @@ impl<'a> Run<'a> {
 
     /// Opens the plan's start URL and runs it in a fresh session of `browser`.
     pub async fn exec(&self, browser: &Browser, plan: &Plan) -> Execution {
-        let mut session = browser.new_session().await.expect("session");
+        let mut session = browser.acquire_session().await.expect("session");
         note_pid(browser).await;
         let x = self.exec_in(&mut session, plan, true).await;
         session.close().await;

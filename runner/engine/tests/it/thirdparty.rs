@@ -91,7 +91,7 @@ async fn start_episode(
     task: &str,
     seed: u32,
 ) -> (windup_engine::browser::Session, String) {
-    let session = browser().new_session().await.expect("session");
+    let session = browser().acquire_session().await.expect("session");
     note_pid(browser()).await;
     let url = base.join(&format!("miniwob/{task}.html")).unwrap();
     session

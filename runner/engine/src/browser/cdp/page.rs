@@ -1,0 +1,143 @@
+//! The Page domain: navigation, the lifecycle of documents, dialogs, scripts for new
+//! documents, screenshots.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Event, Ignored};
+
+#[derive(Debug, Serialize)]
+pub struct Enable {}
+
+impl Command for Enable {
+    const METHOD: &'static str = "Page.enable";
+    type Response = Ignored;
+}
+
+/// Turns on `Page.lifecycleEvent` (init, commit, DOMContentLoaded, load, …).
+#[derive(Debug, Serialize)]
+pub struct SetLifecycleEventsEnabled {
+    pub enabled: bool,
+}
+
+impl Command for SetLifecycleEventsEnabled {
+    const METHOD: &'static str = "Page.setLifecycleEventsEnabled";
+    type Response = Ignored;
+}
+
+#[derive(Debug, Serialize)]
+pub struct Navigate {
+    pub url: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Navigated {
+    /// The new document's loader; none for a same-document navigation.
+    #[serde(default)]
+    pub loader_id: Option<String>,
+    /// Why the navigation failed (empty or absent when it did not).
+    #[serde(default)]
+    pub error_text: Option<String>,
+}
+
+impl Command for Navigate {
+    const METHOD: &'static str = "Page.navigate";
+    type Response = Navigated;
+}
+
+/// Runs `source` in every new document of the page (every frame), before the page's scripts.
+#[derive(Debug, Serialize)]
+pub struct AddScriptToEvaluateOnNewDocument {
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ScriptAdded {
+    pub identifier: String,
+}
+
+impl Command for AddScriptToEvaluateOnNewDocument {
+    const METHOD: &'static str = "Page.addScriptToEvaluateOnNewDocument";
+    type Response = ScriptAdded;
+}
+
+#[derive(Debug, Serialize)]
+pub struct RemoveScriptToEvaluateOnNewDocument {
+    pub identifier: String,
+}
+
+impl Command for RemoveScriptToEvaluateOnNewDocument {
+    const METHOD: &'static str = "Page.removeScriptToEvaluateOnNewDocument";
+    type Response = Ignored;
+}
+
+#[derive(Debug, Serialize)]
+pub struct ResetNavigationHistory {}
+
+impl Command for ResetNavigationHistory {
+    const METHOD: &'static str = "Page.resetNavigationHistory";
+    type Response = Ignored;
+}
+
+/// Answers an open `alert`, `confirm`, `prompt` or `beforeunload` dialog.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleJavaScriptDialog {
+    pub accept: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_text: Option<String>,
+}
+
+impl Command for HandleJavaScriptDialog {
+    const METHOD: &'static str = "Page.handleJavaScriptDialog";
+    type Response = Ignored;
+}
+
+#[derive(Debug, Serialize)]
+pub struct CaptureScreenshot {
+    /// `png`, `jpeg` or `webp`.
+    pub format: &'static str,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Screenshot {
+    /// The image, base64-encoded.
+    pub data: String,
+}
+
+impl Command for CaptureScreenshot {
+    const METHOD: &'static str = "Page.captureScreenshot";
+    type Response = Screenshot;
+}
+
+/// A step in the life of a frame's document.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LifecycleEvent {
+    pub frame_id: String,
+    pub loader_id: String,
+    /// `init`, `commit`, `DOMContentLoaded`, `load`, `networkIdle`, …
+    pub name: String,
+}
+
+impl Event for LifecycleEvent {
+    const METHOD: &'static str = "Page.lifecycleEvent";
+}
+
+/// A JavaScript dialog opened; the page waits until it is handled.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JavascriptDialogOpening {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+    /// A prompt's default answer.
+    #[serde(default)]
+    pub default_prompt: Option<String>,
+}
+
+impl Event for JavascriptDialogOpening {
+    const METHOD: &'static str = "Page.javascriptDialogOpening";
+}

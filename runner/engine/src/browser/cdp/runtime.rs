@@ -1,0 +1,62 @@
+//! The Runtime domain: evaluating the in-page engine's calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Command;
+
+/// Evaluates an expression in the page's main world.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluate {
+    pub expression: String,
+    /// The result as JSON rather than a handle to a remote object.
+    pub return_by_value: bool,
+    /// Waits for a returned promise to settle.
+    pub await_promise: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluated {
+    #[serde(default)]
+    pub result: RemoteObject,
+    /// Set when the expression threw (or its promise rejected).
+    #[serde(default)]
+    pub exception_details: Option<ExceptionDetails>,
+}
+
+impl Command for Evaluate {
+    const METHOD: &'static str = "Runtime.evaluate";
+    type Response = Evaluated;
+}
+
+/// A JavaScript value: by value (`value`) or described.
+#[derive(Debug, Default, Deserialize)]
+pub struct RemoteObject {
+    /// Absent for `undefined` and for values that are not JSON.
+    #[serde(default)]
+    pub value: Option<Value>,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ExceptionDetails {
+    #[serde(default)]
+    pub text: Option<String>,
+    /// The thrown value.
+    #[serde(default)]
+    pub exception: Option<RemoteObject>,
+}
+
+impl ExceptionDetails {
+    /// The thrown error's description (with its stack), else the short text.
+    pub fn message(&self) -> String {
+        self.exception
+            .as_ref()
+            .and_then(|e| e.description.clone())
+            .or_else(|| self.text.clone())
+            .unwrap_or_else(|| "an exception without a message".to_string())
+    }
+}

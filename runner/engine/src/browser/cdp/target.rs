@@ -1,0 +1,141 @@
+//! The Target domain: browser contexts, their pages, and the flat sessions attached to them.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Command, Event, Ignored};
+
+/// A page, worker or other target, as the browser lists it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetInfo {
+    pub target_id: String,
+    /// `page`, `iframe`, `service_worker`, `browser`, …
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// None for targets outside any context (the browser itself).
+    #[serde(default)]
+    pub browser_context_id: Option<String>,
+    /// The target that opened this one (`window.open`, `target=_blank`).
+    #[serde(default)]
+    pub opener_id: Option<String>,
+}
+
+impl TargetInfo {
+    pub fn is_page(&self) -> bool {
+        self.kind == "page"
+    }
+}
+
+/// Turns on `Target.targetCreated` and friends for every target.
+#[derive(Debug, Serialize)]
+pub struct SetDiscoverTargets {
+    pub discover: bool,
+}
+
+impl Command for SetDiscoverTargets {
+    const METHOD: &'static str = "Target.setDiscoverTargets";
+    type Response = Ignored;
+}
+
+#[derive(Debug, Serialize)]
+pub struct GetTargets {}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Targets {
+    pub target_infos: Vec<TargetInfo>,
+}
+
+impl Command for GetTargets {
+    const METHOD: &'static str = "Target.getTargets";
+    type Response = Targets;
+}
+
+/// A new isolated context (like an incognito profile).
+#[derive(Debug, Serialize)]
+pub struct CreateBrowserContext {}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserContextCreated {
+    pub browser_context_id: String,
+}
+
+impl Command for CreateBrowserContext {
+    const METHOD: &'static str = "Target.createBrowserContext";
+    type Response = BrowserContextCreated;
+}
+
+/// Closes a context and every page in it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DisposeBrowserContext {
+    pub browser_context_id: String,
+}
+
+impl Command for DisposeBrowserContext {
+    const METHOD: &'static str = "Target.disposeBrowserContext";
+    type Response = Ignored;
+}
+
+/// Opens a page.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateTarget {
+    pub url: String,
+    pub browser_context_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetCreatedAnswer {
+    pub target_id: String,
+}
+
+impl Command for CreateTarget {
+    const METHOD: &'static str = "Target.createTarget";
+    type Response = TargetCreatedAnswer;
+}
+
+/// Attaches a session to a target; with `flatten` its messages share this connection, told
+/// apart by `sessionId`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AttachToTarget {
+    pub target_id: String,
+    pub flatten: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attached {
+    pub session_id: String,
+}
+
+impl Command for AttachToTarget {
+    const METHOD: &'static str = "Target.attachToTarget";
+    type Response = Attached;
+}
+
+/// Brings a page to the front (a background tab of a headed browser paints nothing).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActivateTarget {
+    pub target_id: String,
+}
+
+impl Command for ActivateTarget {
+    const METHOD: &'static str = "Target.activateTarget";
+    type Response = Ignored;
+}
+
+/// A target appeared (with discovery on).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TargetCreated {
+    pub target_info: TargetInfo,
+}
+
+impl Event for TargetCreated {
+    const METHOD: &'static str = "Target.targetCreated";
+}

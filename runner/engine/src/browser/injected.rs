@@ -1,0 +1,301 @@
+//! The in-page engine's Rust face: one typed function per entry point of `window.__windup`
+//! (`injected/windup.js`), with typed arguments and results. This is the only place that names
+//! those entry points, and the in-page engine is the only script the engine runs in a page:
+//! the expressions built here are calls into it with JSON data as arguments.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use windup_model::selector::Part;
+
+use super::error::BrowserError;
+use super::session::Session;
+
+/// The in-page engine: locators, actionability, snapshots. Plain data in, plain data out.
+pub const INJECTED_JS: &str = include_str!("../injected/windup.js");
+
+/// What the in-page engine found for an action's target.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Located {
+    /// The document is being replaced; try again on the new one.
+    Navigating,
+    NotFound {
+        #[serde(default)]
+        hidden: u32,
+    },
+    NotActionable {
+        reason: String,
+    },
+    Ok {
+        x: f64,
+        y: f64,
+        #[serde(default)]
+        describe: String,
+        /// `true`, `false` or `"mixed"` for a checkable target.
+        #[serde(default)]
+        checked: Option<Value>,
+    },
+}
+
+/// Visible and hidden match counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub struct Counts {
+    pub visible: u32,
+    pub hidden: u32,
+}
+
+/// What the engine can say about a selector that found nothing usable.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Diagnosis {
+    pub visible: u32,
+    pub hidden: u32,
+    #[serde(default)]
+    pub nearest: Vec<String>,
+}
+
+impl Diagnosis {
+    /// `0 visible matches; 1 hidden match; nearest names: "Save changes"`.
+    pub fn describe(&self) -> String {
+        let plural =
+            |n: u32, what: &str| format!("{n} {what} match{}", if n == 1 { "" } else { "es" });
+        let mut text = format!(
+            "{}; {}",
+            plural(self.visible, "visible"),
+            plural(self.hidden, "hidden")
+        );
+        if !self.nearest.is_empty() {
+            let names: Vec<String> = self.nearest.iter().map(|n| format!("{n:?}")).collect();
+            text.push_str(&format!("; nearest names: {}", names.join(", ")));
+        }
+        text
+    }
+}
+
+/// The postconditions of one `expect`, as selector parts; the URL is matched in Rust.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CheckSpec {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visible: Option<Vec<Part>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<Vec<Part>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<ValueSpec>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<CountSpec>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ValueSpec {
+    pub parts: Vec<Part>,
+    pub equals: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CountSpec {
+    pub parts: Vec<Part>,
+    pub equals: u32,
+}
+
+/// What the page showed for a [`CheckSpec`]: one field per postcondition asked.
+#[derive(Debug, Deserialize)]
+pub struct Observed {
+    pub url: String,
+    /// The document is being replaced: nothing observed counts.
+    #[serde(default)]
+    pub navigating: bool,
+    pub visible: Option<bool>,
+    pub hidden: Option<bool>,
+    pub value: Option<ValueObserved>,
+    pub count: Option<CountObserved>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ValueObserved {
+    pub ok: bool,
+    /// None when there is no visible match.
+    pub actual: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CountObserved {
+    pub ok: bool,
+    pub actual: u32,
+}
+
+/// One visible interactive element, as the planner is shown it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Element {
+    /// A selector that resolves to this element now (first visible match).
+    pub selector: String,
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub tag: String,
+    #[serde(default, rename = "type")]
+    pub input_type: Option<String>,
+    /// A field's current value (never read from password fields).
+    #[serde(default)]
+    pub value: Option<String>,
+    /// `true`, `false` or `"mixed"`.
+    #[serde(default)]
+    pub checked: Option<Value>,
+    #[serde(default)]
+    pub disabled: Option<bool>,
+}
+
+/// The page's own errors, for a failure's evidence.
+#[derive(Debug, Deserialize)]
+pub struct PageFailures {
+    /// Uncaught errors, rejections and `console.error` lines, oldest first.
+    pub console: Vec<String>,
+}
+
+/// The current document's address and title.
+#[derive(Debug, Deserialize)]
+pub struct PageInfo {
+    pub url: String,
+    pub title: String,
+}
+
+/// The current document's origin (`"null"` for an opaque one) and its localStorage entries.
+#[derive(Debug, Deserialize)]
+pub struct LocalStorage {
+    pub origin: String,
+    pub entries: Vec<(String, String)>,
+}
+
+/// One argument of a call, as JSON text.
+fn arg(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("plain data serialises")
+}
+
+/// Calls `window.__windup.<function>(...args)`, installing the engine first if this document
+/// has not got it (documents that existed before the session, `about:blank`).
+async fn call<T: DeserializeOwned>(
+    session: &Session,
+    function: &str,
+    args: &[String],
+) -> Result<T, BrowserError> {
+    let call = format!(
+        "window.__windup ? window.__windup.{function}({}) : {{\"__windup_missing\": true}}",
+        args.join(",")
+    );
+    let first: Value = session.eval(&call).await?;
+    let value = if first.get("__windup_missing").is_some() {
+        session.eval::<Value>(&format!("{INJECTED_JS};0")).await?;
+        session.eval::<Value>(&call).await?
+    } else {
+        first
+    };
+    serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
+}
+
+/// Finds the target and checks that it is actionable for `action` (a step type: `click`,
+/// `fill`, `hover`…); for `fill` and `press` the element is focused (and for `fill` its content
+/// selected) when it is.
+pub async fn locate(
+    session: &Session,
+    parts: &[Part],
+    action: &str,
+) -> Result<Located, BrowserError> {
+    call(session, "locate", &[arg(&parts), arg(&action)]).await
+}
+
+/// Visible and hidden matches of a selector.
+pub async fn query(session: &Session, parts: &[Part]) -> Result<Counts, BrowserError> {
+    call(session, "query", &[arg(&parts)]).await
+}
+
+/// Chooses an option of the target `<select>` by value or label.
+pub async fn select(
+    session: &Session,
+    parts: &[Part],
+    value: &str,
+) -> Result<Located, BrowserError> {
+    call(session, "select", &[arg(&parts), arg(&value)]).await
+}
+
+/// `true`, `false`, `"mixed"`, or null when there is no visible match.
+pub async fn is_checked(session: &Session, parts: &[Part]) -> Result<Value, BrowserError> {
+    call(session, "isChecked", &[arg(&parts)]).await
+}
+
+/// Match counts and the nearest accessible names, for a selector that found nothing usable.
+pub async fn diagnose(session: &Session, parts: &[Part]) -> Result<Diagnosis, BrowserError> {
+    call(session, "diagnose", &[arg(&parts)]).await
+}
+
+/// Observes the postconditions of `spec` once.
+pub async fn check(session: &Session, spec: &CheckSpec) -> Result<Observed, BrowserError> {
+    call(session, "check", &[arg(spec)]).await
+}
+
+/// The ARIA snapshot of the page, cut to `max_chars`.
+pub async fn snapshot(session: &Session, max_chars: usize) -> Result<String, BrowserError> {
+    call(session, "snapshot", &[arg(&max_chars)]).await
+}
+
+/// At most `limit` visible interactive elements, each with a selector that resolves to it.
+pub async fn interactive(session: &Session, limit: usize) -> Result<Vec<Element>, BrowserError> {
+    call(session, "interactive", &[arg(&limit)]).await
+}
+
+/// The page's visible interactive elements as `tag|role|type` tokens.
+pub async fn signature(session: &Session) -> Result<Vec<String>, BrowserError> {
+    call(session, "signature", &[]).await
+}
+
+/// The page's own errors since it loaded.
+pub async fn failures(session: &Session) -> Result<PageFailures, BrowserError> {
+    call(session, "failures", &[]).await
+}
+
+/// Covers the first visible match of each selector with an opaque box; returns how many.
+pub async fn mask(session: &Session, selectors: &[Vec<Part>]) -> Result<u32, BrowserError> {
+    call(session, "mask", &[arg(&selectors)]).await
+}
+
+/// Removes the boxes of [`mask`].
+pub async fn unmask(session: &Session) -> Result<bool, BrowserError> {
+    call(session, "unmask", &[]).await
+}
+
+/// The current document's URL.
+pub async fn url(session: &Session) -> Result<String, BrowserError> {
+    call(session, "url", &[]).await
+}
+
+/// The current document's URL and title.
+pub async fn page_info(session: &Session) -> Result<PageInfo, BrowserError> {
+    call(session, "pageInfo", &[]).await
+}
+
+/// The HTTP status the current document came with, when it came over HTTP.
+pub async fn navigation_status(session: &Session) -> Result<Option<u64>, BrowserError> {
+    call(session, "navigationStatus", &[]).await
+}
+
+/// The current document's origin and localStorage.
+pub async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserError> {
+    call(session, "localStorage", &[]).await
+}
+
+/// Writes `entries` into the localStorage of `origin` in the session's documents: in every new
+/// document on that origin, before the page's own scripts, once per tab (the page may change or
+/// clear them afterwards). Runs as a script for new documents, after the engine's own, until
+/// the session ends.
+pub async fn restore_local_storage(
+    session: &Session,
+    origin: &str,
+    entries: &[(String, String)],
+) -> Result<(), BrowserError> {
+    let source = format!(
+        "window.__windup && window.__windup.restoreLocalStorage({}, {})",
+        arg(&origin),
+        arg(&entries)
+    );
+    session.add_init_script(&source).await
+}

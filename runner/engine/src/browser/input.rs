@@ -1,0 +1,78 @@
+//! Trusted input: mouse clicks and moves, typed text and key chords, sent through the Input
+//! domain so the page sees them as the user's own.
+
+use windup_model::keys::{Chord, KeyDef};
+
+use super::cdp::input::{DispatchKeyEvent, DispatchMouseEvent, InsertText};
+use super::error::BrowserError;
+use super::session::Session;
+
+impl Session {
+    async fn mouse(&self, event: DispatchMouseEvent) -> Result<(), BrowserError> {
+        self.check_alive()?;
+        self.page_send(&event).await?;
+        Ok(())
+    }
+
+    /// A trusted left click at viewport coordinates.
+    pub async fn click(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        self.mouse(DispatchMouseEvent::moved(x, y)).await?;
+        self.mouse(DispatchMouseEvent::left_button("mousePressed", x, y))
+            .await?;
+        self.mouse(DispatchMouseEvent::left_button("mouseReleased", x, y))
+            .await
+    }
+
+    pub async fn hover(&self, x: f64, y: f64) -> Result<(), BrowserError> {
+        self.mouse(DispatchMouseEvent::moved(x, y)).await
+    }
+
+    /// Types text into the focused element as one trusted insertion.
+    pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
+        self.check_alive()?;
+        self.page_send(&InsertText {
+            text: text.to_string(),
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// Presses a key chord on the focused element.
+    pub async fn press(&self, chord: &Chord) -> Result<(), BrowserError> {
+        self.check_alive()?;
+        // Only Shift (8) still types the key's text; other modifiers make it a shortcut.
+        let types_text = chord.modifiers & !8 == 0;
+        let send = |kind: &'static str, key: &KeyDef, text: bool| {
+            let text = if text && types_text {
+                key.text.clone()
+            } else {
+                None
+            };
+            let event = DispatchKeyEvent {
+                kind,
+                key: key.key.clone(),
+                code: key.code.clone(),
+                windows_virtual_key_code: key.key_code,
+                native_virtual_key_code: key.key_code,
+                modifiers: chord.modifiers,
+                unmodified_text: text.clone(),
+                text,
+            };
+            async move { self.page_send(&event).await }
+        };
+        for m in &chord.modifier_keys {
+            send("rawKeyDown", m, false).await?;
+        }
+        let down = if chord.key.text.is_some() && types_text {
+            "keyDown"
+        } else {
+            "rawKeyDown"
+        };
+        send(down, &chord.key, true).await?;
+        send("keyUp", &chord.key, false).await?;
+        for m in chord.modifier_keys.iter().rev() {
+            send("keyUp", m, false).await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,292 @@
+//! Starting Chromium: how it is found, the flags it runs with, and the process on the other
+//! end of the debugging pipe.
+
+use std::collections::VecDeque;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::unix::pipe;
+use tokio::task::JoinHandle;
+
+use super::cdp::target::SetDiscoverTargets;
+use super::connection::Connection;
+use super::error::BrowserError;
+use super::transport::Pipe;
+
+/// How to start Chromium.
+#[derive(Debug, Clone)]
+pub struct BrowserOptions {
+    pub executable: Option<PathBuf>,
+    pub headless: bool,
+    pub viewport: (u32, u32),
+    /// Extra Chromium flags, without leading dashes.
+    pub args: Vec<String>,
+    pub launch_timeout: Duration,
+    /// Whether a closed session's tab is reset and handed to the next scenario instead of
+    /// disposing of its context (see [`super::Session::close`]).
+    pub reuse_tabs: bool,
+}
+
+impl Default for BrowserOptions {
+    fn default() -> Self {
+        BrowserOptions {
+            executable: None,
+            headless: true,
+            viewport: (1280, 800),
+            args: Vec::new(),
+            launch_timeout: Duration::from_secs(20),
+            reuse_tabs: true,
+        }
+    }
+}
+
+/// Flags for a quiet, fast, automation-friendly Chromium. Written without leading dashes, like
+/// [`BrowserOptions::args`].
+const CHROMIUM_FLAGS: &[&str] = &[
+    "disable-background-networking",
+    "disable-background-timer-throttling",
+    "disable-backgrounding-occluded-windows",
+    "disable-breakpad",
+    "disable-client-side-phishing-detection",
+    "disable-component-extensions-with-background-pages",
+    "disable-component-update",
+    "disable-default-apps",
+    "disable-dev-shm-usage",
+    "disable-domain-reliability",
+    "disable-hang-monitor",
+    "disable-ipc-flooding-protection",
+    "disable-popup-blocking",
+    "disable-prompt-on-repost",
+    "disable-renderer-backgrounding",
+    "disable-sync",
+    "disable-gpu",
+    "disable-search-engine-choice-screen",
+    "no-default-browser-check",
+    // Keeps cross-site iframes in-process, where the locator engine can reach them.
+    "disable-site-isolation-trials",
+    "disable-features=TranslateUI,IsolateOrigins,site-per-process,OptimizationHints,MediaRouter,DialMediaRouteProvider,CalculateNativeWinOcclusion,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
+    "force-color-profile=srgb",
+    "metrics-recording-only",
+    "no-first-run",
+    "password-store=basic",
+    "use-mock-keychain",
+    "enable-automation",
+    "no-service-autorun",
+];
+
+/// Where distributions install Chromium's headless shell (Debian's `chromium-headless-shell`
+/// package; its `/usr/bin` wrapper script does not `exec`, so the binary itself is preferred).
+const HEADLESS_SHELLS: &[&str] = &[
+    "/usr/lib/chromium/chromium-headless-shell",
+    "chromium-headless-shell",
+    "chrome-headless-shell",
+    "headless_shell",
+];
+
+/// Full Chromium or Chrome, by the names distributions give it.
+const FULL_BROWSERS: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome-stable",
+    "google-chrome",
+    "chrome",
+];
+
+/// Finds Chromium: the configured path, `WINDUP_CHROMIUM`, then, for a headless run, Chromium's
+/// headless shell when it is installed, then the full browser by its usual names on PATH.
+///
+/// The headless shell is the same Blink and V8 without the browser's own UI (tab strip, window
+/// compositor), which in `--headless=new` repaints on every navigation: per scenario it spends
+/// about a third of the browser's CPU time (see bench/README.md). Playwright uses it for headless
+/// runs for the same reason. A headed run needs the full browser.
+pub fn find_chromium(configured: Option<&PathBuf>, headless: bool) -> Option<PathBuf> {
+    if let Some(p) = configured {
+        return Some(p.clone());
+    }
+    if let Some(p) = std::env::var_os("WINDUP_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let shells = if headless { HEADLESS_SHELLS } else { &[] };
+    shells
+        .iter()
+        .chain(FULL_BROWSERS)
+        .find_map(|name| on_path(name))
+}
+
+/// `name` itself when it is a path to a file, else the first file of that name on PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let direct = Path::new(name);
+    if direct.is_absolute() {
+        return direct.is_file().then(|| direct.to_path_buf());
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Kills a process by id (SIGKILL).
+pub fn kill_pid(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .arg("-9")
+        .arg(pid.to_string())
+        .status();
+}
+
+/// The command line: our flags, the caller's, then what this client needs.
+fn command_line(options: &BrowserOptions, profile: &Path) -> Vec<String> {
+    let (width, height) = options.viewport;
+    let mut args: Vec<String> = CHROMIUM_FLAGS
+        .iter()
+        .copied()
+        .chain(options.args.iter().map(|a| a.trim_start_matches('-')))
+        .map(|a| format!("--{a}"))
+        .collect();
+    args.extend([
+        "--remote-debugging-pipe".to_string(),
+        "--disable-extensions".to_string(),
+        format!("--user-data-dir={}", profile.display()),
+        format!("--window-size={width},{height}"),
+        "--no-sandbox".to_string(),
+        "--disable-setuid-sandbox".to_string(),
+    ]);
+    if options.headless {
+        args.extend(["--headless=new", "--hide-scrollbars", "--mute-audio"].map(str::to_string));
+    }
+    // The start-up tab (see `Instance::initial_unused`): the headless shell opens none
+    // without a URL, and the full browser's would be its new-tab page.
+    args.push("about:blank".to_string());
+    args
+}
+
+/// The last lines Chromium wrote to stderr, for the message when it will not start.
+type StderrTail = Arc<Mutex<VecDeque<String>>>;
+
+/// Reads Chromium's stderr to the end (a full pipe would block it), keeping the last lines.
+/// The task ends when Chromium does.
+fn drain_stderr(stderr: tokio::process::ChildStderr) -> (StderrTail, JoinHandle<()>) {
+    let tail: StderrTail = Arc::new(Mutex::new(VecDeque::new()));
+    let keep = tail.clone();
+    let task = tokio::spawn(async move {
+        let mut lines = BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            tracing::trace!("chromium: {line}");
+            let mut tail = keep.lock().expect("stderr lock");
+            if tail.len() == 20 {
+                tail.pop_front();
+            }
+            tail.push_back(line);
+        }
+    });
+    (tail, task)
+}
+
+/// A Chromium that answered its first command.
+pub(super) struct Launched {
+    pub conn: Arc<Connection>,
+    /// The connection's reader task: it ends when the browser does.
+    pub reader: JoinHandle<()>,
+    pub child: tokio::process::Child,
+    pub pid: Option<u32>,
+    /// Its throwaway profile folder, removed when dropped.
+    pub profile: tempfile::TempDir,
+}
+
+/// Starts Chromium in a throwaway profile and waits for it to answer.
+pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, BrowserError> {
+    let executable = find_chromium(options.executable.as_ref(), options.headless)
+        .ok_or(BrowserError::NotFound)?;
+    let failed = |detail: String| BrowserError::Launch {
+        path: executable.display().to_string(),
+        detail,
+    };
+    let profile = tempfile::Builder::new()
+        .prefix("windup-chromium-")
+        .tempdir()
+        .map_err(|e| failed(format!("could not create a profile folder: {e}")))?;
+
+    // Chromium reads commands from fd 3 and writes answers and events to fd 4.
+    let (commands_in, commands_out) =
+        std::io::pipe().map_err(|e| failed(format!("could not create a pipe: {e}")))?;
+    let (answers_in, answers_out) =
+        std::io::pipe().map_err(|e| failed(format!("could not create a pipe: {e}")))?;
+    let child_reads = commands_in.as_raw_fd();
+    let child_writes = answers_out.as_raw_fd();
+    let mut command = tokio::process::Command::new(&executable);
+    command
+        .args(command_line(options, profile.path()))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    // SAFETY: between fork and exec only async-signal-safe calls (fcntl, dup2) on
+    // descriptors the child inherited; no allocation, no locks.
+    unsafe {
+        command.pre_exec(move || {
+            // Copies above 4 first (close-on-exec, so they do not leak into Chromium), so
+            // that neither dup2 can overwrite the other end.
+            let reads = libc::fcntl(child_reads, libc::F_DUPFD_CLOEXEC, 10);
+            let writes = libc::fcntl(child_writes, libc::F_DUPFD_CLOEXEC, 10);
+            if reads < 0 || writes < 0 || libc::dup2(reads, 3) < 0 || libc::dup2(writes, 4) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| failed(format!("could not run it: {e}")))?;
+    // Only Chromium may hold these ends, or its exit would never close the pipe.
+    drop(commands_in);
+    drop(answers_out);
+    let pid = child.id();
+    let stderr = child.stderr.take().map(drain_stderr);
+    let to_browser = pipe::Sender::from_owned_fd(OwnedFd::from(commands_out))
+        .map_err(|e| failed(format!("could not use the pipe: {e}")))?;
+    let from_browser = pipe::Receiver::from_owned_fd(OwnedFd::from(answers_in))
+        .map_err(|e| failed(format!("could not use the pipe: {e}")))?;
+    let (conn, reader) = Connection::start(Pipe {
+        to_browser,
+        from_browser,
+    });
+
+    // The first answer says the browser is up; discovery reports the tabs pages open.
+    let ready = tokio::time::timeout(
+        options.launch_timeout,
+        conn.send(None, &SetDiscoverTargets { discover: true }),
+    )
+    .await;
+    let why = match ready {
+        Ok(Ok(_)) => None,
+        Ok(Err(_)) => Some("it exited before answering".to_string()),
+        Err(_) => Some(format!(
+            "it did not answer within {} s",
+            options.launch_timeout.as_secs()
+        )),
+    };
+    if let Some(why) = why {
+        let _ = child.start_kill();
+        reader.abort();
+        let mut said = String::new();
+        if let Some((tail, task)) = stderr {
+            // Its stderr ends with it: read to the end for what it said on the way out.
+            let _ = tokio::time::timeout(Duration::from_secs(2), task).await;
+            said = Vec::from(tail.lock().expect("stderr lock").clone()).join("\n");
+        }
+        return Err(failed(if said.is_empty() {
+            why
+        } else {
+            format!("{why}; it said:\n{said}")
+        }));
+    }
+    Ok(Launched {
+        conn,
+        reader,
+        child,
+        pid,
+        profile,
+    })
+}

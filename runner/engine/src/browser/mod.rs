@@ -1,0 +1,36 @@
+//! The single browser boundary: Chromium driven over the Chrome DevTools Protocol by a small
+//! client of our own.
+//!
+//! Chromium is started with `--remote-debugging-pipe` (`launch`); whole messages travel over
+//! the pipe (`transport`), and one connection (`connection`) hands each answer to its command
+//! by id and each event to its session's subscribers by session id (flat sessions). Every
+//! command and event is a typed struct (`cdp`). A page is set up with only what [`Session`]
+//! uses (`page_events`), and the in-page engine is reached only through typed functions
+//! (`injected`).
+//!
+//! One lazily started Chromium per process (`chromium`); a fresh, isolated browser context per
+//! scenario, or a reset tab an earlier one left (`pool`); trusted input through the Input
+//! domain (`input`); navigation that waits for the document that finally commits
+//! (`navigation`); failed requests for the evidence (`network_log`). Everything CDP-specific
+//! stays in this module.
+
+pub mod cdp;
+mod chromium;
+mod connection;
+mod error;
+pub mod injected;
+mod input;
+mod launch;
+mod navigation;
+mod network_log;
+mod page_events;
+mod pool;
+mod session;
+mod transport;
+
+pub use chromium::Browser;
+pub use error::{BrowserError, NavError};
+pub use injected::INJECTED_JS;
+pub use launch::{BrowserOptions, find_chromium, kill_pid};
+pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
+pub use session::Session;

@@ -1,0 +1,110 @@
+//! What happened in a session besides our own actions ([`SessionLog`]): dialogs, a crash, and
+//! the failed requests of a failure's evidence, read from the page's Network events and kept
+//! bounded for a chatty page.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Mutex;
+
+use super::cdp::network::{LoadingFailed, LoadingFinished, RequestWillBeSent, ResponseReceived};
+
+/// What happened in a session besides our own actions.
+#[derive(Debug, Clone, Default)]
+pub struct SessionLog {
+    /// JavaScript dialogs, accepted automatically: `(type, message)`.
+    pub dialogs: Vec<(String, String)>,
+    /// The page's renderer crashed.
+    pub crashed: bool,
+    /// Requests that failed, oldest first, at most [`MAX_FAILED_REQUESTS`]: `STATUS URL` for an
+    /// HTTP 4xx/5xx answer, `ERROR URL` for one that got none (refused, aborted, blocked), as
+    /// Chromium reported them. Not masked for credentials: the runner does that.
+    pub failed_requests: Vec<String>,
+}
+
+/// Failed requests kept per session: enough to see what broke, bounded for a chatty page.
+pub const MAX_FAILED_REQUESTS: usize = 50;
+
+/// Characters of a failed request's URL kept (a data: URL or a long query string).
+const MAX_REQUEST_URL_CHARS: usize = 300;
+
+impl SessionLog {
+    fn note_failed_request(&mut self, line: String) {
+        if self.failed_requests.len() < MAX_FAILED_REQUESTS {
+            self.failed_requests.push(line);
+        }
+    }
+}
+
+/// Requests still in flight of one page, by request id, so a `Network.loadingFailed` (which has
+/// no URL) can name its request. Bounded: a page that never finishes its requests cannot grow it.
+#[derive(Default)]
+pub(super) struct InFlight {
+    urls: HashMap<String, String>,
+}
+
+const MAX_IN_FLIGHT: usize = 1_000;
+
+impl InFlight {
+    /// A request starts; a document's origin joins those a reset clears.
+    pub fn on_request(&mut self, event: RequestWillBeSent, origins: &Mutex<BTreeSet<String>>) {
+        let url = &event.request.url;
+        if self.urls.len() < MAX_IN_FLIGHT && !url.starts_with("data:") {
+            self.urls.insert(event.request_id, url.clone());
+        }
+        if event.kind.as_deref() == Some("Document")
+            && let Some(origin) = web_origin(url)
+        {
+            origins.lock().expect("origins lock").insert(origin);
+        }
+    }
+
+    /// An answer arrived: a 4xx or 5xx one is a failed request.
+    pub fn on_response(&self, event: ResponseReceived, log: &Mutex<SessionLog>) {
+        let response = event.response;
+        if response.status >= 400
+            && let Some(url) = response.url
+        {
+            log.lock().expect("log lock").note_failed_request(format!(
+                "{} {}",
+                response.status,
+                short_url(&url)
+            ));
+        }
+    }
+
+    pub fn on_finished(&mut self, event: LoadingFinished) {
+        self.urls.remove(&event.request_id);
+    }
+
+    /// A request got no answer: noted with why, when its URL is known.
+    pub fn on_failed(&mut self, event: LoadingFailed, log: &Mutex<SessionLog>) {
+        let Some(url) = self.urls.remove(&event.request_id) else {
+            return;
+        };
+        let error = event.error_text.filter(|e| !e.is_empty());
+        let why = match (event.canceled, event.blocked_reason, error) {
+            (Some(true), _, Some(e)) => format!("canceled ({e})"),
+            (Some(true), _, None) => "canceled".to_string(),
+            (_, Some(reason), _) => format!("blocked ({reason})"),
+            (_, None, Some(e)) => e,
+            (_, None, None) => "failed".to_string(),
+        };
+        log.lock()
+            .expect("log lock")
+            .note_failed_request(format!("{why} {}", short_url(&url)));
+    }
+}
+
+/// `scheme://host[:port]` of an http(s) URL.
+fn web_origin(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    matches!(u.scheme(), "http" | "https").then(|| u.origin().ascii_serialization())
+}
+
+fn short_url(url: &str) -> String {
+    if url.chars().count() <= MAX_REQUEST_URL_CHARS {
+        return url.to_string();
+    }
+    let mut s: String = url.chars().take(MAX_REQUEST_URL_CHARS).collect();
+    s.push('…');
+    s
+}

@@ -1,0 +1,371 @@
+//! [`Session`]: one scenario's page, in its own browser context (or a reset tab, or the
+//! start-up tab), and the commands sent to it. How it watches its page, navigates, types and
+//! is reused live beside it (`page_events.rs`, `navigation.rs`, `input.rs`, `pool.rs`).
+
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use super::cdp::Command;
+use super::cdp::page::{AddScriptToEvaluateOnNewDocument, CaptureScreenshot, Navigate};
+use super::cdp::runtime::Evaluate;
+use super::cdp::target::{
+    ActivateTarget, AttachToTarget, CreateBrowserContext, CreateTarget, DisposeBrowserContext,
+    GetTargets,
+};
+use super::chromium::Instance;
+use super::error::{BrowserError, is_context_lost};
+use super::navigation::DocState;
+use super::network_log::SessionLog;
+use super::pool::InUse;
+
+/// What the page's listener tasks share with the session.
+pub(super) struct Shared {
+    pub doc: Mutex<DocState>,
+    pub doc_changed: Notify,
+    pub log: Mutex<SessionLog>,
+    pub popups: Mutex<VecDeque<String>>,
+    /// Origins of the documents this tab loaded (frames included): whose storage a reset clears.
+    pub origins: Mutex<BTreeSet<String>>,
+    /// Scripts added for new documents besides the engine's own, removed by a reset.
+    pub init_scripts: Mutex<Vec<String>>,
+}
+
+/// One scenario's browser context and its current page.
+pub struct Session {
+    pub(super) instance: Arc<Instance>,
+    /// None for the start-up tab (the default context).
+    pub(super) context: Option<String>,
+    /// The current page's target id, which is also its main frame's id.
+    pub(super) target: String,
+    /// The id of the flat CDP session attached to the current page: commands to the page
+    /// carry it, and its events come with it.
+    pub(super) cdp_session_id: String,
+    pub(super) shared: Arc<Shared>,
+    /// The listener tasks of the current page.
+    pub(super) tasks: Vec<JoinHandle<()>>,
+    /// Whether it moved into a tab the page opened (such a session is never reused).
+    pub(super) followed_popup: bool,
+    /// Set while a scenario holds it; none while it is reset or waits in the pool.
+    pub(super) in_use: Option<InUse>,
+}
+
+/// A command of a batch (see [`Session::page_batch`]).
+pub(super) type Queued<'a> = BoxFuture<'a, Result<(), BrowserError>>;
+
+impl Session {
+    /// The start-up tab's target id, when the tab is still unused.
+    async fn initial(instance: &Arc<Instance>) -> Option<String> {
+        if !instance.initial_unused.swap(false, Ordering::SeqCst) {
+            return None;
+        }
+        // It exists right after start-up, but may not be listed yet.
+        for _ in 0..50 {
+            let targets = instance.conn.send(None, &GetTargets {}).await.ok()?;
+            // In the default context: a page of a context made for another scenario (opened
+            // at the same time, `-j N`) is not the start-up tab.
+            let page = {
+                let ours = instance.contexts.lock().expect("contexts lock");
+                targets
+                    .target_infos
+                    .into_iter()
+                    .filter(|t| t.is_page())
+                    .find(|t| {
+                        t.browser_context_id
+                            .as_ref()
+                            .is_none_or(|c| !ours.contains(c))
+                    })
+                    .map(|t| t.target_id)
+            };
+            if page.is_some() {
+                return page;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        None
+    }
+
+    /// The start-up tab when it is unused, else a new page in a new context.
+    pub(super) async fn open(instance: Arc<Instance>) -> Result<Session, BrowserError> {
+        let t = std::time::Instant::now();
+        if let Some(target) = Self::initial(&instance).await {
+            let session = Self::adopt(instance, None, target).await?;
+            tracing::debug!("using the start-up tab, ready in {:?}", t.elapsed());
+            return Ok(session);
+        }
+        let conn = &instance.conn;
+        let context = conn
+            .send(None, &CreateBrowserContext {})
+            .await?
+            .browser_context_id;
+        instance
+            .contexts
+            .lock()
+            .expect("contexts lock")
+            .insert(context.clone());
+        let created = tokio::time::timeout(
+            Duration::from_secs(15),
+            conn.send(
+                None,
+                &CreateTarget {
+                    url: "about:blank".into(),
+                    browser_context_id: context.clone(),
+                },
+            ),
+        )
+        .await
+        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
+        .and_then(|r| r)
+        .map(|r| r.target_id);
+        let target = match created {
+            Ok(target) => target,
+            Err(e) => {
+                Self::dispose_in_background(&instance, &context);
+                return Err(e);
+            }
+        };
+        match Self::adopt(instance.clone(), Some(context.clone()), target).await {
+            Ok(session) => {
+                tracing::debug!("context and page ready in {:?}", t.elapsed());
+                Ok(session)
+            }
+            Err(e) => {
+                Self::dispose_in_background(&instance, &context);
+                Err(e)
+            }
+        }
+    }
+
+    fn dispose_in_background(instance: &Arc<Instance>, context: &str) {
+        instance
+            .contexts
+            .lock()
+            .expect("contexts lock")
+            .remove(context);
+        let conn = instance.conn.clone();
+        let browser_context_id = context.to_string();
+        tokio::spawn(async move {
+            let _ = conn
+                .send(None, &DisposeBrowserContext { browser_context_id })
+                .await;
+        });
+    }
+
+    /// `context` is None for the start-up tab, whose default context cannot be disposed.
+    async fn adopt(
+        instance: Arc<Instance>,
+        context: Option<String>,
+        target: String,
+    ) -> Result<Session, BrowserError> {
+        let shared = Arc::new(Shared {
+            doc: Mutex::new(DocState::default()),
+            doc_changed: Notify::new(),
+            log: Mutex::new(SessionLog::default()),
+            popups: Mutex::new(VecDeque::new()),
+            origins: Mutex::new(BTreeSet::new()),
+            init_scripts: Mutex::new(Vec::new()),
+        });
+        let cdp_session_id = Self::attach(&instance, &target).await?;
+        let mut session = Session {
+            instance,
+            context,
+            target,
+            cdp_session_id,
+            shared,
+            tasks: Vec::new(),
+            followed_popup: false,
+            in_use: None,
+        };
+        session.watch_page().await?;
+        session.watch_popups();
+        Ok(session)
+    }
+
+    /// Attaches a flat session to a page target; returns its id.
+    pub(super) async fn attach(instance: &Instance, target: &str) -> Result<String, BrowserError> {
+        let attached = instance
+            .conn
+            .send(
+                None,
+                &AttachToTarget {
+                    target_id: target.to_string(),
+                    flatten: true,
+                },
+            )
+            .await?;
+        Ok(attached.session_id)
+    }
+
+    /// The current page's target id: the same for a reused tab.
+    pub fn target_id(&self) -> &str {
+        &self.target
+    }
+
+    /// Whether the browser behind this session is still running.
+    pub fn is_alive(&self) -> bool {
+        self.instance.is_alive()
+    }
+
+    pub fn log(&self) -> SessionLog {
+        self.shared.log.lock().expect("log lock").clone()
+    }
+
+    pub(super) fn check_alive(&self) -> Result<(), BrowserError> {
+        if !self.instance.is_alive() {
+            return Err(BrowserError::Crashed("the browser process is gone".into()));
+        }
+        if self.shared.log.lock().expect("log lock").crashed {
+            return Err(BrowserError::Crashed("the page's renderer crashed".into()));
+        }
+        Ok(())
+    }
+
+    /// A command to the current page, without first checking that it is alive.
+    pub(super) async fn page_send<C: Command>(
+        &self,
+        command: &C,
+    ) -> Result<C::Response, BrowserError> {
+        self.instance
+            .conn
+            .send(Some(&self.cdp_session_id), command)
+            .await
+    }
+
+    /// `command` to the current page, as one command of a batch.
+    pub(super) fn queued<C: Command + Send + Sync + 'static>(&self, command: C) -> Queued<'_> {
+        Box::pin(async move { self.page_send(&command).await.map(|_| ()) })
+    }
+
+    /// Sends commands to the current page together (Chromium runs them in order) and waits for
+    /// every answer.
+    pub(super) async fn page_batch(batch: Vec<Queued<'_>>) -> Result<(), BrowserError> {
+        futures::future::try_join_all(batch).await?;
+        Ok(())
+    }
+
+    /// Sends a command to the current page and returns its answer.
+    pub async fn send<C: Command>(&self, command: &C) -> Result<C::Response, BrowserError> {
+        self.check_alive()?;
+        self.page_send(command).await
+    }
+
+    /// Sends an untyped command to the current page, for tests that read what the engine itself
+    /// never needs (Chromium's accessibility tree). The engine sends typed commands.
+    pub async fn send_raw(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
+        self.check_alive()?;
+        self.instance
+            .conn
+            .send_raw(Some(&self.cdp_session_id), method, &params)
+            .await
+    }
+
+    /// Evaluates an expression in the page and returns its JSON value. The engine evaluates
+    /// only calls into the in-page engine (see [`super::injected`]); tests use it freely.
+    pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
+        self.check_alive()?;
+        let evaluated = self
+            .page_send(&Evaluate {
+                expression: expression.to_string(),
+                return_by_value: true,
+                await_promise: true,
+            })
+            .await
+            .map_err(|e| match e {
+                BrowserError::Crashed(m) if self.instance.is_alive() => {
+                    BrowserError::Crashed(format!("the page stopped answering ({m})"))
+                }
+                other => other,
+            })?;
+        if let Some(details) = evaluated.exception_details {
+            let text = details.message();
+            return Err(if is_context_lost(&text) {
+                BrowserError::ContextLost
+            } else {
+                BrowserError::Script(text)
+            });
+        }
+        let value = evaluated.result.value.unwrap_or(Value::Null);
+        serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
+    }
+
+    /// A PNG screenshot of the viewport.
+    pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
+        self.check_alive()?;
+        // A tab in the background paints nothing in a headed browser.
+        self.instance
+            .conn
+            .send(
+                None,
+                &ActivateTarget {
+                    target_id: self.target.clone(),
+                },
+            )
+            .await?;
+        let shot = self.page_send(&CaptureScreenshot { format: "png" }).await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(shot.data)
+            .map_err(|e| BrowserError::Protocol(format!("a screenshot that is not base64: {e}")))
+    }
+
+    /// Adds a script that runs in every new document before the page's own, until the session
+    /// ends (a reset removes it).
+    pub async fn add_init_script(&self, source: &str) -> Result<(), BrowserError> {
+        let added = self
+            .send(&AddScriptToEvaluateOnNewDocument {
+                source: source.to_string(),
+            })
+            .await?;
+        self.shared
+            .init_scripts
+            .lock()
+            .expect("scripts lock")
+            .push(added.identifier);
+        Ok(())
+    }
+
+    /// Stops the current page's listener tasks.
+    pub(super) fn stop_watching(&self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+
+    /// Closes the context and everything in it. The disposal runs in the background: the next
+    /// scenario has its own context and need not wait for this one's pages to be torn down.
+    pub(super) fn dispose(self) {
+        self.stop_watching();
+        if !self.instance.is_alive() {
+            return;
+        }
+        let conn = self.instance.conn.clone();
+        match &self.context {
+            Some(context) => Self::dispose_in_background(&self.instance, context),
+            None => {
+                // The default context cannot be disposed, and closing the last tab may end
+                // the browser: leave the tab blank, where nothing of the app keeps running.
+                // Nobody waits for that page, so neither do we.
+                let session = self.cdp_session_id.clone();
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(
+                        Duration::from_secs(5),
+                        conn.send(
+                            Some(&session),
+                            &Navigate {
+                                url: "about:blank".into(),
+                            },
+                        ),
+                    )
+                    .await;
+                });
+            }
+        }
+    }
+}

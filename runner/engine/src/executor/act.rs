@@ -1,0 +1,210 @@
+//! Acting on a step's target: find it and wait until it is actionable, with back-off, then
+//! click, fill, press, check, select or hover with trusted input.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+use windup_model::{Action, ActionType, FailureClass, keys::parse_chord};
+
+use super::outcome::{Failure, browser_failure, fail};
+use super::steps::{Runner, Timing};
+use crate::browser::BrowserError;
+use crate::locator::{Located, Locator};
+
+/// Back-off between attempts to find an actionable target, in milliseconds.
+const RETRY_MS: [u64; 6] = [0, 10, 20, 50, 100, 100];
+
+/// A target found and actionable: where to act, and its checked state when it has one.
+struct Acquired {
+    x: f64,
+    y: f64,
+    checked: Option<serde_json::Value>,
+}
+
+impl Runner<'_, '_> {
+    /// A step on a target: click, hover, wait_for, fill, press, check, uncheck, select.
+    pub async fn perform_on_target(
+        &mut self,
+        action: &Action,
+        id: &str,
+        deadline: Instant,
+        timing: &mut Timing,
+    ) -> Result<(), Failure> {
+        let selector = action
+            .target
+            .as_ref()
+            .map(|t| t.selector.as_str())
+            .unwrap_or_default();
+        self.failed_target = Some(selector.to_string());
+        let locator = Locator::parse(selector).map_err(|e| {
+            fail(
+                FailureClass::PlanInvalid,
+                Some(id),
+                format!("bad selector `{selector}`: {e}"),
+            )
+        })?;
+        let kind = action.kind;
+        let t = Instant::now();
+        // `select` is chosen in the page: it finds, checks and selects in one call.
+        if kind == ActionType::Select {
+            let value = action.value.clone().unwrap_or_default();
+            self.acquire(&locator, "select", Some(&value), deadline, id)
+                .await?;
+            timing.0 = t.elapsed();
+            return Ok(());
+        }
+        let Acquired { x, y, checked } = self
+            .acquire(&locator, kind.as_str(), None, deadline, id)
+            .await?;
+        timing.0 = t.elapsed();
+        let t = Instant::now();
+        let browser = |e| browser_failure(e, id);
+        match kind {
+            ActionType::Click => self.session.click(x, y).await.map_err(browser)?,
+            ActionType::Hover => self.session.hover(x, y).await.map_err(browser)?,
+            ActionType::WaitFor => {}
+            ActionType::Fill => {
+                let text = match (&action.value, &action.value_ref) {
+                    (Some(v), _) => v.clone(),
+                    (None, Some(name)) => self.cx.secrets.resolve(name).ok_or_else(|| {
+                        fail(
+                            FailureClass::PlanInvalid,
+                            Some(id),
+                            format!(
+                                "no value for `{name}`: set it in the environment or in .env.local"
+                            ),
+                        )
+                    })?,
+                    (None, None) => String::new(),
+                };
+                if action.value_ref.is_some() {
+                    self.secret_fields.push(locator.parts().to_vec());
+                }
+                // The engine focused the field and selected its content: typing replaces it.
+                if text.is_empty() {
+                    let delete = parse_chord("Delete").expect("Delete is a key");
+                    self.session.press(&delete).await.map_err(browser)?;
+                } else {
+                    self.session.insert_text(&text).await.map_err(browser)?;
+                }
+            }
+            ActionType::Press => {
+                let chord = parse_chord(action.key.as_deref().unwrap_or_default())
+                    .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+                self.session.press(&chord).await.map_err(browser)?;
+            }
+            ActionType::Check | ActionType::Uncheck => {
+                let want = kind == ActionType::Check;
+                if checked.as_ref().and_then(|c| c.as_bool()) != Some(want) {
+                    self.session.click(x, y).await.map_err(browser)?;
+                    self.wait_checked(&locator, want, deadline, id).await?;
+                }
+            }
+            ActionType::Select | ActionType::Goto | ActionType::Use => {}
+        }
+        timing.1 = t.elapsed();
+        Ok(())
+    }
+
+    /// Retries until the target is found and actionable, or the deadline passes.
+    async fn acquire(
+        &mut self,
+        locator: &Locator,
+        action: &str,
+        select_value: Option<&str>,
+        deadline: Instant,
+        id: &str,
+    ) -> Result<Acquired, Failure> {
+        let mut attempt = 0;
+        let mut last: Option<Located> = None;
+        loop {
+            self.session
+                .follow_popup()
+                .await
+                .map_err(|e| browser_failure(e, id))?;
+            self.session.wait_document_ready(deadline).await;
+            let found = match select_value {
+                Some(v) => locator.select(self.session, v).await,
+                None => locator.locate(self.session, action).await,
+            };
+            match found {
+                Ok(Located::Ok { x, y, checked, .. }) => return Ok(Acquired { x, y, checked }),
+                Ok(Located::Navigating) | Err(BrowserError::ContextLost) => {}
+                Ok(other) => last = Some(other),
+                Err(BrowserError::Script(e)) => {
+                    return Err(fail(
+                        FailureClass::PlanInvalid,
+                        Some(id),
+                        format!("selector `{}` cannot be evaluated: {e}", locator.source),
+                    ));
+                }
+                Err(e) => return Err(browser_failure(e, id)),
+            }
+            let pause = Duration::from_millis(RETRY_MS[attempt.min(RETRY_MS.len() - 1)]);
+            attempt += 1;
+            if Instant::now() + pause >= deadline {
+                return Err(self.not_acquired(locator, last, id, deadline).await);
+            }
+            tokio::time::sleep(pause).await;
+        }
+    }
+
+    async fn not_acquired(
+        &self,
+        locator: &Locator,
+        last: Option<Located>,
+        id: &str,
+        deadline: Instant,
+    ) -> Failure {
+        match last {
+            Some(Located::NotActionable { reason }) => fail(
+                self.timeout_class(FailureClass::NotActionable, deadline),
+                Some(id),
+                format!(
+                    "`{}` matched but never became actionable: {reason}",
+                    locator.source
+                ),
+            ),
+            _ => {
+                let found = locator
+                    .diagnose(self.session)
+                    .await
+                    .map(|d| d.describe())
+                    .unwrap_or_else(|_| "no visible match".into());
+                fail(
+                    self.timeout_class(FailureClass::SelectorNotFound, deadline),
+                    Some(id),
+                    format!("`{}`: {found}", locator.source),
+                )
+            }
+        }
+    }
+
+    async fn wait_checked(
+        &mut self,
+        locator: &Locator,
+        want: bool,
+        deadline: Instant,
+        id: &str,
+    ) -> Result<(), Failure> {
+        loop {
+            match locator.is_checked(self.session).await {
+                Ok(v) if v.as_bool() == Some(want) => return Ok(()),
+                Ok(_) | Err(BrowserError::ContextLost) => {}
+                Err(e) => return Err(browser_failure(e, id)),
+            }
+            if Instant::now() >= deadline {
+                return Err(fail(
+                    self.timeout_class(FailureClass::NotActionable, deadline),
+                    Some(id),
+                    format!(
+                        "clicking `{}` did not {} it",
+                        locator.source,
+                        if want { "check" } else { "uncheck" }
+                    ),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! A failure's evidence, captured at the failing step: URL, target diagnosis, accessibility
+//! snapshot, the page's errors, failed requests, and a screenshot with every field typed from a
+//! credential covered (or none when they cannot be covered).
+
+use super::context::Screenshots;
+use super::outcome::{Captured, Failure};
+use super::steps::Runner;
+use crate::browser::injected;
+
+/// Characters of accessibility snapshot kept as evidence.
+const EVIDENCE_SNAPSHOT_CHARS: usize = 6_000;
+
+impl Runner<'_, '_> {
+    /// Evidence at the failing step: URL, target diagnosis, accessibility snapshot, page errors,
+    /// failed requests and a screenshot with every credential-typed field covered. Best effort:
+    /// a page that cannot give a part leaves it out.
+    pub async fn capture(&mut self, failure: &Failure, url: Option<String>) -> Captured {
+        let mut evidence = windup_model::Evidence {
+            action_id: failure.action_id.clone(),
+            url,
+            target: self
+                .failed_target
+                .clone()
+                .map(|t| format!("{t}: {}", failure.message)),
+            ..Default::default()
+        };
+        evidence.snapshot = injected::snapshot(self.session, EVIDENCE_SNAPSHOT_CHARS)
+            .await
+            .ok();
+        if let Ok(f) = injected::failures(self.session).await {
+            evidence.console_errors = f.console;
+        }
+        // From the Network events of the whole session (every page and tab it went through):
+        // HTTP errors, and requests that got no answer at all, which the page cannot see.
+        evidence.failed_requests = self.session.log().failed_requests;
+        let screenshot = if self.cx.screenshots == Screenshots::Off {
+            None
+        } else {
+            self.covered_screenshot().await
+        };
+        Captured {
+            evidence,
+            screenshot,
+        }
+    }
+
+    /// The viewport with every credential-typed field covered; none when they cannot be covered,
+    /// so no screenshot ever shows a credential.
+    pub async fn covered_screenshot(&mut self) -> Option<Vec<u8>> {
+        let covered = if self.secret_fields.is_empty() {
+            true
+        } else {
+            injected::mask(self.session, &self.secret_fields)
+                .await
+                .is_ok()
+        };
+        let screenshot = if covered {
+            self.session.screenshot().await.ok()
+        } else {
+            None
+        };
+        if !self.secret_fields.is_empty() {
+            let _ = injected::unmask(self.session).await;
+        }
+        screenshot
+    }
+}

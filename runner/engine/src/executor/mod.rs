@@ -1,0 +1,14 @@
+//! The deterministic loop: go to the start URL, then per action: find the target, wait until it
+//! is actionable, act with trusted input, verify the postconditions. LLM-free.
+
+mod act;
+mod context;
+mod evidence;
+mod fragment;
+mod navigate;
+mod outcome;
+mod steps;
+
+pub use context::{ExecContext, Screenshots};
+pub use outcome::{Captured, Execution, Failure};
+pub use steps::{execute, execute_steps};

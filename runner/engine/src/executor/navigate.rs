@@ -1,0 +1,81 @@
+//! Going to a page: the start URL and `goto` steps, resolved against the base URL, each
+//! reported with the reached page's structural signature.
+
+use tokio::time::Instant;
+use windup_model::{Action, FailureClass};
+
+use super::outcome::{Failure, fail};
+use super::steps::{Runner, Timing};
+use crate::base_url::rebase;
+use crate::browser::NavError;
+use crate::events::Event;
+use crate::signature;
+
+impl Runner<'_, '_> {
+    /// Opens the plan's start URL; returns the start page's signature.
+    pub async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
+        let url = rebase(self.cx.base_url, start_url)
+            .map_err(|e| fail(FailureClass::PlanInvalid, None, e))?;
+        let deadline = (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);
+        let t = Instant::now();
+        self.navigate(url.as_str(), deadline, None).await?;
+        tracing::debug!(url = %url, "start page loaded in {:?}", t.elapsed());
+        Ok(self.see_page(&url).await)
+    }
+
+    /// A `goto` step.
+    pub async fn goto_step(
+        &mut self,
+        action: &Action,
+        id: &str,
+        timing: &mut Timing,
+    ) -> Result<(), Failure> {
+        let raw = action.url.as_deref().unwrap_or("/");
+        let url = rebase(self.cx.base_url, raw)
+            .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+        let t = Instant::now();
+        let nav_deadline =
+            (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);
+        self.navigate(url.as_str(), nav_deadline, Some(id)).await?;
+        timing.1 = t.elapsed();
+        self.see_page(&url).await;
+        Ok(())
+    }
+
+    /// Tells subscribers which page was reached and its structural signature.
+    async fn see_page(&self, url: &url::Url) -> Option<String> {
+        let signature = signature::of_page(self.session).await.ok();
+        self.emit(Event::PageSeen {
+            scenario_id: self.cx.scenario_id.to_string(),
+            url: url.to_string(),
+            signature: signature.clone(),
+        });
+        signature
+    }
+
+    async fn navigate(
+        &mut self,
+        url: &str,
+        deadline: Instant,
+        action_id: Option<&str>,
+    ) -> Result<(), Failure> {
+        let timeout = deadline.saturating_duration_since(Instant::now());
+        match self.session.goto(url, timeout).await {
+            Ok(()) => Ok(()),
+            Err(NavError::Failed(reason)) => Err(fail(
+                FailureClass::NavigationFailed,
+                action_id,
+                format!("{url} did not load: {reason}"),
+            )),
+            Err(NavError::Timeout) => Err(fail(
+                self.timeout_class(FailureClass::NavigationFailed, deadline),
+                action_id,
+                format!(
+                    "{url} did not finish loading within {} ms",
+                    timeout.as_millis()
+                ),
+            )),
+            Err(NavError::Crashed(m)) => Err(fail(FailureClass::BrowserCrashed, action_id, m)),
+        }
+    }
+}

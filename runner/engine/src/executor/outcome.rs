@@ -1,0 +1,86 @@
+//! What an execution returns: the steps' results, why it stopped, and the evidence of a
+//! failure; and how a step's result or failure is written down.
+
+use std::time::Duration;
+
+use windup_model::{Action, ActionResult, ActionStatus, FailureClass};
+
+use crate::browser::BrowserError;
+
+/// Why an execution stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub class: FailureClass,
+    pub action_id: Option<String>,
+    pub message: String,
+}
+
+/// What one execution of a plan did.
+#[derive(Debug, Clone)]
+pub struct Execution {
+    pub failure: Option<Failure>,
+    pub actions: Vec<ActionResult>,
+    pub final_url: Option<String>,
+    pub duration: Duration,
+    /// Structural signature of the start page.
+    pub start_sig: Option<String>,
+    /// What the page looked like at the failure; text not yet masked for credentials (the
+    /// runner does that), the screenshot with credential fields covered.
+    pub evidence: Option<Captured>,
+    /// The viewport as PNG at the end of a passing execution (`Screenshots::On`), credential
+    /// fields covered.
+    pub screenshot: Option<Vec<u8>>,
+}
+
+/// Failure evidence as captured, before it is masked and stored.
+#[derive(Debug, Clone, Default)]
+pub struct Captured {
+    pub evidence: windup_model::Evidence,
+    /// The viewport as PNG, fields typed from credentials covered.
+    pub screenshot: Option<Vec<u8>>,
+}
+
+impl Execution {
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// The result of a step that never ran.
+pub(super) fn skipped(action: &Action, fragment: Option<&str>) -> ActionResult {
+    ActionResult {
+        id: action.id.clone(),
+        kind: action.kind,
+        fragment: fragment.map(str::to_string),
+        step: Some(action.summary()),
+        status: ActionStatus::Skipped,
+        started_ms: 0,
+        duration_ms: 0,
+        wait_ms: 0,
+        act_ms: 0,
+        verify_ms: 0,
+        error: None,
+    }
+}
+
+pub(super) fn fail(
+    class: FailureClass,
+    action_id: Option<&str>,
+    message: impl Into<String>,
+) -> Failure {
+    Failure {
+        class,
+        action_id: action_id.map(str::to_string),
+        message: message.into(),
+    }
+}
+
+/// A step stopped by the browser: a script error is the plan's fault, anything else the
+/// browser's.
+pub(super) fn browser_failure(e: BrowserError, id: &str) -> Failure {
+    let class = match e {
+        BrowserError::Script(_) => FailureClass::PlanInvalid,
+        _ => FailureClass::BrowserCrashed,
+    };
+    fail(class, Some(id), e.to_string())
+}

@@ -1,0 +1,285 @@
+//! The step loop: runs a plan's steps in order, times each, reports it as an event, and stops
+//! at the first failure, listing the steps that never ran. A step's own work is done by type:
+//! `goto` (`navigate.rs`), `use` (`fragment.rs`), the rest on a target (`act.rs`); then its
+//! postconditions are verified.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+use windup_model::{
+    Action, ActionResult, ActionStatus, ActionType, FailureClass, Plan, keys::parse_chord,
+};
+
+use super::context::{ExecContext, Screenshots};
+use super::outcome::{Captured, Execution, Failure, browser_failure, fail, skipped};
+use crate::browser::Session;
+use crate::events::Event;
+use crate::verifier::{Check, VerifyError};
+
+/// One execution in progress.
+pub(super) struct Runner<'s, 'c> {
+    pub session: &'s mut Session,
+    pub cx: &'c ExecContext<'c>,
+    start: Instant,
+    pub scenario_deadline: Instant,
+    pub results: Vec<ActionResult>,
+    dialogs_reported: usize,
+    /// Fields typed from credentials, covered before a failure screenshot.
+    pub secret_fields: Vec<Vec<windup_model::Part>>,
+    /// The failing step's target selector.
+    pub failed_target: Option<String>,
+}
+
+/// Time a step spent (wait, act, verify).
+pub(super) type Timing = (Duration, Duration, Duration);
+
+/// Runs `plan` in `session`: opens its start URL, then its steps.
+pub async fn execute(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>) -> Execution {
+    run(session, plan, cx, true).await
+}
+
+/// Runs `plan`'s steps on the page as it is, without opening the start URL first (for harnesses
+/// that prepare the page themselves, such as seeding a MiniWoB episode).
+pub async fn execute_steps(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>) -> Execution {
+    run(session, plan, cx, false).await
+}
+
+async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: bool) -> Execution {
+    let start = Instant::now();
+    let mut runner = Runner {
+        session,
+        cx,
+        start,
+        scenario_deadline: start + cx.scenario_timeout,
+        results: Vec::new(),
+        dialogs_reported: 0,
+        secret_fields: Vec::new(),
+        failed_target: None,
+    };
+    let mut start_sig = None;
+    let opened = if open {
+        runner.open_start(&plan.start_url).await
+    } else {
+        Ok(None)
+    };
+    let failure = match opened {
+        Err(f) => Some(f),
+        Ok(sig) => {
+            start_sig = sig;
+            runner.run_actions(&plan.actions, None, 0).await.err()
+        }
+    };
+    let final_url = runner.session.url().await.ok();
+    let screenshot = match (&failure, cx.screenshots) {
+        (None, Screenshots::On) => runner.covered_screenshot().await,
+        _ => None,
+    };
+    let evidence = match &failure {
+        Some(f) if runner.session.is_alive() => Some(runner.capture(f, final_url.clone()).await),
+        Some(f) => Some(Captured {
+            evidence: windup_model::Evidence {
+                action_id: f.action_id.clone(),
+                url: final_url.clone(),
+                target: runner
+                    .failed_target
+                    .clone()
+                    .map(|t| format!("{t}: {}", f.message)),
+                ..Default::default()
+            },
+            screenshot: None,
+        }),
+        None => None,
+    };
+    let mut results = runner.results;
+    // Steps that never ran are listed as skipped, so a report shows the whole plan.
+    if failure.is_some() {
+        for a in plan
+            .actions
+            .iter()
+            .skip(results.iter().filter(|r| r.fragment.is_none()).count())
+        {
+            results.push(skipped(a, None));
+        }
+    }
+    Execution {
+        failure,
+        actions: results,
+        final_url,
+        duration: start.elapsed(),
+        start_sig,
+        evidence,
+        screenshot,
+    }
+}
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+impl Runner<'_, '_> {
+    pub fn emit(&self, event: Event) {
+        self.cx.events.on_event(&event);
+    }
+
+    /// A step's deadline: its own timeout, capped by the scenario's.
+    pub fn deadline(&self, action: &Action) -> Instant {
+        let own = action
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.cx.timeouts.action);
+        (Instant::now() + own).min(self.scenario_deadline)
+    }
+
+    /// Which class a timeout falls in: the scenario's budget when that was the deadline that
+    /// ran out, else the step's own class.
+    pub fn timeout_class(&self, own: FailureClass, deadline: Instant) -> FailureClass {
+        if deadline >= self.scenario_deadline {
+            FailureClass::ScenarioTimeout
+        } else {
+            own
+        }
+    }
+
+    pub fn run_actions<'a>(
+        &'a mut self,
+        actions: &'a [Action],
+        fragment: Option<&'a str>,
+        depth: usize,
+    ) -> futures::future::BoxFuture<'a, Result<(), Failure>> {
+        Box::pin(async move {
+            for (i, action) in actions.iter().enumerate() {
+                if let Err(f) = self.run_one(action, fragment, depth).await {
+                    if fragment.is_some() {
+                        for rest in &actions[i + 1..] {
+                            self.results.push(skipped(rest, fragment));
+                        }
+                    }
+                    return Err(f);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    async fn run_one(
+        &mut self,
+        action: &Action,
+        fragment: Option<&str>,
+        depth: usize,
+    ) -> Result<(), Failure> {
+        let id = match fragment {
+            Some(f) => format!("{f}/{}", action.id),
+            None => action.id.clone(),
+        };
+        self.failed_target = None;
+        self.emit(Event::ActionStarted {
+            scenario_id: self.cx.scenario_id.to_string(),
+            action_id: id.clone(),
+        });
+        let started = Instant::now();
+        let started_ms = ms(started - self.start);
+        let mut timing = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+        let outcome = self
+            .perform(action, &id, depth, &mut timing)
+            .await
+            .map_err(|mut f| {
+                if f.action_id.is_none() {
+                    f.action_id = Some(id.clone());
+                }
+                f
+            });
+        let result = ActionResult {
+            id: action.id.clone(),
+            kind: action.kind,
+            fragment: fragment.map(str::to_string),
+            step: Some(action.summary()),
+            status: if outcome.is_ok() {
+                ActionStatus::Passed
+            } else {
+                ActionStatus::Failed
+            },
+            started_ms,
+            duration_ms: ms(started.elapsed()),
+            wait_ms: ms(timing.0),
+            act_ms: ms(timing.1),
+            verify_ms: ms(timing.2),
+            error: outcome.as_ref().err().map(|f| f.message.clone()),
+        };
+        self.emit(Event::ActionFinished {
+            scenario_id: self.cx.scenario_id.to_string(),
+            result: result.clone(),
+        });
+        // A `use` step's own result goes after its fragment's steps, in the order they finished.
+        self.results.push(result);
+        let dialogs = self.session.log().dialogs;
+        for (kind, message) in dialogs.iter().skip(self.dialogs_reported) {
+            self.emit(Event::Dialog {
+                scenario_id: self.cx.scenario_id.to_string(),
+                kind: kind.clone(),
+                message: message.clone(),
+            });
+        }
+        self.dialogs_reported = dialogs.len();
+        outcome
+    }
+
+    /// Does the step; `timing` collects (wait, act, verify).
+    async fn perform(
+        &mut self,
+        action: &Action,
+        id: &str,
+        depth: usize,
+        timing: &mut Timing,
+    ) -> Result<(), Failure> {
+        let deadline = self.deadline(action);
+        match action.kind {
+            ActionType::Goto => self.goto_step(action, id, timing).await?,
+            ActionType::Use => self.use_fragment(action, id, depth, timing).await?,
+            ActionType::Press if action.target.is_none() => {
+                let chord = parse_chord(action.key.as_deref().unwrap_or_default())
+                    .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+                let t = Instant::now();
+                self.session
+                    .press(&chord)
+                    .await
+                    .map_err(|e| browser_failure(e, id))?;
+                timing.1 = t.elapsed();
+            }
+            _ => self.perform_on_target(action, id, deadline, timing).await?,
+        }
+        if let Some(expect) = action.expect.as_ref().filter(|e| !e.is_empty()) {
+            let t = Instant::now();
+            let d = self.deadline(action);
+            self.verify(expect, d, id).await?;
+            timing.2 = t.elapsed();
+        }
+        Ok(())
+    }
+
+    /// Waits until `expect` holds on the page (after moving into a tab the step opened).
+    pub async fn verify(
+        &mut self,
+        expect: &windup_model::Expect,
+        deadline: Instant,
+        id: &str,
+    ) -> Result<(), Failure> {
+        let check =
+            Check::compile(expect).map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+        self.session
+            .follow_popup()
+            .await
+            .map_err(|e| browser_failure(e, id))?;
+        match check
+            .wait(self.session, self.cx.base_url, expect, deadline)
+            .await
+        {
+            Ok(()) => Ok(()),
+            Err(VerifyError::NotMet(m)) => Err(fail(
+                self.timeout_class(FailureClass::PostconditionFailed, deadline),
+                Some(id),
+                m,
+            )),
+            Err(VerifyError::Browser(e)) => Err(browser_failure(e, id)),
+        }
+    }
+}
