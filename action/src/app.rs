@@ -57,6 +57,10 @@ impl App {
         self.stop_group();
     }
 
+    #[expect(
+        unsafe_code,
+        reason = "kill(2) on the process group: std can signal a child, not its group"
+    )]
     fn stop_group(&mut self) {
         if let Ok(Some(_)) = self.child.try_wait() {
             return;
@@ -69,11 +73,13 @@ impl App {
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
                 // The shell is gone; make sure nothing it started lingers.
+                // SAFETY: as above.
                 unsafe { libc::kill(-group, libc::SIGKILL) };
                 return;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // SAFETY: as above.
         unsafe { libc::kill(-group, libc::SIGKILL) };
         let _ = self.child.wait();
     }

@@ -1,6 +1,8 @@
 //! Windup's engine: the browser boundary, locators, the deterministic executor and verifier,
 //! the plan cache and signatures. It never links a web server or a database.
 
+#![warn(missing_docs)]
+
 pub mod base_url;
 pub mod browser;
 pub mod cache;

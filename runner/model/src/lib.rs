@@ -4,6 +4,8 @@
 //! keep reading the previous version or say clearly that it is not read, regenerate `schemas/`
 //! (`cargo test -p windup-model` fails until you do), and note the change in ARCHITECTURE.md.
 
+#![warn(missing_docs)]
+
 pub mod cache;
 pub mod exit;
 pub mod fragment;

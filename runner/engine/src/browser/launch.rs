@@ -224,6 +224,10 @@ pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, Browser
         .kill_on_drop(true);
     // SAFETY: between fork and exec only async-signal-safe calls (fcntl, dup2) on
     // descriptors the child inherited; no allocation, no locks.
+    #[expect(
+        unsafe_code,
+        reason = "pre_exec moves the pipe's ends to fds 3 and 4, where Chromium's --remote-debugging-pipe reads them"
+    )]
     unsafe {
         command.pre_exec(move || {
             // Copies above 4 first (close-on-exec, so they do not leak into Chromium), so

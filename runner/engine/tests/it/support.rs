@@ -24,6 +24,10 @@ pub fn browser_options() -> BrowserOptions {
 static SHARED_PID: AtomicU32 = AtomicU32::new(0);
 
 /// A static is never dropped, so the shared Chromium is killed when the process exits.
+#[expect(
+    unsafe_code,
+    reason = "kill(2) from an atexit hook, where no runtime is left"
+)]
 extern "C" fn kill_shared_browser() {
     let pid = SHARED_PID.load(Ordering::SeqCst);
     if pid != 0 {
@@ -35,6 +39,10 @@ extern "C" fn kill_shared_browser() {
 }
 
 /// The Chromium shared by the tests of this binary.
+#[expect(
+    unsafe_code,
+    reason = "atexit(3): the only hook that runs when a test binary exits"
+)]
 pub fn browser() -> &'static Browser {
     static BROWSER: OnceLock<Browser> = OnceLock::new();
     BROWSER.get_or_init(|| {
