@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use octocrab::Octocrab;
 use octocrab::models::issues::Comment;
+use windup_model::api::PullRequest;
 use windup_model::money::usd;
 use windup_model::{RunReport, ScenarioStatus};
 
-use crate::ingest::PullRequest;
 use crate::store::{Project, RunFilter};
 use crate::{AppState, GithubAuth, GithubConfig};
 
