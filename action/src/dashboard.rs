@@ -1,11 +1,13 @@
 //! The team dashboard, from the Action's side. The engine does the talking: with
 //! `config.dashboard` set (from `dashboard-url`), the runner restores newer plans before the run
 //! and saves verified ones after it; here the run is uploaded and the spool flushed
-//! (`remote::push_run`). Nothing here fails the job: every problem becomes a `::warning`.
+//! (`dashboard_client::push_run`). Nothing here fails the job: every problem becomes a
+//! `::warning`.
 
 use std::path::Path;
 
-use windup_engine::remote::{self, Pushed, Settings};
+use windup_engine::dashboard_client::{self, Pushed, Settings};
+use windup_engine::env::Env;
 
 /// What the upload gave: the run's page, or why it is waiting in the spool.
 #[derive(Debug, Clone, Default)]
@@ -15,17 +17,12 @@ pub struct Uploaded {
 }
 
 /// Uploads the finished run, then whatever an earlier outage left in the spool.
-pub async fn upload(
-    root: &Path,
-    settings: &Settings,
-    run_id: &str,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Uploaded {
+pub async fn upload(root: &Path, settings: &Settings, run_id: &str, env: &Env) -> Uploaded {
     let mut out = Uploaded::default();
     if !settings.push {
         return out;
     }
-    let after = match remote::push_run(root, settings, run_id, env).await {
+    let after = match dashboard_client::push_run(root, settings, run_id, env).await {
         Ok(a) => a,
         Err(e) => {
             out.warnings.push(format!(

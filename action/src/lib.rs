@@ -98,7 +98,7 @@ struct Prepared {
     selection: Selection,
     reports: Vec<ReportSpec>,
     notes: Notes,
-    dashboard: Option<windup_engine::remote::Settings>,
+    dashboard: Option<windup_engine::dashboard_client::Settings>,
     /// The engine's view of the environment (with the dashboard token).
     engine_env: windup_engine::env::Env,
 }
@@ -298,7 +298,7 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         code = ExitCode::Infrastructure;
     }
     if let Some(settings) = &dashboard {
-        let uploaded = dashboard::upload(root, settings, &report.run_id, &engine_env.as_fn()).await;
+        let uploaded = dashboard::upload(root, settings, &report.run_id, &engine_env).await;
         for w in &uploaded.warnings {
             warn_if(Some(w));
         }

@@ -10,17 +10,18 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use windup_model::{CacheEntry, CacheStatus, LedgerRecord, RunReport};
+use windup_model::api::{ArtifactSaved, CachedPlan, PlanSaved, RunCreated, RunUpload};
+use windup_model::{CacheEntry, CacheStatus};
 
 use crate::AppState;
 use crate::admin;
 use crate::error::ApiError;
-use crate::ingest::{self, PullRequest};
+use crate::ingest::{self, valid_name};
 use crate::secret::{self, Scope};
 use crate::store::{CachePut, Project};
-use crate::time::{now_ms, rfc3339};
+use crate::time::{now_ms, to_second};
 
 pub const RUN_LIMIT: usize = 16 * 1024 * 1024;
 pub const ARTIFACT_LIMIT: usize = 5 * 1024 * 1024;
@@ -242,26 +243,10 @@ async fn create_token(
     Ok((StatusCode::CREATED, Json(json)).into_response())
 }
 
-#[derive(Deserialize)]
-struct IngestBody {
-    report: RunReport,
-    #[serde(default)]
-    ledger: Vec<LedgerRecord>,
-    #[serde(default)]
-    pull_request: Option<PullRequest>,
-}
-
-#[derive(Serialize)]
-struct Ingested {
-    run_id: String,
-    url: String,
-    created: bool,
-}
-
 async fn ingest_run(
     State(state): State<AppState>,
     auth: ApiAuth,
-    JsonBody(body): JsonBody<IngestBody>,
+    JsonBody(body): JsonBody<RunUpload>,
 ) -> Result<Response, ApiError> {
     auth.require(Scope::Ingest)?;
     let run = ingest::to_new_run(&body.report, &body.ledger, body.pull_request.as_ref())?;
@@ -298,23 +283,13 @@ async fn ingest_run(
     };
     Ok((
         status,
-        Json(Ingested {
+        Json(RunCreated {
             run_id: run.run_id,
             url,
             created,
         }),
     )
         .into_response())
-}
-
-pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 200
-        && name != "."
-        && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 async fn put_artifact(
@@ -365,8 +340,13 @@ async fn put_artifact(
     } else {
         StatusCode::CREATED
     };
-    let json = serde_json::json!({"run_id": run_id, "name": name, "bytes": bytes.len(), "created": !existed});
-    Ok((status, Json(json)).into_response())
+    let saved = ArtifactSaved {
+        run_id,
+        name,
+        bytes: bytes.len() as u64,
+        created: !existed,
+    };
+    Ok((status, Json(saved)).into_response())
 }
 
 #[derive(Deserialize)]
@@ -411,8 +391,12 @@ async fn cache_get(
                     "a stored cache entry is unreadable",
                 )
             })?;
-            let json = serde_json::json!({"branch": row.branch, "updated_at": rfc3339(row.updated_ms), "entry": entry});
-            return Ok(Json(json).into_response());
+            let plan = CachedPlan {
+                branch: row.branch,
+                updated_at: to_second(row.updated_ms),
+                entry,
+            };
+            return Ok(Json(plan).into_response());
         }
     }
     Err(ApiError::not_found(
@@ -507,7 +491,10 @@ async fn cache_put(
     } else {
         StatusCode::OK
     };
-    let json =
-        serde_json::json!({"scenario_id": scenario_id, "branch": q.branch, "created": created});
-    Ok((status, Json(json)).into_response())
+    let saved = PlanSaved {
+        scenario_id,
+        branch: q.branch,
+        created,
+    };
+    Ok((status, Json(saved)).into_response())
 }

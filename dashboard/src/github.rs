@@ -8,9 +8,9 @@ use std::time::Duration;
 use octocrab::Octocrab;
 use octocrab::models::issues::Comment;
 use windup_model::RunReport;
+use windup_model::api::PullRequest;
 use windup_model::markdown::{SummaryOptions, TotalsLayout, run_summary};
 
-use crate::ingest::PullRequest;
 use crate::store::{Project, RunFilter};
 use crate::{AppState, GithubAuth, GithubConfig};
 

@@ -1,37 +1,26 @@
 //! A pushed run report and its ledger records, checked and flattened into store rows.
 
-use serde::{Deserialize, Serialize};
+use windup_model::api::PullRequest;
 use windup_model::{CacheOutcome, LedgerRecord, RunReport, ScenarioStatus};
 
-use crate::api::valid_name;
 use crate::error::ApiError;
 use crate::store::{NewLedger, NewResult, NewRun};
 use crate::time::{day, to_ms};
 
-/// The pull request a run belongs to, for the sticky comment.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PullRequest {
-    /// `owner/name`.
-    pub repo: String,
-    pub number: u64,
-    #[serde(default)]
-    pub head_sha: Option<String>,
-}
-
-impl PullRequest {
-    pub fn owner_name(&self) -> Option<(&str, &str)> {
-        let (owner, name) = self.repo.split_once('/')?;
-        let ok = |s: &str| {
-            !s.is_empty()
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-        };
-        (ok(owner) && ok(name)).then_some((owner, name))
-    }
-}
-
 fn i(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A run id or artifact name the store and URLs can hold: 1-200 of `A-Z a-z 0-9 . _ -`, not
+/// `.` or `..`.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 200
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 pub fn status_str(s: ScenarioStatus) -> &'static str {

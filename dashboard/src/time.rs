@@ -16,12 +16,16 @@ fn from_ms(ms: i64) -> OffsetDateTime {
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
+/// The time to the whole second, as the API and pages show it.
+pub fn to_second(ms: i64) -> OffsetDateTime {
+    from_ms(ms)
+        .replace_nanosecond(0)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
 /// `2026-11-30T05:10:00Z`: RFC 3339 in UTC.
 pub fn rfc3339(ms: i64) -> String {
-    let t = from_ms(ms)
-        .replace_nanosecond(0)
-        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-    t.format(&Rfc3339).unwrap_or_default()
+    to_second(ms).format(&Rfc3339).unwrap_or_default()
 }
 
 /// `2026-11-30 05:10 UTC`, for people.

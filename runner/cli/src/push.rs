@@ -6,7 +6,7 @@ use std::path::Path;
 
 use clap::Args;
 use windup_engine::config::{Config, Overrides};
-use windup_engine::remote::{self, Dashboard, Pushed};
+use windup_engine::dashboard_client::{self, Dashboard, Pushed};
 use windup_model::{ExitCode, InputError, Problems};
 
 use crate::print_problems;
@@ -33,10 +33,6 @@ pub struct PushArgs {
     /// The team dashboard's URL; overrides windup.toml's [dashboard] url.
     #[arg(long, env = "WINDUP_DASHBOARD_URL", value_name = "URL")]
     dashboard_url: Option<String>,
-}
-
-fn env(k: &str) -> Option<String> {
-    std::env::var(k).ok()
 }
 
 fn runtime() -> Option<tokio::runtime::Runtime> {
@@ -81,7 +77,7 @@ pub fn run(args: &PushArgs) -> ExitCode {
         );
         return ExitCode::BadInput;
     };
-    let dashboard = match Dashboard::new(&settings, &env) {
+    let dashboard = match Dashboard::new(&settings, &config.env.as_fn()) {
         Ok(d) => d,
         Err(e) => {
             print_problems(
@@ -99,25 +95,26 @@ pub fn run(args: &PushArgs) -> ExitCode {
             return ExitCode::BadInput;
         }
     };
-    let (upload, artifacts) = match remote::load_run(&root, args.run_id.as_deref(), &env) {
-        Ok(x) => x,
-        Err(e) => {
-            // Nothing of this run to push, but older spooled uploads still go.
-            if args.run_id.is_none() && !remote::spooled(&root).is_empty() {
-                return match runtime() {
-                    Some(rt) => rt.block_on(flush(&root, &dashboard)),
-                    None => ExitCode::Infrastructure,
-                };
+    let (upload, artifacts) =
+        match dashboard_client::load_run(&root, args.run_id.as_deref(), &config.env) {
+            Ok(x) => x,
+            Err(e) => {
+                // Nothing of this run to push, but older spooled uploads still go.
+                if args.run_id.is_none() && !dashboard_client::spooled(&root).is_empty() {
+                    return match runtime() {
+                        Some(rt) => rt.block_on(flush(&root, &dashboard)),
+                        None => ExitCode::Infrastructure,
+                    };
+                }
+                print_problems(&Problems::from(e));
+                return ExitCode::BadInput;
             }
-            print_problems(&Problems::from(e));
-            return ExitCode::BadInput;
-        }
-    };
+        };
     let Some(rt) = runtime() else {
         return ExitCode::Infrastructure;
     };
     rt.block_on(async {
-        let pushed = remote::push(&root, Ok(&dashboard), upload, artifacts).await;
+        let pushed = dashboard_client::push(&root, Ok(&dashboard), upload, artifacts).await;
         if report(&root, pushed) {
             flush(&root, &dashboard).await
         } else {
@@ -137,6 +134,7 @@ pub fn after_run(root: &Path, dashboard_args: &DashboardArgs, run_id: &str) {
     let Ok(Config {
         dashboard: Some(settings),
         root,
+        env,
         ..
     }) = Config::load(root, &overrides)
     else {
@@ -148,7 +146,7 @@ pub fn after_run(root: &Path, dashboard_args: &DashboardArgs, run_id: &str) {
     let Some(rt) = runtime() else {
         return;
     };
-    match rt.block_on(remote::push_run(&root, &settings, run_id, &env)) {
+    match rt.block_on(dashboard_client::push_run(&root, &settings, run_id, &env)) {
         Err(e) => eprintln!(
             "warning: the run is not uploaded to the dashboard: {}: {}",
             e.file, e.problem
@@ -195,7 +193,7 @@ fn report(root: &Path, pushed: std::io::Result<Pushed>) -> bool {
 
 /// Sends the spool; 0 when it is empty afterwards, else 3.
 async fn flush(root: &Path, dashboard: &Dashboard) -> ExitCode {
-    let flushed = remote::flush_spool(root, dashboard).await;
+    let flushed = dashboard_client::flush_spool(root, dashboard).await;
     if print_flushed(root, &flushed) {
         ExitCode::Success
     } else {
@@ -204,7 +202,7 @@ async fn flush(root: &Path, dashboard: &Dashboard) -> ExitCode {
 }
 
 /// Prints what a spool flush did; true when nothing is left waiting.
-fn print_flushed(root: &Path, flushed: &remote::Flushed) -> bool {
+fn print_flushed(root: &Path, flushed: &dashboard_client::Flushed) -> bool {
     if !flushed.delivered.is_empty() {
         eprintln!(
             "sent {} spooled run(s) to the dashboard: {}",

@@ -1,9 +1,10 @@
 //! What the run knows of its CI system and its commit: the branch (which the dashboard's plan
-//! cache is read and written for), the commit and the CI run, read from an injected [`Env`] and
-//! from git. The engine knows no CI system beyond these variables.
+//! cache is read and written for), the commit, the CI run and the pull request, read from an
+//! injected [`Env`] and from git. The engine knows no CI system beyond these variables.
 
 use std::path::Path;
 
+use windup_model::api::PullRequest;
 use windup_model::{CiInfo, GitInfo};
 
 use crate::env::Env;
@@ -74,5 +75,53 @@ pub fn ci_info(env: &Env) -> Option<CiInfo> {
         })
     } else {
         None
+    }
+}
+
+/// The pull request of a GitHub Actions `pull_request` event: `GITHUB_EVENT_PATH` names the
+/// event's JSON, `GITHUB_REPOSITORY` the repository.
+pub fn pull_request(env: &Env) -> Option<PullRequest> {
+    let path = env.get("GITHUB_EVENT_PATH").filter(|p| !p.is_empty())?;
+    let repo = env.get("GITHUB_REPOSITORY").filter(|r| r.contains('/'))?;
+    let text = std::fs::read_to_string(path).ok()?;
+    let event: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let pr = event.get("pull_request")?;
+    Some(PullRequest {
+        repo,
+        number: pr.get("number")?.as_u64()?,
+        head_sha: Some(pr.pointer("/head/sha")?.as_str()?.to_string()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pull_requests_come_from_the_event_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let event = dir.path().join("event.json");
+        std::fs::write(
+            &event,
+            r#"{"action":"opened","pull_request":{"number":42,"head":{"sha":"abc123"}}}"#,
+        )
+        .unwrap();
+        let path = event.display().to_string();
+        let env = Env::from_fn(move |k| match k {
+            "GITHUB_EVENT_PATH" => Some(path.clone()),
+            "GITHUB_REPOSITORY" => Some("acme/shop".to_string()),
+            _ => None,
+        });
+        assert_eq!(
+            pull_request(&env),
+            Some(PullRequest {
+                repo: "acme/shop".into(),
+                number: 42,
+                head_sha: Some("abc123".into())
+            })
+        );
+        std::fs::write(&event, r#"{"ref":"refs/heads/main","commits":[]}"#).unwrap();
+        assert_eq!(pull_request(&env), None, "a push event has no pull request");
+        assert_eq!(pull_request(&Env::from_fn(|_| None)), None);
     }
 }

@@ -41,7 +41,7 @@ pub struct ConfigFile {
     pub budget: BudgetSection,
     /// The team dashboard: uploads and the shared plan cache.
     #[serde(default)]
-    pub dashboard: crate::remote::DashboardSection,
+    pub dashboard: crate::dashboard_client::DashboardSection,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -127,7 +127,7 @@ pub struct Config {
     /// Opt-in: an LLM summary and fix suggestion per failed scenario.
     pub suggest: bool,
     /// The team dashboard, when one is configured.
-    pub dashboard: Option<crate::remote::Settings>,
+    pub dashboard: Option<crate::dashboard_client::Settings>,
     /// The file as read, for sections other crates interpret.
     pub file: ConfigFile,
     /// Where provider keys, the dashboard token and CI variables are read (the process's
@@ -198,7 +198,7 @@ impl Config {
         let provider = choose_provider(&config_file, &file, overrides)?;
         let planner = planner_settings(&config_file, &file.planner)?;
         let limits = budget_limits(&config_file, &file.budget, overrides.budget_usd)?;
-        let dashboard = crate::remote::settings(
+        let dashboard = crate::dashboard_client::settings(
             &config_file,
             &file.dashboard,
             overrides.dashboard_url.as_deref(),

@@ -3,9 +3,14 @@
 //! Every on-disk format carries a version field. To change a format: bump its version constant,
 //! keep reading the previous version or say clearly that it is not read, regenerate `schemas/`
 //! (`cargo test -p windup-model` fails until you do), and note the change in ARCHITECTURE.md.
+//!
+//! The feature `validate` (on by default) adds reading files against the JSON Schemas
+//! (`validate`, `schema`, with `jsonschema`). The dashboard turns it off: it receives the types
+//! over its API and reads no files.
 
 #![warn(missing_docs)]
 
+pub mod api;
 pub mod cache;
 pub mod exit;
 pub mod fragment;
@@ -16,8 +21,10 @@ pub mod money;
 pub mod plan;
 pub mod report;
 pub mod scenario;
+#[cfg(feature = "validate")]
 pub mod schema;
 pub mod selector;
+#[cfg(feature = "validate")]
 pub mod validate;
 
 pub use cache::{CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation};
@@ -31,4 +38,5 @@ pub use report::{
 };
 pub use scenario::Scenario;
 pub use selector::{Part, Selector, SelectorError};
+#[cfg(feature = "validate")]
 pub use validate::{InputError, Problems};

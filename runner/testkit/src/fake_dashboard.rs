@@ -1,14 +1,16 @@
 //! A fake team dashboard: a real HTTP/1.1 server on 127.0.0.1 speaking the runner's side of
-//! API v1, recording every request, with scripted failures ahead of the contract.
+//! API v1 with the model's wire types (`windup_model::api`), recording every request, with
+//! scripted failures ahead of the contract.
 //!
-//! - `POST /api/v1/runs` stores the body by `report.run_id`: 201 `created: true` the first time,
-//!   200 `created: false` after (idempotent).
+//! - `POST /api/v1/runs` takes a `RunUpload` (422 when the body does not fit it) and stores the
+//!   body as sent by `report.run_id`: 201 `created: true` the first time, 200 `created: false`
+//!   after (idempotent).
 //! - `PUT /api/v1/runs/{id}/artifacts/{name}` stores a PNG (415 without `content-type:
 //!   image/png`, 404 for an unknown run).
 //! - `GET /api/v1/cache/{id}?branch=B` answers the entry stored for the branch, else for the
 //!   default branch `main`, else 404. It does not filter on `scenario_sha` or `start_url`, so
 //!   tests can check that the runner does.
-//! - `PUT /api/v1/cache/{id}?branch=B` stores the entry (403 for a branch made read-only).
+//! - `PUT /api/v1/cache/{id}?branch=B` stores a `CacheEntry` (403 for a branch made read-only).
 //!
 //! A wrong or missing `Authorization: Bearer` token gets 401, and the 401's message echoes what
 //! was presented, as a careless server might, so tests can check the runner never repeats it.
@@ -18,8 +20,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::AbortHandle;
+use windup_model::CacheEntry;
+use windup_model::api::{ArtifactSaved, CachedPlan, PlanSaved, RunCreated, RunUpload};
 
 use crate::RUNTIME;
 use crate::http;
@@ -74,7 +80,7 @@ struct State {
     runs: BTreeMap<String, Value>,
     artifacts: BTreeMap<(String, String), Vec<u8>>,
     /// (scenario id, branch) → (updated_at, entry).
-    cache: BTreeMap<(String, String), (String, Value)>,
+    cache: BTreeMap<(String, String), (OffsetDateTime, Value)>,
     read_only: Vec<String>,
     connections: Vec<AbortHandle>,
 }
@@ -176,11 +182,12 @@ impl FakeDashboard {
             .as_str()
             .expect("entry.key.scenario_id")
             .to_string();
+        let updated_at = OffsetDateTime::parse(updated_at, &Rfc3339).expect("RFC 3339 updated_at");
         self.state
             .lock()
             .unwrap()
             .cache
-            .insert((id, branch.to_string()), (updated_at.to_string(), entry));
+            .insert((id, branch.to_string()), (updated_at, entry));
     }
 
     /// The entry stored for a scenario on exactly this branch.
@@ -238,28 +245,15 @@ fn error(status: u16, code: &str, message: &str) -> (u16, Vec<(String, String)>,
     )
 }
 
-fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("after 1970")
-        .as_secs() as i64;
-    // Days to civil date (Howard Hinnant's algorithm), for a UTC timestamp without a time crate.
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+/// Now, to the second, as the real dashboard stores it.
+fn now() -> OffsetDateTime {
+    let now = OffsetDateTime::now_utc();
+    now.replace_nanosecond(0).unwrap_or(now)
+}
+
+/// The JSON of an answer.
+fn to_json(body: &impl serde::Serialize) -> String {
+    serde_json::to_string(body).expect("an answer serializes")
 }
 
 /// The contract, for one request.
@@ -288,19 +282,22 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
                 Ok(v) => v,
                 Err(e) => return error(400, "bad_request", &format!("not JSON: {e}")),
             };
-            let Some(run_id) = body["report"]["run_id"].as_str().map(str::to_string) else {
-                return error(422, "invalid", "report.run_id is missing");
+            let upload: RunUpload = match serde_json::from_value(body.clone()) {
+                Ok(u) => u,
+                Err(e) => return error(422, "invalid", &format!("not a run upload: {e}")),
             };
-            if !body["ledger"].is_array() || body.get("pull_request").is_none() {
-                return error(422, "invalid", "ledger and pull_request are required");
-            }
+            let run_id = upload.report.run_id;
             let created = !s.runs.contains_key(&run_id);
             s.runs.entry(run_id.clone()).or_insert(body);
             let url = format!("{}runs/{run_id}", s.base);
             (
                 if created { 201 } else { 200 },
                 Vec::new(),
-                json!({"run_id": run_id, "url": url, "created": created}).to_string(),
+                to_json(&RunCreated {
+                    run_id,
+                    url,
+                    created,
+                }),
             )
         }
         ("PUT", ["api", "v1", "runs", run_id, "artifacts", name]) => {
@@ -314,9 +311,20 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
             if !s.runs.contains_key(*run_id) {
                 return error(404, "not_found", "no such run");
             }
-            s.artifacts
-                .insert((run_id.to_string(), name.to_string()), r.body.clone());
-            (201, Vec::new(), "{}".into())
+            let created = s
+                .artifacts
+                .insert((run_id.to_string(), name.to_string()), r.body.clone())
+                .is_none();
+            (
+                if created { 201 } else { 200 },
+                Vec::new(),
+                to_json(&ArtifactSaved {
+                    run_id: run_id.to_string(),
+                    name: name.to_string(),
+                    bytes: r.body.len() as u64,
+                    created,
+                }),
+            )
         }
         ("GET", ["api", "v1", "cache", id]) => {
             let branch = r.query("branch").unwrap_or(DEFAULT_BRANCH);
@@ -333,7 +341,11 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
                 Some((b, (updated_at, entry))) => (
                     200,
                     Vec::new(),
-                    json!({"branch": b, "updated_at": updated_at, "entry": entry}).to_string(),
+                    to_json(&CachedPlan {
+                        branch: b.to_string(),
+                        updated_at: *updated_at,
+                        entry,
+                    }),
                 ),
                 None => error(404, "not_found", "no plan for this scenario"),
             }
@@ -349,13 +361,24 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
                 Ok(v) => v,
                 Err(e) => return error(400, "bad_request", &format!("not JSON: {e}")),
             };
+            if let Err(e) = serde_json::from_value::<CacheEntry>(entry.clone()) {
+                return error(422, "invalid", &format!("not a cache entry: {e}"));
+            }
             if entry["key"]["scenario_id"] != *id {
                 return error(422, "invalid", "the entry is for another scenario");
             }
             let created = !s.cache.contains_key(&(id.to_string(), branch.clone()));
             s.cache
-                .insert((id.to_string(), branch), (now_rfc3339(), entry));
-            (if created { 201 } else { 200 }, Vec::new(), "{}".into())
+                .insert((id.to_string(), branch.clone()), (now(), entry));
+            (
+                if created { 201 } else { 200 },
+                Vec::new(),
+                to_json(&PlanSaved {
+                    scenario_id: id.to_string(),
+                    branch,
+                    created,
+                }),
+            )
         }
         _ => error(
             404,

@@ -7,15 +7,15 @@ use windup_model::{LedgerRecord, RunReport};
 
 use super::{Planned, Runner};
 use crate::cache::{Lookup, PlanCache};
+use crate::dashboard_client::{self, Dashboard, DashboardError, RemoteEntry};
 use crate::fragments::Fragments;
 use crate::project::display;
-use crate::remote::{self, Dashboard, RemoteEntry, RemoteError};
 
 /// GETs in flight at once while restoring.
 const RESTORE_CONCURRENCY: usize = 8;
 
 impl Runner {
-    fn dashboard_client(&self) -> Option<Result<Dashboard, RemoteError>> {
+    fn dashboard_client(&self) -> Option<Result<Dashboard, DashboardError>> {
         let settings = self.config.dashboard.as_ref()?;
         Some(Dashboard::new(settings, &self.config.env.as_fn()))
     }
@@ -43,7 +43,7 @@ impl Runner {
         let branch = crate::ci::branch(root, &self.config.env);
         // One request first: when the dashboard is down, the run does not wait on every
         // scenario's retries.
-        let mut fetched: Vec<Result<Option<RemoteEntry>, RemoteError>> = Vec::new();
+        let mut fetched: Vec<Result<Option<RemoteEntry>, DashboardError>> = Vec::new();
         let first = client
             .get_plan(&planned[0].file.scenario, branch.as_deref())
             .await;
@@ -74,7 +74,7 @@ impl Runner {
                         Lookup::Hit(e) | Lookup::Changed(e) => Some(e.as_ref()),
                         Lookup::Miss => None,
                     };
-                    if remote::prefer_remote(&found, scenario, local) {
+                    if dashboard_client::prefer_remote(&found, scenario, local) {
                         let file = display(root, &cache.path(&scenario.id));
                         let problems = fragments.check_uses(&file, "plan.", &found.entry.plan);
                         let note = format!(
@@ -122,7 +122,7 @@ impl Runner {
     /// cached in this run to the dashboard under the run's branch.
     pub(super) async fn after_run(&self, report: &RunReport, ledger: &[LedgerRecord]) {
         let root = &self.config.root;
-        if let Err(e) = remote::keep_run(root, report, ledger) {
+        if let Err(e) = dashboard_client::keep_run(root, report, ledger) {
             tracing::warn!("could not keep the run's report for `windup push`: {e}");
         }
         if !self.config.dashboard.as_ref().is_some_and(|s| s.save) {

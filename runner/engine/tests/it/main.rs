@@ -1,10 +1,10 @@
 //! Engine integration tests: real Chromium, real pages on loopback, LLM-hermetic (a local fake provider).
 
+mod dashboard_client;
 mod failures;
 mod isolation;
 mod locators;
 mod planning;
-mod remote;
 mod report_runs;
 mod support;
 mod thirdparty;

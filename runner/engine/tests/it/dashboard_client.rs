@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use time::OffsetDateTime;
-use windup_engine::remote::{
-    self, Artifact, Dashboard, DashboardSection, Pushed, RemoteError, RunUpload, Settings,
+use windup_engine::dashboard_client::{
+    self, Dashboard, DashboardError, DashboardSection, Pushed, Settings,
 };
 use windup_engine::retry::RetryPolicy;
+use windup_model::api::{Artifact, RunUpload};
 use windup_model::{RunReport, Totals};
 use windup_testkit::block_on;
 use windup_testkit::fake_dashboard::{FakeDashboard, closed_port_url};
@@ -21,7 +22,7 @@ fn settings(url: &str) -> Settings {
         timeout_ms: Some(5_000),
         ..DashboardSection::default()
     };
-    remote::settings("windup.toml", &section, None, false)
+    dashboard_client::settings("windup.toml", &section, None, false)
         .unwrap()
         .unwrap()
 }
@@ -83,7 +84,7 @@ fn transient_failures_are_retried_and_other_4xx_are_not() {
     fake.fail_next(422, &[]);
     let err = block_on(d.upload(dir.path(), &upload(&run_id()), &[])).unwrap_err();
     assert!(
-        matches!(err, RemoteError::Rejected { status: 422, .. }),
+        matches!(err, DashboardError::Rejected { status: 422, .. }),
         "{err}"
     );
     assert_eq!(posts(&fake), 5, "a 422 is not retried");
@@ -117,7 +118,7 @@ fn a_refused_token_is_not_retried_and_never_repeated() {
     let dir = tempfile::tempdir().unwrap();
     let err = block_on(d.upload(dir.path(), &upload(&run_id()), &[])).unwrap_err();
     assert!(
-        matches!(err, RemoteError::Rejected { status: 401, .. }),
+        matches!(err, DashboardError::Rejected { status: 401, .. }),
         "{err}"
     );
     let shown = format!("{err} {err:?} {d:?}");
@@ -152,11 +153,17 @@ fn an_unreachable_dashboard_spools_and_a_flush_delivers_each_run_once() {
     let (first, second) = (run_id(), run_id());
     for id in [&first, &second] {
         let art = write_png(root, id, "login.png");
-        let pushed = block_on(remote::push(root, Ok(&down), upload(id), vec![art])).unwrap();
+        let pushed = block_on(dashboard_client::push(
+            root,
+            Ok(&down),
+            upload(id),
+            vec![art],
+        ))
+        .unwrap();
         let Pushed::Spooled { path, error } = pushed else {
             panic!("delivered to a closed port?");
         };
-        assert_eq!(path, remote::spool_path(root, id));
+        assert_eq!(path, dashboard_client::spool_path(root, id));
         assert!(error.contains("could not be reached"), "{error}");
         assert!(!error.contains(TOKEN));
         let spooled: serde_json::Value =
@@ -167,26 +174,32 @@ fn an_unreachable_dashboard_spools_and_a_flush_delivers_each_run_once() {
             format!("e2e/.windup/runs/{id}/login.png")
         );
     }
-    assert_eq!(remote::spooled(root).len(), 2);
+    assert_eq!(dashboard_client::spooled(root).len(), 2);
     // A client that could not be made (no token) spools too: nothing is lost.
     let third = run_id();
-    let missing = RemoteError::MissingToken {
+    let missing = DashboardError::MissingToken {
         env: "WINDUP_DASHBOARD_TOKEN".into(),
     };
-    let pushed = block_on(remote::push(root, Err(&missing), upload(&third), vec![])).unwrap();
+    let pushed = block_on(dashboard_client::push(
+        root,
+        Err(&missing),
+        upload(&third),
+        vec![],
+    ))
+    .unwrap();
     assert!(matches!(pushed, Pushed::Spooled { .. }));
 
     let fake = FakeDashboard::start(TOKEN);
     let up = client(&fake.url(), TOKEN);
     fake.fail_next(503, &[]);
-    let flushed = block_on(remote::flush_spool(root, &up));
+    let flushed = block_on(dashboard_client::flush_spool(root, &up));
     assert_eq!(
         flushed.delivered,
         vec![first.clone(), second.clone(), third]
     );
     assert!(flushed.waiting.is_empty(), "{:?}", flushed.waiting);
     assert!(
-        remote::spooled(root).is_empty(),
+        dashboard_client::spooled(root).is_empty(),
         "delivered files are removed"
     );
     assert_eq!(fake.runs().len(), 3);
@@ -196,7 +209,7 @@ fn an_unreachable_dashboard_spools_and_a_flush_delivers_each_run_once() {
     );
     let put = &fake.requests_to("PUT", &format!("/api/v1/runs/{first}/artifacts/"))[0];
     assert_eq!(put.header("content-type"), Some("image/png"));
-    let flushed = block_on(remote::flush_spool(root, &up));
+    let flushed = block_on(dashboard_client::flush_spool(root, &up));
     assert!(flushed.delivered.is_empty() && flushed.waiting.is_empty());
     assert_eq!(fake.runs().len(), 3, "no duplicates");
 }
@@ -207,16 +220,22 @@ fn a_flush_stops_at_an_outage_or_a_refused_token_and_keeps_the_rest() {
     let root = dir.path();
     let down = client(&closed_port_url(), TOKEN);
     for _ in 0..3 {
-        block_on(remote::push(root, Ok(&down), upload(&run_id()), vec![])).unwrap();
+        block_on(dashboard_client::push(
+            root,
+            Ok(&down),
+            upload(&run_id()),
+            vec![],
+        ))
+        .unwrap();
     }
-    let flushed = block_on(remote::flush_spool(root, &down));
+    let flushed = block_on(dashboard_client::flush_spool(root, &down));
     assert!(flushed.delivered.is_empty());
     assert_eq!(flushed.waiting.len(), 3);
-    assert_eq!(remote::spooled(root).len(), 3);
+    assert_eq!(dashboard_client::spooled(root).len(), 3);
     // A refused token would be refused for every file: one request, all kept.
     let fake = FakeDashboard::start(TOKEN);
     let refused = client(&fake.url(), "wd-revoked-token");
-    let flushed = block_on(remote::flush_spool(root, &refused));
+    let flushed = block_on(dashboard_client::flush_spool(root, &refused));
     assert_eq!(flushed.waiting.len(), 3);
     assert!(
         flushed.waiting[0].1.contains("HTTP 401"),
@@ -224,7 +243,7 @@ fn a_flush_stops_at_an_outage_or_a_refused_token_and_keeps_the_rest() {
         flushed.waiting
     );
     assert_eq!(fake.requests().len(), 1);
-    assert_eq!(remote::spooled(root).len(), 3);
+    assert_eq!(dashboard_client::spooled(root).len(), 3);
 }
 
 #[test]
@@ -248,7 +267,7 @@ fn artifacts_are_the_report_screenshots_of_its_own_run() {
         result("e2e/.windup/runs/other-run/b.png"),
         result(&format!("e2e/.windup/runs/{id}/../../../etc/passwd")),
     ];
-    let got = remote::artifacts(&u.report);
+    let got = dashboard_client::artifacts(&u.report);
     assert_eq!(
         got,
         vec![Artifact {

@@ -1,0 +1,366 @@
+//! The HTTP client: one request retried while it fails transiently (connection errors,
+//! time-outs, 429 with `Retry-After`, 5xx) with a capped exponential back-off, refusals read
+//! from the dashboard's error body, and the token redacted from everything that comes back.
+
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use reqwest::{Method, StatusCode};
+use secrecy::{ExposeSecret, SecretString};
+use windup_model::api::API_VERSION;
+
+use super::settings::Settings;
+use crate::retry::{NextTry, RetryPolicy, parse_retry_after};
+
+/// Why a dashboard request did not succeed. Messages never contain the token.
+#[derive(Debug, thiserror::Error)]
+pub enum DashboardError {
+    #[error("the environment variable {env} holding the dashboard token is not set; export it")]
+    MissingToken { env: String },
+    #[error(
+        "the value of {env} is not a valid HTTP header value; check it for quotes or line breaks"
+    )]
+    BadToken { env: String },
+    /// Transient failures until the retries ran out.
+    #[error("the dashboard could not be reached after {attempts} attempt(s): {last}")]
+    Unreachable { attempts: u32, last: String },
+    /// A 4xx (other than 429) with the dashboard's own error.
+    #[error("the dashboard refused the request (HTTP {status}, {code}): {message}")]
+    Rejected {
+        status: u16,
+        code: String,
+        message: String,
+    },
+    #[error("the dashboard's answer could not be read: {0}")]
+    BadAnswer(String),
+    #[error("{0}")]
+    Local(String),
+}
+
+impl DashboardError {
+    /// The dashboard is down or unreachable (as opposed to refusing one request).
+    pub fn is_outage(&self) -> bool {
+        matches!(self, DashboardError::Unreachable { .. })
+    }
+
+    /// The same answer would come for every request of a batch: the dashboard is down, or
+    /// refuses the token (401) or what it may do (403: the scope, or the run's branch). Callers
+    /// stop at the first one instead of repeating it.
+    pub fn ends_the_batch(&self) -> bool {
+        self.is_outage()
+            || matches!(
+                self,
+                DashboardError::Rejected {
+                    status: 401 | 403,
+                    ..
+                }
+            )
+    }
+}
+
+/// A dashboard client. `Debug` shows where it points, never the token.
+pub struct Dashboard {
+    base: url::Url,
+    http: reqwest::Client,
+    token: SecretString,
+    timeout: Duration,
+    max_retries: u32,
+    policy: RetryPolicy,
+}
+
+impl std::fmt::Debug for Dashboard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dashboard")
+            .field("url", &self.base.as_str())
+            .field("token", &"[redacted]")
+            .field("timeout", &self.timeout)
+            .field("max_retries", &self.max_retries)
+            .finish()
+    }
+}
+
+/// 408, 429 and most 5xx are worth repeating; other 4xx are not.
+fn is_transient(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 408 | 429)
+        || (status.is_server_error()
+            && status != StatusCode::NOT_IMPLEMENTED
+            && status != StatusCode::HTTP_VERSION_NOT_SUPPORTED)
+}
+
+/// `error.code` and `error.message` of a contract error body, else the start of the body.
+fn error_of(body: &[u8]) -> (String, String) {
+    let v: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+    let text = |p: &str| v.pointer(p).and_then(|m| m.as_str()).map(str::to_string);
+    match (text("/error/code"), text("/error/message")) {
+        (code, Some(message)) => (code.unwrap_or_else(|| "error".into()), message),
+        (code, None) => {
+            let raw = String::from_utf8_lossy(body);
+            let cut: String = raw.trim().chars().take(200).collect();
+            (
+                code.unwrap_or_else(|| "error".into()),
+                if cut.is_empty() {
+                    "(empty body)".into()
+                } else {
+                    cut
+                },
+            )
+        }
+    }
+}
+
+/// One attempt, classified.
+enum Attempt {
+    Done(Vec<u8>),
+    Rejected(u16, Vec<u8>),
+    Transient {
+        reason: String,
+        retry_after: Option<Duration>,
+    },
+}
+
+impl Dashboard {
+    /// A client for `settings`; the token is read through `env` (the process environment).
+    pub fn new(
+        settings: &Settings,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Dashboard, DashboardError> {
+        Self::with_policy(settings, env, RetryPolicy::default())
+    }
+
+    /// [`Dashboard::new`] with another back-off (tests use [`RetryPolicy::fast`]).
+    pub fn with_policy(
+        settings: &Settings,
+        env: &dyn Fn(&str) -> Option<String>,
+        policy: RetryPolicy,
+    ) -> Result<Dashboard, DashboardError> {
+        let var = &settings.token_env;
+        let token = env(var)
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| DashboardError::MissingToken { env: var.clone() })?;
+        if HeaderValue::from_str(&format!("Bearer {token}")).is_err() {
+            return Err(DashboardError::BadToken { env: var.clone() });
+        }
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("windup/", env!("CARGO_PKG_VERSION")))
+            .tls_backend_preconfigured(crate::llm::tls_config())
+            .connect_timeout(settings.timeout)
+            .build()
+            .map_err(|e| {
+                DashboardError::Local(format!("the HTTP client could not be set up: {e}"))
+            })?;
+        Ok(Dashboard {
+            base: settings.url.clone(),
+            http,
+            token: SecretString::from(token),
+            timeout: settings.timeout,
+            max_retries: settings.max_retries,
+            policy,
+        })
+    }
+
+    /// `api/v1/` followed by `segments`, each percent-encoded as one path segment.
+    pub(super) fn endpoint(&self, segments: &[&str]) -> url::Url {
+        let mut url = self
+            .base
+            .join(&format!("api/{API_VERSION}/"))
+            .expect("a base URL ending with / joins");
+        {
+            let mut path = url.path_segments_mut().expect("http URLs have paths");
+            path.pop_if_empty();
+            path.extend(segments);
+        }
+        url
+    }
+
+    /// One request, retried while it fails transiently. A 2xx gives its body.
+    pub(super) async fn send(
+        &self,
+        method: Method,
+        url: url::Url,
+        body: Option<(&[u8], &'static str)>,
+    ) -> Result<Vec<u8>, DashboardError> {
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let attempt = self.attempt(method.clone(), url.clone(), body).await;
+            tracing::debug!(
+                method = %method,
+                path = url.path(),
+                attempt = attempts,
+                outcome = match &attempt {
+                    Attempt::Done(_) => "done".to_string(),
+                    Attempt::Rejected(s, _) => format!("rejected ({s})"),
+                    Attempt::Transient { reason, .. } => self.redact(reason.clone()),
+                },
+                "dashboard request"
+            );
+            match attempt {
+                Attempt::Done(bytes) => return Ok(bytes),
+                Attempt::Rejected(status, bytes) => {
+                    let (code, message) = error_of(&bytes);
+                    return Err(DashboardError::Rejected {
+                        status,
+                        code: self.redact(code),
+                        message: self.redact(message),
+                    });
+                }
+                Attempt::Transient {
+                    reason,
+                    retry_after,
+                } => {
+                    let reason = self.redact(reason);
+                    let last = match self.policy.after_transient(
+                        attempts,
+                        self.max_retries,
+                        retry_after,
+                    ) {
+                        NextTry::Wait(wait) => {
+                            tokio::time::sleep(wait).await;
+                            continue;
+                        }
+                        NextTry::WaitTooLong(wait) => format!(
+                            "{reason}; it asked to retry after {} s, longer than the {} s Windup waits",
+                            wait.as_secs(),
+                            self.policy.max_retry_after.as_secs()
+                        ),
+                        NextTry::Exhausted => reason,
+                    };
+                    return Err(DashboardError::Unreachable { attempts, last });
+                }
+            }
+        }
+    }
+
+    async fn attempt(
+        &self,
+        method: Method,
+        url: url::Url,
+        body: Option<(&[u8], &'static str)>,
+    ) -> Attempt {
+        let mut auth = HeaderValue::from_str(&format!("Bearer {}", self.token.expose_secret()))
+            .expect("checked when the client was built");
+        auth.set_sensitive(true);
+        let mut request = self.http.request(method, url).header(AUTHORIZATION, auth);
+        if let Some((bytes, content_type)) = body {
+            request = request
+                .header(CONTENT_TYPE, content_type)
+                .body(bytes.to_vec());
+        }
+        let exchange = async {
+            let response = request.send().await.map_err(|e| describe(&e))?;
+            let status = response.status();
+            let retry_after = response
+                .headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| parse_retry_after(v, SystemTime::now()));
+            let bytes = response.bytes().await.map_err(|e| describe(&e))?;
+            Ok::<_, String>((status, retry_after, bytes.to_vec()))
+        };
+        match tokio::time::timeout(self.timeout, exchange).await {
+            Err(_) => Attempt::Transient {
+                reason: format!("no answer within {} ms", self.timeout.as_millis()),
+                retry_after: None,
+            },
+            Ok(Err(reason)) => Attempt::Transient {
+                reason,
+                retry_after: None,
+            },
+            Ok(Ok((status, _, bytes))) if status.is_success() => Attempt::Done(bytes),
+            Ok(Ok((status, retry_after, bytes))) if is_transient(status) => {
+                let (_, message) = error_of(&bytes);
+                Attempt::Transient {
+                    reason: format!("HTTP {}: {message}", status.as_u16()),
+                    retry_after,
+                }
+            }
+            Ok(Ok((status, _, bytes))) => Attempt::Rejected(status.as_u16(), bytes),
+        }
+    }
+
+    /// Removes the token from text that came from outside (a server may echo it back).
+    fn redact(&self, text: String) -> String {
+        let token = self.token.expose_secret();
+        if token.len() >= 4 {
+            text.replace(token, "[redacted]")
+        } else {
+            text
+        }
+    }
+}
+
+/// A reqwest error with its causes, which hold the useful part ("connection refused").
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dashboard_client::{DEFAULT_TOKEN_ENV, DashboardSection, settings};
+
+    fn section(url: &str) -> DashboardSection {
+        DashboardSection {
+            url: Some(url.into()),
+            ..DashboardSection::default()
+        }
+    }
+
+    #[test]
+    fn the_token_is_in_no_debug_output_or_error() {
+        let s = settings("windup.toml", &section("http://127.0.0.1:9"), None, false)
+            .unwrap()
+            .unwrap();
+        let d = Dashboard::new(&s, &|_| Some("tok-canary-5150".into())).unwrap();
+        let shown = format!("{d:?}");
+        assert!(!shown.contains("tok-canary-5150"), "{shown}");
+        assert!(shown.contains("[redacted]"));
+        assert_eq!(
+            d.redact("echoed tok-canary-5150 back".into()),
+            "echoed [redacted] back"
+        );
+        let err = Dashboard::new(&s, &|_| None).unwrap_err();
+        assert!(err.to_string().contains(DEFAULT_TOKEN_ENV), "{err}");
+        let err = Dashboard::new(&s, &|_| Some("a\nb".into())).unwrap_err();
+        assert!(!err.to_string().contains("a\nb"), "{err}");
+    }
+
+    #[test]
+    fn endpoints_encode_each_segment() {
+        let s = settings("windup.toml", &section("http://h:1/dash"), None, false)
+            .unwrap()
+            .unwrap();
+        let d = Dashboard::new(&s, &|_| Some("t".into())).unwrap();
+        assert_eq!(
+            d.endpoint(&["runs", "r1", "artifacts", "a b/c.png"])
+                .as_str(),
+            "http://h:1/dash/api/v1/runs/r1/artifacts/a%20b%2Fc.png"
+        );
+    }
+
+    #[test]
+    fn transient_statuses_and_error_bodies() {
+        for s in [408, 429, 500, 502, 503, 504] {
+            assert!(is_transient(StatusCode::from_u16(s).unwrap()), "{s}");
+        }
+        for s in [400, 401, 403, 404, 409, 413, 422, 501] {
+            assert!(!is_transient(StatusCode::from_u16(s).unwrap()), "{s}");
+        }
+        assert_eq!(
+            error_of(br#"{"error":{"code":"forbidden","message":"no write to main"}}"#),
+            ("forbidden".into(), "no write to main".into())
+        );
+        assert_eq!(error_of(b""), ("error".into(), "(empty body)".into()));
+    }
+}

@@ -1,0 +1,14 @@
+//! Reading the on-disk formats: JSON Schema first, then the types, then the semantic rules.
+//! Every problem names the file, the field and the fix.
+
+mod error;
+mod json_schema;
+mod read;
+mod rules;
+
+pub use error::{Checked, InputError, Problems};
+pub use json_schema::{field_name, schema_problems};
+pub use read::{
+    cache_entry_from_json, fragment_from_json, plan_from_json, plan_problems, scenario_from_yaml,
+};
+pub use rules::plan_semantics;

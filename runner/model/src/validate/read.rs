@@ -1,0 +1,166 @@
+//! The entry points, one per format: parse, check against the JSON Schema, deserialise, then
+//! apply the format's own rules (versions, ids that must match the file name, the plan rules).
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::error::{Checked, InputError, Problems, WHOLE_FILE, version_problem};
+use super::json_schema::schema_problems;
+use super::rules::{actions_semantics, expect_semantics, plan_semantics};
+use crate::cache::{CACHE_VERSION, CacheEntry};
+use crate::fragment::{FRAGMENT_VERSION, Fragment};
+use crate::plan::{PLAN_VERSION, Plan};
+use crate::scenario::Scenario;
+use crate::schema::Format;
+
+/// Parses a scenario from YAML. `expected_id` is the file's stem, which must equal `id`.
+pub fn scenario_from_yaml(file: &str, text: &str, expected_id: Option<&str>) -> Checked<Scenario> {
+    let value: Value = serde_norway::from_str(text).map_err(|e| {
+        InputError::new(
+            file,
+            WHOLE_FILE,
+            format!("not valid YAML: {e}"),
+            "fix the YAML syntax at the line and column given",
+        )
+    })?;
+    let scenario: Scenario = typed(file, Format::Scenario, value)?;
+    if let Some(expected) = expected_id
+        && scenario.id != expected
+    {
+        return Err(InputError::new(
+            file,
+            "id",
+            format!("id `{}` does not match the file name", scenario.id),
+            format!(
+                "set `id: {expected}` or rename the file to `{}.yaml`",
+                scenario.id
+            ),
+        )
+        .into());
+    }
+    Ok(scenario)
+}
+
+/// Parses and fully checks a plan from JSON.
+pub fn plan_from_json(file: &str, text: &str) -> Checked<Plan> {
+    let plan: Plan = typed(file, Format::Plan, json(file, text)?)?;
+    let problems = plan_semantics(file, "", &plan);
+    if problems.is_empty() {
+        Ok(plan)
+    } else {
+        Err(Problems(problems))
+    }
+}
+
+/// Checks a plan that is being built in parts (the planner's segments): the JSON Schema and
+/// every semantic rule, except that an unfinished plan's last step may lack its `expect`.
+pub fn plan_problems(file: &str, plan: &Plan, finished: bool) -> Vec<InputError> {
+    let value = serde_json::to_value(plan).expect("a plan serializes");
+    let mut problems = schema_problems(file, Format::Plan, &value);
+    if !problems.is_empty() {
+        return problems;
+    }
+    if plan.plan_version != PLAN_VERSION {
+        problems.push(version_problem(
+            file,
+            "plan_version",
+            &plan.plan_version,
+            PLAN_VERSION,
+        ));
+    }
+    problems.extend(actions_semantics(file, "", &plan.actions, finished));
+    problems
+}
+
+/// Parses and fully checks a fragment from JSON. `expected_id` is the file's stem.
+pub fn fragment_from_json(file: &str, text: &str, expected_id: Option<&str>) -> Checked<Fragment> {
+    let fragment: Fragment = typed(file, Format::Fragment, json(file, text)?)?;
+    let mut problems = Vec::new();
+    if fragment.fragment_version != FRAGMENT_VERSION {
+        problems.push(version_problem(
+            file,
+            "fragment_version",
+            &fragment.fragment_version,
+            FRAGMENT_VERSION,
+        ));
+    }
+    if let Some(expected) = expected_id
+        && fragment.id != expected
+    {
+        problems.push(InputError::new(
+            file,
+            "id",
+            format!("id `{}` does not match the file name", fragment.id),
+            format!("set `\"id\": \"{expected}\"` or rename the file"),
+        ));
+    }
+    problems.extend(actions_semantics(file, "", &fragment.actions, false));
+    if let Some(expect) = &fragment.expect {
+        problems.extend(expect_semantics(file, "expect", expect));
+    }
+    if problems.is_empty() {
+        Ok(fragment)
+    } else {
+        Err(Problems(problems))
+    }
+}
+
+/// Parses and fully checks a cache entry (and the plan inside it) from JSON.
+pub fn cache_entry_from_json(file: &str, text: &str) -> Checked<CacheEntry> {
+    let entry: CacheEntry = typed(file, Format::CacheEntry, json(file, text)?)?;
+    let mut problems = Vec::new();
+    if entry.cache_version != CACHE_VERSION {
+        problems.push(version_problem(
+            file,
+            "cache_version",
+            &entry.cache_version,
+            CACHE_VERSION,
+        ));
+    }
+    if entry.key.scenario_id != entry.plan.scenario_id {
+        problems.push(InputError::new(
+            file,
+            "plan.scenario_id",
+            format!(
+                "the plan is for `{}` but the key says `{}`",
+                entry.plan.scenario_id, entry.key.scenario_id
+            ),
+            "delete the entry; the next run plans the scenario again",
+        ));
+    }
+    problems.extend(plan_semantics(file, "plan.", &entry.plan));
+    if problems.is_empty() {
+        Ok(entry)
+    } else {
+        Err(Problems(problems))
+    }
+}
+
+fn json(file: &str, text: &str) -> Checked<Value> {
+    serde_json::from_str(text).map_err(|e| {
+        InputError::new(
+            file,
+            WHOLE_FILE,
+            format!("not valid JSON: {e}"),
+            "fix the JSON syntax at the line and column given",
+        )
+        .into()
+    })
+}
+
+/// Validates against the format's JSON Schema, then deserialises.
+fn typed<T: DeserializeOwned>(file: &str, format: Format, value: Value) -> Checked<T> {
+    let problems = schema_problems(file, format, &value);
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        InputError::new(
+            file,
+            WHOLE_FILE,
+            e.to_string(),
+            format!("compare the file with schemas/{}", format.file_name()),
+        )
+        .into()
+    })
+}

@@ -1,0 +1,216 @@
+//! The semantic rules a schema cannot say: of a plan's and a fragment's actions (unique ids,
+//! which fields each action type takes, parseable selectors, keys and URL globs) and of their
+//! postconditions.
+
+use std::collections::HashSet;
+
+use super::error::{InputError, version_problem};
+use crate::plan::{Action, ActionType, PLAN_VERSION, Plan};
+use crate::selector::Selector;
+
+/// The semantic rules of a plan. `prefix` is prepended to field names (`plan.` in a cache entry).
+pub fn plan_semantics(file: &str, prefix: &str, plan: &Plan) -> Vec<InputError> {
+    let mut problems = Vec::new();
+    if plan.plan_version != PLAN_VERSION {
+        problems.push(version_problem(
+            file,
+            &format!("{prefix}plan_version"),
+            &plan.plan_version,
+            PLAN_VERSION,
+        ));
+    }
+    if plan.actions.is_empty() {
+        problems.push(InputError::new(
+            file,
+            format!("{prefix}actions"),
+            "the plan has no actions",
+            "add at least one action",
+        ));
+    }
+    problems.extend(actions_semantics(file, prefix, &plan.actions, true));
+    problems
+}
+
+pub(super) fn actions_semantics(
+    file: &str,
+    prefix: &str,
+    actions: &[Action],
+    final_needs_expect: bool,
+) -> Vec<InputError> {
+    let mut problems = Vec::new();
+    let mut ids = HashSet::new();
+    for (i, action) in actions.iter().enumerate() {
+        let at = format!("{prefix}actions[{i}]");
+        let mut problem = |field: &str, what: String, fix: String| {
+            problems.push(InputError::new(file, format!("{at}{field}"), what, fix));
+        };
+        if !ids.insert(action.id.as_str()) {
+            problem(
+                ".id",
+                format!("id `{}` is used twice", action.id),
+                "give every action its own id".into(),
+            );
+        }
+        let kind = action.kind;
+        match &action.target {
+            Some(t) => {
+                if let Err(e) = Selector::parse(&t.selector) {
+                    problem(
+                        ".target.selector",
+                        format!("bad selector `{}`: {e}", t.selector),
+                        "write a selector such as role=button[name=\"Save\"]".into(),
+                    );
+                }
+                if !kind.needs_target() && kind != ActionType::Press {
+                    problem(
+                        ".target",
+                        format!("`{kind}` takes no target"),
+                        "remove `target`".into(),
+                    );
+                }
+            }
+            None if kind.needs_target() => problem(
+                ".target.selector",
+                format!("`{kind}` needs a target"),
+                "add `\"target\": {\"selector\": \"…\"}`".into(),
+            ),
+            None => {}
+        }
+        match kind {
+            ActionType::Fill => match (&action.value, &action.value_ref) {
+                (Some(_), Some(_)) => problem(
+                    ".value",
+                    "`fill` has both `value` and `value_ref`".into(),
+                    "keep exactly one: `value` for literal text, `value_ref` for a credential's ENV name".into(),
+                ),
+                (None, None) => problem(
+                    ".value",
+                    "`fill` needs the text to type".into(),
+                    "add `value` (literal text) or `value_ref` (a credential's ENV name)".into(),
+                ),
+                _ => {}
+            },
+            ActionType::Select => {
+                if action.value.is_none() {
+                    problem(
+                        ".value",
+                        "`select` needs the option's value or label".into(),
+                        "add `value`".into(),
+                    );
+                }
+            }
+            _ => {
+                if action.value.is_some() || action.value_ref.is_some() {
+                    problem(
+                        ".value",
+                        format!("`{kind}` takes no value"),
+                        "remove `value`/`value_ref`, or use `fill` or `select`".into(),
+                    );
+                }
+            }
+        }
+        match (kind, &action.url) {
+            (ActionType::Goto, None) => problem(
+                ".url",
+                "`goto` needs a url".into(),
+                "add `\"url\": \"/path\"`".into(),
+            ),
+            (ActionType::Goto, Some(u)) if u.trim().is_empty() => problem(
+                ".url",
+                "`goto` has an empty url".into(),
+                "add a path such as `/` or an absolute URL".into(),
+            ),
+            (ActionType::Goto, Some(_)) | (_, None) => {}
+            (_, Some(_)) => problem(
+                ".url",
+                format!("`{kind}` takes no url"),
+                "remove `url`, or use `goto`".into(),
+            ),
+        }
+        match (kind, &action.key) {
+            (ActionType::Press, None) => problem(
+                ".key",
+                "`press` needs a key".into(),
+                "add `\"key\": \"Enter\"`".into(),
+            ),
+            (ActionType::Press, Some(k)) => {
+                if let Err(e) = crate::keys::parse_chord(k) {
+                    problem(".key", e, "use a key such as Enter, Tab, Escape, ArrowDown, a, or a chord such as Control+A".into());
+                }
+            }
+            (_, Some(_)) => problem(
+                ".key",
+                format!("`{kind}` takes no key"),
+                "remove `key`, or use `press`".into(),
+            ),
+            (_, None) => {}
+        }
+        match (kind, &action.use_fragment) {
+            (ActionType::Use, None) => problem(
+                ".use",
+                "`use` needs a fragment id".into(),
+                "add `\"use\": \"<fragment id>\"` naming a file in e2e/fragments/".into(),
+            ),
+            (ActionType::Use, Some(_)) | (_, None) => {}
+            (_, Some(_)) => problem(
+                ".use",
+                format!("`{kind}` takes no `use`"),
+                "remove `use`, or set `type` to `use`".into(),
+            ),
+        }
+        if let Some(expect) = &action.expect {
+            for e in expect_semantics(file, &format!("{at}.expect"), expect) {
+                problems.push(e);
+            }
+        }
+    }
+    if final_needs_expect && let Some(last) = actions.last() {
+        let has_expect = last.expect.as_ref().is_some_and(|e| !e.is_empty());
+        if !has_expect && last.kind != ActionType::Use {
+            problems.push(InputError::new(
+                file,
+                format!("{prefix}actions[{}].expect", actions.len() - 1),
+                "the final action has no postcondition, so success could not be verified",
+                "add an `expect` (visible, hidden, url, value or count) that proves the task is done",
+            ));
+        }
+    }
+    problems
+}
+
+pub(super) fn expect_semantics(
+    file: &str,
+    at: &str,
+    expect: &crate::plan::Expect,
+) -> Vec<InputError> {
+    let mut problems = Vec::new();
+    if expect.is_empty() {
+        problems.push(InputError::new(
+            file,
+            at,
+            "`expect` is empty",
+            "give at least one of visible, hidden, url, value, count; or remove it",
+        ));
+    }
+    for (field, selector) in expect.selectors() {
+        if let Err(e) = Selector::parse(selector) {
+            problems.push(InputError::new(
+                file,
+                format!("{at}.{field}"),
+                format!("bad selector `{selector}`: {e}"),
+                "write a selector such as text=\"Saved\"",
+            ));
+        }
+    }
+    if let Some(url) = &expect.url
+        && let Err(e) = globset::Glob::new(url)
+    {
+        problems.push(InputError::new(
+            file,
+            format!("{at}.url"),
+            format!("bad URL glob `{url}`: {e}"),
+            "write a glob such as `/todos*` or `**/done`",
+        ));
+    }
+    problems
+}
