@@ -8,17 +8,24 @@ use std::time::{Duration, Instant};
 
 use windup_model::{Action, ActionStatus, FailureClass, Plan, Scenario, ScenarioResult};
 
-use super::{Planning, RunShared, Runner, crashed, failed};
+use super::Runner;
+use super::results::{crashed, failed};
+use super::setup::Planning;
+use super::shared::RunShared;
+use super::storage::{self, StorageState};
 use crate::browser::{BrowserError, Session};
 use crate::events::Event;
 use crate::planner::{Ask, PageView, Project, Purpose, Spend, StepFailure};
 use crate::project::display;
 
 /// Where planning starts.
-#[allow(clippy::large_enum_variant)] // one per planned scenario, moved once
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per planned scenario, moved once"
+)]
 pub(super) enum Start {
     /// From the scenario's start page.
-    Fresh,
+    Plan,
     /// After a failed replay: the steps that passed, the failure, and the page where it failed.
     Repair {
         done: Vec<Action>,
@@ -99,7 +106,7 @@ impl Runner {
             })
             .collect();
         let (mut actions, mut page, mut purpose) = match start {
-            Start::Fresh => match self
+            Start::Plan => match self
                 .observe_start(scenario, shared.state_for(scenario).as_ref(), phases)
                 .await
             {
@@ -291,7 +298,7 @@ impl Runner {
     async fn observe_start(
         &self,
         scenario: &Scenario,
-        state: Option<&super::StorageState>,
+        state: Option<&StorageState>,
         phases: &mut Phases,
     ) -> Result<PageView, ScenarioResult> {
         let base_url = self.config.base_url.as_ref().expect("checked");
@@ -310,7 +317,7 @@ impl Runner {
             .await
             .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e))?;
         if let Some(state) = state
-            && let Err(e) = super::storage::apply(&session, state).await
+            && let Err(e) = storage::apply(&session, state).await
         {
             session.close().await;
             return Err(crashed(&scenario.id, windup_model::CacheOutcome::Miss, e));
