@@ -177,7 +177,7 @@ impl Runner {
                 .await;
             let mut result = self.redacted(result);
             result.task = Some(scenario.task.clone());
-            result.llm_calls = spend.calls();
+            result.llm_calls = spend.calls.total();
             result.cost_micro_usd = spend.cost_micro_usd;
             result.duration_ms = (OffsetDateTime::now_utc() - started)
                 .whole_milliseconds()
@@ -216,7 +216,7 @@ impl Runner {
             generations.push(Generation {
                 valid,
                 verified,
-                calls: spend.calls(),
+                calls: spend.calls.total(),
                 input_tokens: spend.usage.input_tokens,
                 output_tokens: spend.usage.output_tokens,
                 cost_micro_usd: spend.cost_micro_usd,

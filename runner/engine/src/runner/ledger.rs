@@ -2,7 +2,7 @@
 //! LLM calls by purpose, tokens, cost and the time spent in each phase.
 
 use windup_model::RunReport;
-use windup_model::ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
+use windup_model::ledger::{LEDGER_VERSION, LedgerRecord, PhaseTimings, TokenUsage};
 
 use super::Runner;
 use super::schedule::Outcome;
@@ -27,7 +27,7 @@ impl Runner {
 
     fn ledger_record(&self, report: &RunReport, o: &Outcome) -> LedgerRecord {
         let r = &o.result;
-        let planner = self.planner().filter(|_| o.spend.calls() > 0);
+        let planner = self.planner().filter(|_| o.spend.calls.total() > 0);
         LedgerRecord {
             ledger_version: LEDGER_VERSION.to_string(),
             run_id: report.run_id.clone(),
@@ -39,12 +39,7 @@ impl Runner {
             cache: r.cache,
             provider: planner.map(|p| p.provider().to_string()),
             model: planner.map(|p| p.model().to_string()),
-            calls: LlmCalls {
-                planning: o.spend.planning,
-                continuation: o.spend.continuation,
-                replan: o.spend.replan,
-                suggest: o.spend.suggest,
-            },
+            calls: o.spend.calls,
             tokens: TokenUsage {
                 input: o.spend.usage.input_tokens,
                 output: o.spend.usage.output_tokens,

@@ -124,18 +124,10 @@ impl Runner {
         let mut parts: Vec<(usize, Option<String>)> = vec![(0, None)];
         let mut continuations = 0;
         let mut corrected = false;
-        // Whether the current call corrects a step that missed the page it was planned on.
-        let mut correcting = false;
         loop {
             shared.events.on_event(&Event::Planning {
                 scenario_id: scenario.id.clone(),
-                purpose: match &purpose {
-                    Purpose::Plan => "plan",
-                    Purpose::Continue { .. } if correcting => "correct",
-                    Purpose::Continue { .. } => "continue",
-                    Purpose::Repair { .. } => "repair",
-                }
-                .to_string(),
+                purpose: purpose.clone(),
             });
             let ask = Ask {
                 scenario,
@@ -237,7 +229,6 @@ impl Runner {
                     };
                     session.close().await;
                     purpose = Purpose::Continue { failure: None };
-                    correcting = false;
                 }
                 Some(f) => {
                     let k = passed_steps(&execution);
@@ -264,8 +255,7 @@ impl Runner {
                         && can_continue
                     {
                         continuations += 1;
-                        correcting = !moved;
-                        corrected |= correcting;
+                        corrected |= !moved;
                         page = match self.observe(&session, phases).await {
                             Ok(p) => p,
                             Err(e) => return crashed(&scenario.id, cache_outcome, e),
@@ -273,12 +263,17 @@ impl Runner {
                         session.close().await;
                         let failed_step = actions[k].clone();
                         actions.truncate(k);
-                        purpose = Purpose::Continue {
-                            failure: Some(StepFailure {
-                                action: failed_step,
-                                class: f.class,
-                                message: self.secrets.redact(&f.message),
-                            }),
+                        let failure = StepFailure {
+                            action: failed_step,
+                            class: f.class,
+                            message: self.secrets.redact(&f.message),
+                        };
+                        purpose = if moved {
+                            Purpose::Continue {
+                                failure: Some(failure),
+                            }
+                        } else {
+                            Purpose::Correct { failure }
                         };
                         continue;
                     }

@@ -194,7 +194,7 @@ impl Runner {
         }
         let mut result = self.redacted(result);
         result.task = Some(scenario.task.clone());
-        result.llm_calls = spend.calls();
+        result.llm_calls = spend.calls.total();
         result.cost_micro_usd = spend.cost_micro_usd;
         result.duration_ms = (OffsetDateTime::now_utc() - started)
             .whole_milliseconds()

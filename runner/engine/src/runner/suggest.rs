@@ -49,7 +49,7 @@ impl Runner {
                     e.message
                 ),
             }
-            o.result.llm_calls = o.spend.calls();
+            o.result.llm_calls = o.spend.calls.total();
             o.result.cost_micro_usd = o.spend.cost_micro_usd;
         }
     }
