@@ -31,5 +31,5 @@ pub use error::RunError;
 pub use selection::{Selection, parse_shard, shard_of};
 pub use setup::Runner;
 
-// The siblings' shared names, as `super::…`.
+// `dashboard` names it `super::Planned`.
 use selection::Planned;

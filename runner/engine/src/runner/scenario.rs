@@ -1,9 +1,11 @@
 //! One scenario, once: the flow every plan goes through. The cache is looked up; a hit is
 //! replayed with zero LLM calls; a plan made for an earlier text of the scenario moves to
-//! `stale/` and the scenario is planned afresh; a miss is planned. A replay that fails because
-//! the plan no longer fits the page moves the plan to `stale/` (kept as evidence) and is
-//! repaired once, from the page where it failed. Planning itself, and the verifying run every
-//! new plan passes before it is cached, live in `planning`.
+//! `stale/` and the scenario is planned afresh; a miss is planned. A replay failure that
+//! invalidates the plan moves it to `stale/` (kept as evidence); when the plan no longer fits
+//! the page and this run may plan, it is repaired once, from the page where it failed.
+//! Planning itself, and the verifying run every new plan passes before it is cached, live in
+//! `planning`. A cached plan is replayed in `replay_cached` whichever road it came in by
+//! (committed, or restored from the dashboard).
 
 use time::OffsetDateTime;
 use windup_model::{
