@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use windup_engine::events::{Event, EventSink};
+use windup_engine::planner::Purpose;
 use windup_model::{ActionStatus, CacheOutcome, RunReport, ScenarioResult, ScenarioStatus};
 
 /// How much the terminal says.
@@ -180,11 +181,11 @@ impl EventSink for Terminal {
                 scenario_id,
                 purpose,
             } if self.verbosity != Verbosity::Quiet => {
-                let what = match purpose.as_str() {
-                    "repair" => "re-planning from where the replay failed",
-                    "continue" => "continuing the plan on a new page",
-                    "correct" => "correcting a step that missed its page",
-                    _ => "planning",
+                let what = match purpose {
+                    Purpose::Repair { .. } => "re-planning from where the replay failed",
+                    Purpose::Continue { .. } => "continuing the plan on a new page",
+                    Purpose::Correct { .. } => "correcting a step that missed its page",
+                    Purpose::Plan => "planning",
                 };
                 self.line(&format!("  ....  {scenario_id}: {what}"));
             }

@@ -3,8 +3,9 @@
 
 use windup_model::{ActionResult, ScenarioResult};
 
+use crate::planner::Purpose;
+
 #[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)] // a handful per scenario, passed by reference
 pub enum Event {
     /// A run is about to start this many scenarios.
     RunStarted {
@@ -34,10 +35,10 @@ pub enum Event {
         kind: String,
         message: String,
     },
-    /// An LLM planning call is about to be made: `plan`, `continue` or `repair`.
+    /// An LLM planning call is about to be made, for this purpose.
     Planning {
         scenario_id: String,
-        purpose: String,
+        purpose: Purpose,
     },
     ScenarioFinished {
         result: ScenarioResult,

@@ -65,6 +65,8 @@ impl LedgerRecord {
 }
 
 /// LLM calls, by why they were made.
+// The engine's planning purposes (plan, continue, correct, repair) map onto these counters
+// (`Spend::count`); the names on disk predate that vocabulary, so a repair is `replan` there.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LlmCalls {
     /// Planning a scenario on a cache miss.
@@ -72,7 +74,8 @@ pub struct LlmCalls {
     /// Continuing a plan from the page reached (multi-page flows).
     pub continuation: u32,
     /// Planning again after a cached plan failed.
-    pub replan: u32,
+    #[serde(rename = "replan")]
+    pub repair: u32,
     /// An opt-in failure summary and fix suggestion (`--suggest`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub suggest: u32,
@@ -84,7 +87,7 @@ fn is_zero(n: &u32) -> bool {
 
 impl LlmCalls {
     pub fn total(&self) -> u32 {
-        self.planning + self.continuation + self.replan + self.suggest
+        self.planning + self.continuation + self.repair + self.suggest
     }
 }
 

@@ -197,7 +197,7 @@ mod ledger {
             calls: LlmCalls {
                 planning: 1,
                 continuation: 2,
-                replan: 0,
+                repair: 0,
                 suggest: 0,
             },
             tokens: TokenUsage {

@@ -394,7 +394,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "only its schema is used")]
     #[derive(schemars::JsonSchema)]
     #[serde(rename_all = "snake_case")]
     enum Kind {
@@ -402,7 +402,7 @@ mod tests {
         Fill,
     }
 
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "only its schema is used")]
     #[derive(schemars::JsonSchema)]
     /// The inner thing.
     struct Inner {
@@ -412,7 +412,7 @@ mod tests {
         format: Option<String>,
     }
 
-    #[allow(dead_code)]
+    #[expect(dead_code, reason = "only its schema is used")]
     #[derive(schemars::JsonSchema)]
     struct Outer {
         id: String,

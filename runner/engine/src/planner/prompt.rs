@@ -6,7 +6,7 @@ use std::fmt::Write;
 use windup_model::Action;
 
 use super::page::PageView;
-use super::{Ask, Purpose};
+use super::{Ask, Purpose, StepFailure};
 
 /// Sent as the system message of every planning call.
 pub const SYSTEM: &str = r#"You are Windup's planner. You turn an end-to-end test scenario into a JSON plan that a deterministic executor runs in Chromium. Answer with the JSON object only.
@@ -132,22 +132,9 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], max_chars: 
     }
     match &ask.purpose {
         Purpose::Plan => {}
-        Purpose::Continue { failure } => {
-            out.push_str("The plan so far led to the page below.");
-            if let Some(f) = failure {
-                let _ = write!(
-                    out,
-                    " Its next step failed here: {} ({}: {}).",
-                    step_line(&f.action),
-                    f.class,
-                    f.message
-                );
-                if f.class == windup_model::FailureClass::SelectorNotFound {
-                    out.push_str(" Its target is not on this page: choose targets from ELEMENTS.");
-                }
-            }
-            out.push_str(" Plan the remaining steps from this page.\n");
-        }
+        // A correction reads as a continuation that failed: the page is the one it failed on.
+        Purpose::Continue { failure } => continue_from(&mut out, failure.as_ref()),
+        Purpose::Correct { failure } => continue_from(&mut out, Some(failure)),
         Purpose::Repair { failure } => {
             let _ = writeln!(
                 out,
@@ -165,6 +152,24 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], max_chars: 
     out.push_str(CLOSE);
     out.push('\n');
     out
+}
+
+/// The plan so far led to the page in the prompt, and its next step may have failed there.
+fn continue_from(out: &mut String, failure: Option<&StepFailure>) {
+    out.push_str("The plan so far led to the page below.");
+    if let Some(f) = failure {
+        let _ = write!(
+            out,
+            " Its next step failed here: {} ({}: {}).",
+            step_line(&f.action),
+            f.class,
+            f.message
+        );
+        if f.class == windup_model::FailureClass::SelectorNotFound {
+            out.push_str(" Its target is not on this page: choose targets from ELEMENTS.");
+        }
+    }
+    out.push_str(" Plan the remaining steps from this page.\n");
 }
 
 /// Appended after a rejected answer: the problems, so the next answer can fix them.

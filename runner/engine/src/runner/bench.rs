@@ -9,7 +9,9 @@ use time::OffsetDateTime;
 use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus};
 
 use super::planning::Phases;
-use super::{Outcome, RunError, RunShared, Runner};
+use super::schedule::Outcome;
+use super::shared::{RunShared, Storages};
+use super::{RunError, Runner, Selection};
 use crate::cache::{Lookup, PlanCache};
 use crate::events::EventSink;
 use crate::planner::Spend;
@@ -100,7 +102,7 @@ impl Runner {
         scenario_id: &str,
         events: &dyn EventSink,
     ) -> Result<BenchReport, RunError> {
-        let (planned, fragments) = self.prepare(&super::Selection {
+        let (planned, fragments) = self.prepare(&Selection {
             ids: vec![scenario_id.to_string()],
             ..Default::default()
         })?;
@@ -139,7 +141,7 @@ impl Runner {
         let run_id = uuid::Uuid::now_v7().to_string();
         let started_at = OffsetDateTime::now_utc();
         let mut outcomes = Vec::new();
-        let storages = super::Storages::default();
+        let storages = Storages::default();
         let scratch = |what: &str| {
             tempfile::Builder::new()
                 .prefix(&format!("windup-bench-{what}-"))
@@ -175,7 +177,7 @@ impl Runner {
                 .await;
             let mut result = self.redacted(result);
             result.task = Some(scenario.task.clone());
-            result.llm_calls = spend.calls();
+            result.llm_calls = spend.calls.total();
             result.cost_micro_usd = spend.cost_micro_usd;
             result.duration_ms = (OffsetDateTime::now_utc() - started)
                 .whole_milliseconds()
@@ -214,7 +216,7 @@ impl Runner {
             generations.push(Generation {
                 valid,
                 verified,
-                calls: spend.calls(),
+                calls: spend.calls.total(),
                 input_tokens: spend.usage.input_tokens,
                 output_tokens: spend.usage.output_tokens,
                 cost_micro_usd: spend.cost_micro_usd,

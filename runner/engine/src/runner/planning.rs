@@ -8,17 +8,24 @@ use std::time::{Duration, Instant};
 
 use windup_model::{Action, ActionStatus, FailureClass, Plan, Scenario, ScenarioResult};
 
-use super::{Planning, RunShared, Runner, crashed, failed};
+use super::Runner;
+use super::results::{crashed, failed};
+use super::setup::Planning;
+use super::shared::RunShared;
+use super::storage::{self, StorageState};
 use crate::browser::{BrowserError, Session};
 use crate::events::Event;
 use crate::planner::{Ask, PageView, Project, Purpose, Spend, StepFailure};
 use crate::project::display;
 
 /// Where planning starts.
-#[allow(clippy::large_enum_variant)] // one per planned scenario, moved once
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per planned scenario, moved once"
+)]
 pub(super) enum Start {
     /// From the scenario's start page.
-    Fresh,
+    Plan,
     /// After a failed replay: the steps that passed, the failure, and the page where it failed.
     Repair {
         done: Vec<Action>,
@@ -99,7 +106,7 @@ impl Runner {
             })
             .collect();
         let (mut actions, mut page, mut purpose) = match start {
-            Start::Fresh => match self
+            Start::Plan => match self
                 .observe_start(scenario, shared.state_for(scenario).as_ref(), phases)
                 .await
             {
@@ -117,18 +124,10 @@ impl Runner {
         let mut parts: Vec<(usize, Option<String>)> = vec![(0, None)];
         let mut continuations = 0;
         let mut corrected = false;
-        // Whether the current call corrects a step that missed the page it was planned on.
-        let mut correcting = false;
         loop {
             shared.events.on_event(&Event::Planning {
                 scenario_id: scenario.id.clone(),
-                purpose: match &purpose {
-                    Purpose::Plan => "plan",
-                    Purpose::Continue { .. } if correcting => "correct",
-                    Purpose::Continue { .. } => "continue",
-                    Purpose::Repair { .. } => "repair",
-                }
-                .to_string(),
+                purpose: purpose.clone(),
             });
             let ask = Ask {
                 scenario,
@@ -230,7 +229,6 @@ impl Runner {
                     };
                     session.close().await;
                     purpose = Purpose::Continue { failure: None };
-                    correcting = false;
                 }
                 Some(f) => {
                     let k = passed_steps(&execution);
@@ -257,8 +255,7 @@ impl Runner {
                         && can_continue
                     {
                         continuations += 1;
-                        correcting = !moved;
-                        corrected |= correcting;
+                        corrected |= !moved;
                         page = match self.observe(&session, phases).await {
                             Ok(p) => p,
                             Err(e) => return crashed(&scenario.id, cache_outcome, e),
@@ -266,12 +263,17 @@ impl Runner {
                         session.close().await;
                         let failed_step = actions[k].clone();
                         actions.truncate(k);
-                        purpose = Purpose::Continue {
-                            failure: Some(StepFailure {
-                                action: failed_step,
-                                class: f.class,
-                                message: self.secrets.redact(&f.message),
-                            }),
+                        let failure = StepFailure {
+                            action: failed_step,
+                            class: f.class,
+                            message: self.secrets.redact(&f.message),
+                        };
+                        purpose = if moved {
+                            Purpose::Continue {
+                                failure: Some(failure),
+                            }
+                        } else {
+                            Purpose::Correct { failure }
                         };
                         continue;
                     }
@@ -291,7 +293,7 @@ impl Runner {
     async fn observe_start(
         &self,
         scenario: &Scenario,
-        state: Option<&super::StorageState>,
+        state: Option<&StorageState>,
         phases: &mut Phases,
     ) -> Result<PageView, ScenarioResult> {
         let base_url = self.config.base_url.as_ref().expect("checked");
@@ -310,7 +312,7 @@ impl Runner {
             .await
             .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e))?;
         if let Some(state) = state
-            && let Err(e) = super::storage::apply(&session, state).await
+            && let Err(e) = storage::apply(&session, state).await
         {
             session.close().await;
             return Err(crashed(&scenario.id, windup_model::CacheOutcome::Miss, e));

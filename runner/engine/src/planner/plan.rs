@@ -1,0 +1,216 @@
+//! The planner bound to one provider and price, and its main question: the next segment of
+//! plan for the page it is shown. An answer the checks reject goes back with its problems
+//! (semantic retries); credential values never reach a prompt.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use windup_model::{Action, FailureClass, Plan, Scenario};
+
+use super::answer::{answer_schema, with_credentials};
+use super::{Budget, PageView, Purpose, Segment, Settings, Spend, check, prompt};
+use crate::costs::PriceTable;
+use crate::fragments::Fragments;
+use crate::llm::{LlmClient, LlmError, LlmRequest};
+use crate::secrets::ProjectSecrets;
+
+/// One question to the planner.
+pub struct Ask<'a> {
+    pub scenario: &'a Scenario,
+    pub page: &'a PageView,
+    /// Steps already executed, in order.
+    pub done: &'a [Action],
+    pub purpose: Purpose,
+    /// Fragment ids with their descriptions.
+    pub fragments: &'a [(String, String)],
+    /// Seam for the site map's slice of known pages (a later issue).
+    pub site_map: Option<&'a str>,
+}
+
+/// What the project gives every call.
+pub struct Project<'a> {
+    pub base_url: &'a url::Url,
+    pub fragments: &'a Fragments,
+    pub secrets: &'a ProjectSecrets,
+    pub budget: &'a Budget,
+}
+
+/// Why planning gave up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFailure {
+    pub class: FailureClass,
+    pub message: String,
+}
+
+/// The planner bound to one provider and price.
+pub struct Planner {
+    pub(super) client: Box<dyn LlmClient>,
+    pub(super) settings: Settings,
+    pub(super) prices: PriceTable,
+    schema: serde_json::Value,
+}
+
+impl Planner {
+    pub fn new(client: Box<dyn LlmClient>, settings: Settings, prices: PriceTable) -> Self {
+        let schema = answer_schema();
+        Planner {
+            client,
+            settings,
+            prices,
+            schema,
+        }
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn provider(&self) -> &str {
+        self.client.provider()
+    }
+
+    pub fn model(&self) -> &str {
+        self.client.model()
+    }
+
+    /// `provider/model`, as plans record who made them.
+    pub fn generated_by(&self) -> String {
+        format!("{}/{}", self.client.provider(), self.client.model())
+    }
+
+    /// Asks for the next segment of plan; counts, prices and times every call into `spend`.
+    pub async fn plan(
+        &self,
+        ask: &Ask<'_>,
+        project: &Project<'_>,
+        spend: &mut Spend,
+    ) -> Result<Segment, PlanFailure> {
+        let own = Instant::now();
+        let credentials = credentials(ask.scenario, project.secrets);
+        let allowed: BTreeSet<String> = credentials.iter().map(|(_, env)| env.clone()).collect();
+        let stub = Plan {
+            plan_version: windup_model::plan::PLAN_VERSION.to_string(),
+            scenario_id: ask.scenario.id.clone(),
+            task: ask.scenario.task.clone(),
+            start_url: ask.scenario.start_url.clone(),
+            generated_by: self.generated_by(),
+            actions: Vec::new(),
+        };
+        let rules = check::Rules {
+            base_url: project.base_url,
+            allowed_origins: &self.settings.allowed_origins,
+            credentials: &allowed,
+            fragments: project.fragments,
+            taken_ids: ask.done.iter().map(|a| a.id.clone()).collect(),
+        };
+        // Credential values never reach a prompt, even when the page shows one in a field.
+        let user = project.secrets.redact(&prompt::user_message(
+            ask,
+            &credentials,
+            self.settings.page_chars,
+        ));
+        let system = prompt::SYSTEM.to_string();
+        let schema = with_credentials(&self.schema, &allowed);
+        let mut rejected: Vec<String> = Vec::new();
+        spend.own_ms += own.elapsed().as_millis() as u64;
+        for attempt in 0..=self.settings.semantic_retries {
+            let own = Instant::now();
+            let request = LlmRequest {
+                system: system.clone(),
+                user: if attempt == 0 {
+                    user.clone()
+                } else {
+                    format!(
+                        "{user}{}",
+                        project.secrets.redact(&prompt::rejection(&rejected))
+                    )
+                },
+                schema_name: "windup_plan".to_string(),
+                schema: schema.clone(),
+                max_output_tokens: self.settings.max_output_tokens,
+                temperature: self.settings.temperature,
+            };
+            spend.own_ms += own.elapsed().as_millis() as u64;
+            let result = self.call(&request, project, spend).await?;
+            spend.count(&ask.purpose);
+            let own = Instant::now();
+            let completion = match result {
+                Ok(c) => c,
+                Err(LlmError::Refused { message, .. }) => {
+                    return Err(PlanFailure {
+                        class: FailureClass::PlanRejected,
+                        message: format!("the model refused to plan: {message}"),
+                    });
+                }
+                Err(e) => {
+                    return Err(PlanFailure {
+                        class: FailureClass::LlmError,
+                        message: project.secrets.redact(&e.to_string()),
+                    });
+                }
+            };
+            let mut answer = check::accept(&completion.text, &stub, &rules);
+            if completion.finish == crate::llm::Finish::Length
+                && let Err(problems) = &mut answer
+            {
+                problems.insert(
+                    0,
+                    format!(
+                        "the answer was cut off at {} output tokens (fix: fewer, shorter steps)",
+                        request.max_output_tokens
+                    ),
+                );
+            }
+            spend.own_ms += own.elapsed().as_millis() as u64;
+            match answer {
+                Ok(segment) => return Ok(segment),
+                Err(problems) => {
+                    tracing::info!(
+                        scenario_id = ask.scenario.id,
+                        attempt,
+                        "planner answer rejected: {}",
+                        problems.join("; ")
+                    );
+                    rejected = problems;
+                }
+            }
+        }
+        Err(PlanFailure {
+            class: FailureClass::PlanRejected,
+            message: project.secrets.redact(&format!(
+                "the model's plan was still invalid after {} calls: {}",
+                self.settings.semantic_retries + 1,
+                rejected.join("; ")
+            )),
+        })
+    }
+}
+
+/// The credentials a plan may use: the manifest's ENV names, and ENV-style names (with an
+/// underscore) that the task or hints mention. Labelled `account.field` when the manifest says.
+pub fn credentials(scenario: &Scenario, secrets: &ProjectSecrets) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = secrets
+        .manifest()
+        .accounts
+        .iter()
+        .flat_map(|(account, fields)| {
+            fields
+                .iter()
+                .map(move |(field, env)| (format!("{account}.{field}"), env.clone()))
+        })
+        .collect();
+    let text =
+        std::iter::once(scenario.task.as_str()).chain(scenario.hints.iter().map(String::as_str));
+    for word in text.flat_map(|t| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))) {
+        let env_like = word.len() >= 3
+            && word.contains('_')
+            && word.starts_with(|c: char| c.is_ascii_uppercase())
+            && word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if env_like && !out.iter().any(|(_, env)| env == word) {
+            out.push(("mentioned".to_string(), word.to_string()));
+        }
+    }
+    out
+}

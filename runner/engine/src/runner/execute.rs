@@ -1,0 +1,105 @@
+//! Running one plan in a browser context: a context opened ahead of time when there is one
+//! (and still alive), else a fresh one; the saved storage of the setups the scenario needs
+//! applied first; then the executor. The context is closed, or handed back when a failure's
+//! page still has to be read for re-planning.
+
+use std::time::Duration;
+
+use windup_model::Plan;
+
+use super::Runner;
+use super::storage::{self, StorageState};
+use crate::browser::{BrowserError, Session};
+use crate::events::EventSink;
+use crate::executor::{ExecContext, Execution, execute};
+use crate::fragments::Fragments;
+
+/// A context being opened in the background for the next scenario.
+pub(super) type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, BrowserError>>;
+
+impl Runner {
+    /// Runs one plan in a fresh context and closes it.
+    pub async fn execute_plan(
+        &self,
+        scenario_id: &str,
+        plan: &Plan,
+        timeout: Duration,
+        fragments: &Fragments,
+        prefetched: Option<Prefetched>,
+        events: &dyn EventSink,
+    ) -> Result<Execution, BrowserError> {
+        let (execution, session) = self
+            .execute_open(
+                scenario_id,
+                plan,
+                timeout,
+                fragments,
+                prefetched,
+                events,
+                None,
+            )
+            .await?;
+        let closing = std::time::Instant::now();
+        session.close().await;
+        tracing::debug!(scenario_id, "context closed in {:?}", closing.elapsed());
+        Ok(execution)
+    }
+
+    /// Runs one plan in a fresh context and hands the context back, so a failure's page can
+    /// still be read.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the per-run parts a context needs, each borrowed from a different owner"
+    )]
+    pub(super) async fn execute_open(
+        &self,
+        scenario_id: &str,
+        plan: &Plan,
+        timeout: Duration,
+        fragments: &Fragments,
+        prefetched: Option<Prefetched>,
+        events: &dyn EventSink,
+        state: Option<&StorageState>,
+    ) -> Result<(Execution, Session), BrowserError> {
+        let base_url = self
+            .config
+            .base_url
+            .as_ref()
+            .expect("prepare checked the base URL");
+        let opened = std::time::Instant::now();
+        let ready = match prefetched {
+            Some(handle) => match handle.await {
+                Ok(Ok(session)) if session.is_alive() => Some(session),
+                Ok(Ok(stale)) => {
+                    stale.close().await;
+                    None
+                }
+                _ => None,
+            },
+            None => None,
+        };
+        let mut session = match ready {
+            Some(s) => s,
+            None => self.browser.acquire_session().await?,
+        };
+        tracing::debug!(scenario_id, "context opened in {:?}", opened.elapsed());
+        if let Some(state) = state
+            && let Err(e) = storage::apply(&session, state).await
+        {
+            session.close().await;
+            return Err(e);
+        }
+        let cx = ExecContext {
+            scenario_id,
+            base_url,
+            timeouts: self.config.timeouts,
+            scenario_timeout: timeout,
+            fragments,
+            secrets: &self.secrets,
+            events,
+            screenshots: self.config.screenshots,
+        };
+        let execution = execute(&mut session, plan, &cx).await;
+        Ok((execution, session))
+    }
+}

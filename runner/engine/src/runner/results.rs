@@ -1,0 +1,145 @@
+//! A scenario's result: built from its execution (with the failure's evidence and screenshots
+//! stored under `e2e/.windup/runs/<run_id>/`) or from a failure without one, and masked for
+//! credentials before it is shown, reported or kept.
+
+use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus};
+
+use super::Runner;
+use crate::browser::BrowserError;
+use crate::executor::{Captured, Execution};
+use crate::project::Layout;
+
+impl Runner {
+    /// A scenario's result from its execution; its screenshot (a failure's, or a pass's with
+    /// `screenshots = "on"`) is stored under `e2e/.windup/runs/<run_id>/` and its evidence text
+    /// masked for credentials.
+    pub(super) fn scenario_result(
+        &self,
+        run_id: &str,
+        id: &str,
+        cache: CacheOutcome,
+        mut x: Execution,
+    ) -> ScenarioResult {
+        let captured = x.evidence.take();
+        let passed_png = x.screenshot.take();
+        let mut result = plain_result(id, cache, x);
+        result.evidence = captured.map(|c| self.stored_evidence(run_id, id, c));
+        result.screenshot = passed_png
+            .as_deref()
+            .and_then(|png| self.store_screenshot(run_id, id, png));
+        result
+    }
+
+    /// Failure evidence with its screenshot stored as `e2e/.windup/runs/<run_id>/<name>.png`.
+    pub(super) fn stored_evidence(
+        &self,
+        run_id: &str,
+        name: &str,
+        c: Captured,
+    ) -> windup_model::Evidence {
+        let mut evidence = c.evidence;
+        evidence.screenshot = c
+            .screenshot
+            .as_deref()
+            .and_then(|png| self.store_screenshot(run_id, name, png));
+        evidence
+    }
+
+    fn store_screenshot(&self, run_id: &str, name: &str, png: &[u8]) -> Option<String> {
+        let rel = format!("{}/{run_id}/{name}.png", Layout::RUNS_DIR);
+        match crate::fsutil::write_atomic(&self.config.root.join(&rel), png) {
+            Ok(()) => Some(rel),
+            Err(e) => {
+                tracing::warn!("could not store the screenshot {rel}: {e}");
+                None
+            }
+        }
+    }
+
+    /// A message can quote what the page showed, such as a field's value: every credential
+    /// value is masked before a result is shown, reported or kept as evidence.
+    pub(super) fn redacted(&self, mut result: ScenarioResult) -> ScenarioResult {
+        if let Some(m) = &result.message {
+            result.message = Some(self.secrets.redact(m));
+        }
+        if let Some(e) = &mut result.evidence {
+            let mask = |t: &mut String| *t = self.secrets.redact(t);
+            e.url.iter_mut().for_each(mask);
+            e.snapshot.iter_mut().for_each(mask);
+            e.target.iter_mut().for_each(mask);
+            e.console_errors.iter_mut().for_each(mask);
+            e.failed_requests.iter_mut().for_each(mask);
+        }
+        for a in &mut result.actions {
+            if let Some(e) = &a.error {
+                a.error = Some(self.secrets.redact(e));
+            }
+        }
+        result
+    }
+}
+
+/// An execution's verdict as a result, before evidence, screenshots and masking.
+fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
+    let (status, class, action, message) = match x.failure {
+        None => (ScenarioStatus::Passed, None, None, None),
+        Some(f) => (
+            ScenarioStatus::Failed,
+            Some(f.class),
+            f.action_id,
+            Some(f.message),
+        ),
+    };
+    ScenarioResult {
+        scenario_id: id.to_string(),
+        task: None,
+        status,
+        failure_class: class,
+        failed_action_id: action,
+        message,
+        cache,
+        llm_calls: 0,
+        cost_micro_usd: 0,
+        duration_ms: x.duration.as_millis() as u64,
+        final_url: x.final_url,
+        attempts: 1,
+        flaky: false,
+        evidence: None,
+        screenshot: None,
+        suggestion: None,
+        actions: x.actions,
+    }
+}
+
+/// A scenario that failed before or without an execution.
+pub(super) fn failed(
+    id: &str,
+    cache: CacheOutcome,
+    class: FailureClass,
+    message: String,
+) -> ScenarioResult {
+    ScenarioResult {
+        scenario_id: id.to_string(),
+        task: None,
+        status: ScenarioStatus::Failed,
+        failure_class: Some(class),
+        failed_action_id: None,
+        message: Some(message),
+        cache,
+        llm_calls: 0,
+        cost_micro_usd: 0,
+        duration_ms: 0,
+        final_url: None,
+        attempts: 1,
+        flaky: false,
+        evidence: None,
+        screenshot: None,
+        suggestion: None,
+        actions: Vec::new(),
+    }
+}
+
+/// A scenario the browser failed under.
+pub(super) fn crashed(id: &str, cache: CacheOutcome, e: BrowserError) -> ScenarioResult {
+    failed(id, cache, FailureClass::BrowserCrashed, e.to_string())
+}

@@ -1,0 +1,274 @@
+//! One scenario, once: the flow every plan goes through. The cache is looked up; a hit is
+//! replayed with zero LLM calls; a plan made for an earlier text of the scenario moves to
+//! `stale/` and the scenario is planned afresh; a miss is planned. A replay failure that
+//! invalidates the plan moves it to `stale/` (kept as evidence); when the plan no longer fits
+//! the page and this run may plan, it is repaired once, from the page where it failed.
+//! Planning itself, and the verifying run every new plan passes before it is cached, live in
+//! `planning`. A cached plan is replayed in `replay_cached` whichever road it came in by
+//! (committed, or restored from the dashboard).
+
+use time::OffsetDateTime;
+use windup_model::{
+    CacheEntry, CacheOutcome, Invalidation, Scenario, ScenarioResult, ScenarioStatus,
+};
+
+use super::Runner;
+use super::execute::Prefetched;
+use super::planning::{self, Phases, Start, passed_steps};
+use super::results::{crashed, failed};
+use super::shared::RunShared;
+use crate::browser::Session;
+use crate::cache::Lookup;
+use crate::events::Event;
+use crate::executor::{Execution, Failure};
+use crate::planner::{Spend, StepFailure};
+
+impl Runner {
+    /// Runs one scenario from what the cache holds for it.
+    pub(super) async fn run_scenario(
+        &self,
+        scenario: &Scenario,
+        lookup: Lookup,
+        prefetched: Option<Prefetched>,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        shared.events.on_event(&Event::ScenarioStarted {
+            scenario_id: scenario.id.clone(),
+        });
+        match lookup {
+            Lookup::Hit(entry) => {
+                self.replay_cached(scenario, &entry, prefetched, shared, spend, phases)
+                    .await
+            }
+            Lookup::Changed(old) => {
+                self.retire(
+                    scenario,
+                    &old,
+                    shared,
+                    "outdated",
+                    Invalidation {
+                        at: OffsetDateTime::now_utc(),
+                        reason: "scenario changed".into(),
+                        failure_class: None,
+                        failed_action_id: None,
+                        message: Some(
+                            "the scenario's task, hints or start URL changed since the plan was verified"
+                                .into(),
+                        ),
+                        url: None,
+                        run_id: Some(shared.run_id.to_string()),
+                    },
+                );
+                self.plan_or_refuse(scenario, shared, spend, phases, "the scenario changed since its plan was verified (the old plan is kept in e2e/.windup/cache/stale/)")
+                    .await
+            }
+            Lookup::Miss => {
+                self.plan_or_refuse(scenario, shared, spend, phases, "no plan is cached")
+                    .await
+            }
+        }
+    }
+
+    /// Replays a verified plan. A failure that says the plan no longer holds moves it to stale;
+    /// one that says it does not fit the page is repaired when this run may plan.
+    async fn replay_cached(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        prefetched: Option<Prefetched>,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        let run_id = shared.run_id;
+        let timeout = self.scenario_timeout(scenario);
+        let (execution, session) = match self
+            .execute_open(
+                &scenario.id,
+                &entry.plan,
+                timeout,
+                shared.fragments,
+                prefetched,
+                shared.events,
+                shared.state_for(scenario).as_ref(),
+            )
+            .await
+        {
+            Ok(x) => x,
+            Err(e) => return crashed(&scenario.id, CacheOutcome::Hit, e),
+        };
+        phases.add(&execution);
+        if execution.passed() {
+            shared
+                .keep_setup_state(&self.config.root, scenario, &session)
+                .await;
+        }
+        let Some(failure) = execution
+            .failure
+            .clone()
+            .filter(|f| f.class.invalidates_plan())
+        else {
+            session.close().await;
+            return self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
+        };
+        self.retire(
+            scenario,
+            entry,
+            shared,
+            "failed",
+            Invalidation {
+                at: OffsetDateTime::now_utc(),
+                reason: "replay failed".into(),
+                failure_class: Some(failure.class),
+                failed_action_id: failure.action_id.clone(),
+                message: Some(self.secrets.redact(&failure.message)),
+                url: execution.final_url.clone(),
+                run_id: Some(run_id.to_string()),
+            },
+        );
+        let k = passed_steps(&execution);
+        let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
+        if self.planning_blocked(scenario).is_some() || !repairable {
+            session.close().await;
+            let mut result =
+                self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
+            if let Some((_, why)) = self.planning_blocked(scenario) {
+                result.message = result.message.map(|m| {
+                    format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
+                });
+            }
+            return result;
+        }
+        let broken = Broken {
+            entry,
+            passed: k,
+            failure,
+            execution,
+            session,
+        };
+        self.repair(scenario, broken, shared, spend, phases).await
+    }
+
+    /// Re-plans once, from the page where the replay failed, with the failure in the prompt.
+    async fn repair(
+        &self,
+        scenario: &Scenario,
+        broken: Broken<'_>,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        let Broken {
+            entry,
+            passed: k,
+            failure,
+            execution,
+            session,
+        } = broken;
+        let run_id = shared.run_id;
+        let page = match self.observe(&session, phases).await {
+            Ok(p) => p,
+            Err(e) => {
+                session.close().await;
+                return crashed(&scenario.id, CacheOutcome::StaleReplanned, e);
+            }
+        };
+        session.close().await;
+        let replay_evidence = execution
+            .evidence
+            .clone()
+            .map(|c| self.stored_evidence(run_id, &format!("{}.replay", scenario.id), c));
+        let replay_message = self.secrets.redact(&failure.message);
+        let start = Start::Repair {
+            done: entry.plan.actions[..k].to_vec(),
+            failure: StepFailure {
+                action: entry.plan.actions[k].clone(),
+                class: failure.class,
+                message: replay_message.clone(),
+            },
+            page: Box::new(page),
+        };
+        let mut result = self
+            .plan_scenario(
+                scenario,
+                start,
+                CacheOutcome::StaleReplanned,
+                shared,
+                spend,
+                phases,
+            )
+            .await;
+        let replay = format!(
+            "the cached plan failed at {} ({}: {replay_message}) and was re-planned",
+            failure.action_id.as_deref().unwrap_or("its start"),
+            failure.class
+        );
+        result.message = Some(match result.message {
+            Some(m) => format!("{replay}; the new plan failed too: {m}"),
+            None => replay,
+        });
+        // A re-planned plan that passed leaves the failed replay's evidence: the stale plan's.
+        if result.status == ScenarioStatus::Passed {
+            result.evidence = replay_evidence;
+        }
+        result
+    }
+
+    /// A scenario without a usable plan: planned when this run may, else failed saying why.
+    async fn plan_or_refuse(
+        &self,
+        scenario: &Scenario,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+        why: &str,
+    ) -> ScenarioResult {
+        if let Some((class, blocked)) = self.planning_blocked(scenario) {
+            return failed(
+                &scenario.id,
+                CacheOutcome::Miss,
+                class,
+                format!("{why}: {blocked}"),
+            );
+        }
+        self.plan_scenario(
+            scenario,
+            Start::Plan,
+            CacheOutcome::Miss,
+            shared,
+            spend,
+            phases,
+        )
+        .await
+    }
+
+    /// Moves a plan that no longer holds to `stale/`, where it stays as evidence. A move that
+    /// fails is a warning: the scenario's verdict does not depend on it.
+    fn retire(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        shared: &RunShared<'_>,
+        which: &str,
+        why: Invalidation,
+    ) {
+        if let Err(e) = shared.cache.invalidate(entry, why) {
+            tracing::warn!(
+                "could not move the {which} plan of {} to stale: {e}",
+                scenario.id
+            );
+        }
+    }
+}
+
+/// A replay that failed on a step that does not fit the page, with its context still open.
+struct Broken<'a> {
+    entry: &'a CacheEntry,
+    /// How many of the plan's own steps passed: the failed step's index.
+    passed: usize,
+    failure: Failure,
+    execution: Execution,
+    session: Session,
+}

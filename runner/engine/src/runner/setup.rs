@@ -1,0 +1,109 @@
+//! The `Runner` and how it is set up: the project's secrets, the browser, and the planner when
+//! a provider is configured and usable. What it runs lives beside it: `schedule` (a run),
+//! `scenario` (one scenario), `replay` (one plan), `bench`.
+
+use std::time::Duration;
+
+use time::OffsetDateTime;
+use windup_model::{InputError, Problems, Scenario};
+
+use crate::browser::Browser;
+use crate::config::Config;
+use crate::planner::{Budget, Planner};
+use crate::project::{Layout, display};
+use crate::secrets::ProjectSecrets;
+
+/// Whether this run can plan.
+pub(super) enum Planning {
+    /// No provider is configured.
+    Off,
+    /// A provider is configured but cannot be used (its key is not set, say).
+    Unavailable(String),
+    Ready(Planner),
+}
+
+/// Runs scenarios and plans against one browser.
+pub struct Runner {
+    pub(super) config: Config,
+    pub(super) browser: Browser,
+    pub(super) secrets: ProjectSecrets,
+    pub(super) planning: Planning,
+    pub(super) budget: Budget,
+}
+
+impl Runner {
+    /// Reads the project's secrets (`e2e/manifest.yaml`, `.env.local`) and sets up the chosen
+    /// LLM provider. A provider whose key is not set leaves planning unavailable (replays still
+    /// run); a model without a known price under a spend budget is a configuration error.
+    pub fn new(config: Config) -> Result<Self, Problems> {
+        let browser = Browser::new(config.browser.clone());
+        Self::with_browser(config, browser)
+    }
+
+    /// As `new`, on a browser the caller already has (test harnesses share one).
+    pub fn with_browser(config: Config, browser: Browser) -> Result<Self, Problems> {
+        let secrets = ProjectSecrets::load(&config.root)?;
+        let config_file = display(&config.root, &config.root.join(Layout::CONFIG_FILE));
+        let prices = config.prices.clone();
+        let planning = match &config.provider {
+            None => Planning::Off,
+            Some((name, provider)) => {
+                let today = OffsetDateTime::now_utc().date();
+                if config.limits.micro_usd.is_some()
+                    && prices.price(&provider.model, today).is_none()
+                {
+                    return Err(InputError::new(
+                        &config_file,
+                        format!("providers.{name}.model"),
+                        format!("no price is known for model `{}`, so the spend budget cannot be enforced", provider.model),
+                        format!("add [prices.\"{}\"] with input_usd_per_mtok and output_usd_per_mtok (0 for a local model)", provider.model),
+                    )
+                    .into());
+                }
+                match crate::llm::client(name, provider, &config.env.as_fn()) {
+                    Ok(client) => {
+                        Planning::Ready(Planner::new(client, config.planner.clone(), prices))
+                    }
+                    Err(e) => {
+                        Planning::Unavailable(format!("{}: {} ({})", e.field, e.problem, e.fix))
+                    }
+                }
+            }
+        };
+        let budget = Budget::new(config.limits);
+        Ok(Runner {
+            config,
+            browser,
+            secrets,
+            planning,
+            budget,
+        })
+    }
+
+    /// `provider/model` when a planner is ready.
+    pub fn planner(&self) -> Option<&Planner> {
+        match &self.planning {
+            Planning::Ready(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub(super) fn scenario_timeout(&self, scenario: &Scenario) -> Duration {
+        scenario
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.config.timeouts.scenario)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn browser(&self) -> &Browser {
+        &self.browser
+    }
+
+    pub async fn close(&self) {
+        self.browser.close().await;
+    }
+}
