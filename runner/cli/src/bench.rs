@@ -9,7 +9,7 @@ use windup_model::ExitCode;
 use crate::output::usd;
 use crate::{Common, PlanningArgs};
 
-pub fn run(
+pub(crate) fn run(
     scenario: String,
     json: Option<PathBuf>,
     planning: PlanningArgs,

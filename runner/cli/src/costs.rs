@@ -14,7 +14,7 @@ use windup_model::money::usd_exact as usd;
 use windup_model::{ExitCode, InputError, Problems};
 
 #[derive(Args)]
-pub struct CostsArgs {
+pub(crate) struct CostsArgs {
     /// The project root (where windup.toml and e2e/ are).
     #[arg(long, default_value = ".")]
     root: PathBuf,
@@ -52,7 +52,7 @@ impl From<By> for GroupBy {
     }
 }
 
-pub fn run(args: &CostsArgs) -> ExitCode {
+pub(crate) fn run(args: &CostsArgs) -> ExitCode {
     match report(args) {
         Ok(text) => {
             print!("{text}");

@@ -44,7 +44,7 @@ accounts: {}
 #    password: ADMIN_PASSWORD
 "#;
 
-pub fn run(root: &Path, base_url: &str) -> ExitCode {
+pub(crate) fn run(root: &Path, base_url: &str) -> ExitCode {
     if let Err(e) = windup_engine::base_url::parse_base_url("--base-url", base_url) {
         eprintln!(
             "error: {}: {}: {}\n  fix: {}",

@@ -13,13 +13,13 @@ use windup_model::{ActionStatus, CacheOutcome, RunReport, ScenarioResult, Scenar
 
 /// How much the terminal says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verbosity {
+pub(crate) enum Verbosity {
     Quiet,
     Normal,
     Verbose,
 }
 
-pub struct Terminal {
+pub(crate) struct Terminal {
     verbosity: Verbosity,
     /// The live view, when stderr is a terminal and colour is allowed.
     bar: Mutex<Option<ProgressBar>>,
@@ -27,7 +27,7 @@ pub struct Terminal {
 }
 
 impl Terminal {
-    pub fn new(verbosity: Verbosity) -> Self {
+    pub(crate) fn new(verbosity: Verbosity) -> Self {
         let live = std::io::stderr().is_terminal()
             && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             && verbosity != Verbosity::Quiet;
@@ -48,7 +48,7 @@ impl Terminal {
         }
     }
 
-    pub fn summary(&self, report: &RunReport) {
+    pub(crate) fn summary(&self, report: &RunReport) {
         if let Some(bar) = self.bar.lock().expect("terminal lock").take() {
             bar.finish_and_clear();
         }
@@ -145,7 +145,7 @@ fn cache_word(c: CacheOutcome) -> &'static str {
     }
 }
 
-pub use windup_model::money::usd;
+pub(crate) use windup_model::money::usd;
 
 fn spend(result: &ScenarioResult) -> String {
     if result.llm_calls == 0 {

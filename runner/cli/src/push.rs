@@ -13,7 +13,7 @@ use crate::print_problems;
 
 /// `--dashboard-url` and `--no-push` of `windup run`.
 #[derive(Args, Default, Clone)]
-pub struct DashboardArgs {
+pub(crate) struct DashboardArgs {
     /// The team dashboard's URL; overrides windup.toml's [dashboard] url.
     #[arg(long, env = "WINDUP_DASHBOARD_URL", value_name = "URL")]
     pub dashboard_url: Option<String>,
@@ -23,7 +23,7 @@ pub struct DashboardArgs {
 }
 
 #[derive(Args)]
-pub struct PushArgs {
+pub(crate) struct PushArgs {
     /// The run to upload, by its run_id [default: the last run].
     #[arg(long, value_name = "ID")]
     run_id: Option<String>,
@@ -50,7 +50,7 @@ fn runtime() -> Option<tokio::runtime::Runtime> {
 
 /// `windup push`: 0 when everything reached the dashboard, 2 for bad input (no dashboard
 /// configured, no run to push, no token), 3 when an upload stays spooled.
-pub fn run(args: &PushArgs) -> ExitCode {
+pub(crate) fn run(args: &PushArgs) -> ExitCode {
     let overrides = Overrides {
         dashboard_url: args.dashboard_url.clone(),
         ..Overrides::default()
@@ -125,7 +125,7 @@ pub fn run(args: &PushArgs) -> ExitCode {
 
 /// After `windup run`: uploads the run when `[dashboard]` is configured and pushing is on.
 /// Prints what happened; never changes the run's exit code.
-pub fn after_run(root: &Path, dashboard_args: &DashboardArgs, run_id: &str) {
+pub(crate) fn after_run(root: &Path, dashboard_args: &DashboardArgs, run_id: &str) {
     let overrides = Overrides {
         dashboard_url: dashboard_args.dashboard_url.clone(),
         no_push: dashboard_args.no_push,

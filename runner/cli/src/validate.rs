@@ -11,7 +11,7 @@ use windup_model::validate::{
 };
 use windup_model::{ExitCode, InputError, Problems};
 
-pub fn run(root: &Path, files: &[PathBuf]) -> ExitCode {
+pub(crate) fn run(root: &Path, files: &[PathBuf]) -> ExitCode {
     let (problems, checked) = if files.is_empty() {
         project(root)
     } else {

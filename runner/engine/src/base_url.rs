@@ -3,6 +3,8 @@
 
 use windup_model::InputError;
 
+/// Parses a base URL, which must be absolute and http, https or file. `source` names where it
+/// came from (`windup.toml`, `--base-url`), for the error.
 pub fn parse_base_url(source: &str, raw: &str) -> Result<url::Url, InputError> {
     let url = url::Url::parse(raw).map_err(|e| {
         InputError::new(

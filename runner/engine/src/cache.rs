@@ -22,29 +22,36 @@ pub enum Lookup {
     Hit(Box<CacheEntry>),
     /// A plan made for an earlier text of the scenario: not to be replayed.
     Changed(Box<CacheEntry>),
+    /// No entry: the scenario has not been planned and verified yet.
     Miss,
 }
 
+/// The cache folder of one project: where each scenario's entry lives, and the moves between
+/// active and stale.
 #[derive(Debug, Clone)]
 pub struct PlanCache {
     dir: PathBuf,
 }
 
 impl PlanCache {
+    /// The cache of the project at `root` (nothing is read or created yet).
     pub fn new(root: &Path) -> Self {
         PlanCache {
             dir: root.join(Layout::CACHE_DIR),
         }
     }
 
+    /// The folder of active entries.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// Where invalidated and replaced entries are kept, with why.
     pub fn stale_dir(&self) -> PathBuf {
         self.dir.join("stale")
     }
 
+    /// The active entry's file of a scenario, whether or not it exists.
     pub fn path(&self, scenario_id: &str) -> PathBuf {
         self.dir.join(format!("{scenario_id}.json"))
     }
@@ -82,6 +89,8 @@ impl PlanCache {
         Ok(Some(entry))
     }
 
+    /// Whether the scenario has a plan that may be replayed: its entry must be active and keyed
+    /// by the scenario's current text and start URL.
     pub fn lookup(&self, scenario: &Scenario) -> Result<Lookup, Problems> {
         Ok(match self.load(&scenario.id)? {
             None => Lookup::Miss,

@@ -69,10 +69,12 @@ impl Fragments {
         }
     }
 
+    /// The fragment a `use` step names.
     pub fn get(&self, id: &str) -> Option<&Fragment> {
         self.by_id.get(id)
     }
 
+    /// Every fragment id, sorted: the catalogue the planner is shown and an error lists.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.by_id.keys().map(String::as_str)
     }

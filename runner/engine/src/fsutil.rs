@@ -4,6 +4,8 @@
 use std::io::Write;
 use std::path::Path;
 
+/// Writes `bytes` to `path` atomically (readers see the old file or the new one, never part of
+/// it), creating the folder if needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path
         .parent()

@@ -11,11 +11,14 @@ pub use crate::browser::injected::{Counts, Diagnosis, Located};
 /// A selector ready to send to the page.
 #[derive(Debug, Clone)]
 pub struct Locator {
+    /// The selector as written, for messages.
     pub source: String,
     parts: Vec<Part>,
 }
 
 impl Locator {
+    /// Parses a selector (`role=button[name="Save"]`, `text=…`, CSS…); the error says which part
+    /// is wrong.
     pub fn parse(selector: &str) -> Result<Locator, SelectorError> {
         let parsed = Selector::parse(selector)?;
         Ok(Locator {
@@ -24,6 +27,7 @@ impl Locator {
         })
     }
 
+    /// The parsed selector, as the in-page engine takes it.
     pub fn parts(&self) -> &[Part] {
         &self.parts
     }
@@ -34,6 +38,7 @@ impl Locator {
         injected::locate(session, &self.parts, action).await
     }
 
+    /// How many visible and hidden matches the selector has now.
     pub async fn count(&self, session: &Session) -> Result<Counts, BrowserError> {
         injected::query(session, &self.parts).await
     }
@@ -48,6 +53,8 @@ impl Locator {
         injected::is_checked(session, &self.parts).await
     }
 
+    /// Match counts and the nearest names on the page, for the message of a selector that
+    /// found nothing usable.
     pub async fn diagnose(&self, session: &Session) -> Result<Diagnosis, BrowserError> {
         injected::diagnose(session, &self.parts).await
     }

@@ -52,7 +52,9 @@ impl Layout {
 /// A scenario and the file it came from.
 #[derive(Debug, Clone)]
 pub struct ScenarioFile {
+    /// The YAML file: the project root joined with `e2e/scenarios/<name>.yaml`.
     pub path: PathBuf,
+    /// The scenario it holds, validated.
     pub scenario: Scenario,
 }
 

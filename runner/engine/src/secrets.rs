@@ -11,6 +11,7 @@ use windup_model::{InputError, Problems};
 
 /// Where `value_ref` names are resolved.
 pub trait SecretSource: Send + Sync {
+    /// The value of the ENV name `name`, or none when it is not set.
     fn resolve(&self, name: &str) -> Option<String>;
 }
 
@@ -27,6 +28,8 @@ impl SecretSource for EnvSecrets {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// Account (`admin`) to its fields (`email`, `password`), each the ENV name of its value:
+    /// `accounts: {admin: {email: ADMIN_EMAIL, password: ADMIN_PASSWORD}}`.
     #[serde(default)]
     pub accounts: BTreeMap<String, BTreeMap<String, String>>,
 }
@@ -148,6 +151,7 @@ impl ProjectSecrets {
         }
     }
 
+    /// The accounts the planner may sign in with (their ENV names, never their values).
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
     }

@@ -5,6 +5,7 @@ use sha2::{Digest, Sha256};
 
 use crate::browser::{BrowserError, Session, injected};
 
+/// `sha256:<hex>` of the tokens, one per line, in page order.
 pub fn hash(tokens: &[String]) -> String {
     let mut hasher = Sha256::new();
     for t in tokens {

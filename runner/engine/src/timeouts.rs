@@ -6,8 +6,12 @@ use std::time::Duration;
 /// Time limits in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {
+    /// How long one step may wait for its target and its postconditions, unless the step sets
+    /// its own `timeout_ms`.
     pub action: Duration,
+    /// How long a `goto` or the start URL may take to load.
     pub navigation: Duration,
+    /// The whole scenario's budget, unless the scenario sets its own `timeout_ms`.
     pub scenario: Duration,
 }
 

@@ -48,6 +48,8 @@ pub fn url_for_match(url: &str, base: &url::Url) -> String {
 }
 
 impl Check {
+    /// Parses every selector and the URL glob of `expect` once, before polling; the error
+    /// names the bad selector or glob.
     pub fn compile(expect: &Expect) -> Result<Check, String> {
         let parts = |s: &str| -> Result<Vec<Part>, String> {
             Locator::parse(s)
@@ -156,10 +158,15 @@ impl Check {
     }
 }
 
+/// Why postconditions were not verified.
 #[derive(Debug, thiserror::Error)]
 pub enum VerifyError {
+    /// The deadline passed with a postcondition still false: which ones, and what the page
+    /// showed instead.
     #[error("{0}")]
     NotMet(String),
+    /// The browser failed while checking (a replaced document is not one: it is checked
+    /// again).
     #[error(transparent)]
     Browser(BrowserError),
 }

@@ -37,7 +37,7 @@ pub(super) struct Instance {
 }
 
 impl Instance {
-    pub fn is_alive(&self) -> bool {
+    pub(super) fn is_alive(&self) -> bool {
         self.conn.is_alive() && !self.reader.is_finished()
     }
 }
@@ -51,6 +51,7 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// A browser that starts Chromium with `options` on first use; nothing runs yet.
     pub fn new(options: BrowserOptions) -> Self {
         Browser {
             options: Arc::new(options),

@@ -29,7 +29,7 @@ pub(super) struct CdpEvent {
 impl CdpEvent {
     /// The parameters as `E`, when this is an `E` event and they fit (an event that does not
     /// fit is skipped, as one that lacks what its reader needs).
-    pub fn parse<E: Event>(self) -> Option<E> {
+    pub(super) fn parse<E: Event>(self) -> Option<E> {
         if self.method != E::METHOD {
             return None;
         }
@@ -105,7 +105,7 @@ impl Drop for PendingGuard<'_> {
 impl Connection {
     /// Starts the writer and reader tasks over the pipe. The returned reader task ends when
     /// Chromium closes its end.
-    pub fn start(pipe: Pipe) -> (Arc<Self>, JoinHandle<()>) {
+    pub(super) fn start(pipe: Pipe) -> (Arc<Self>, JoinHandle<()>) {
         let (writer, reader) = pipe.split();
         let (outgoing, queue) = mpsc::unbounded_channel::<Vec<u8>>();
         let conn = Arc::new(Connection {
@@ -188,18 +188,18 @@ impl Connection {
         self.subscribers.lock().expect("subscribers lock").clear();
     }
 
-    pub fn is_alive(&self) -> bool {
+    pub(super) fn is_alive(&self) -> bool {
         self.alive.load(Ordering::SeqCst)
     }
 
     /// Counts the browser as gone, before the reader notices (it did not answer in time).
-    pub fn mark_dead(&self) {
+    pub(super) fn mark_dead(&self) {
         self.alive.store(false, Ordering::SeqCst);
     }
 
     /// Events of `session` (None: the browser's own) from now on, until the receiver is
     /// dropped or the browser goes away.
-    pub fn subscribe(&self, session: Option<&str>) -> mpsc::UnboundedReceiver<CdpEvent> {
+    pub(super) fn subscribe(&self, session: Option<&str>) -> mpsc::UnboundedReceiver<CdpEvent> {
         let (events, receiver) = mpsc::unbounded_channel();
         // Checked under the lock that `shut_down` clears under, so no subscriber outlives it.
         let mut subscribers = self.subscribers.lock().expect("subscribers lock");
@@ -214,7 +214,7 @@ impl Connection {
 
     /// Sends a command (to a page's session, or to the browser when `session` is None) and
     /// waits for its answer.
-    pub async fn send<C: Command>(
+    pub(super) async fn send<C: Command>(
         &self,
         session: Option<&str>,
         command: &C,
@@ -229,7 +229,7 @@ impl Connection {
     }
 
     /// Sends an untyped command; for tests that read what the engine itself never needs.
-    pub async fn send_raw(
+    pub(super) async fn send_raw(
         &self,
         session: Option<&str>,
         method: &str,

@@ -6,15 +6,29 @@ pub enum BrowserError {
     #[error(
         "no Chromium found; install it (`apt-get install chromium`) or set `[browser] executable` in windup.toml or WINDUP_CHROMIUM"
     )]
+    /// No Chromium executable was found where [`super::find_chromium`] looks.
     NotFound,
+    /// Chromium was found but did not start, or did not answer on the pipe in time.
     #[error("the browser at {path} would not start: {detail}")]
-    Launch { path: String, detail: String },
+    Launch {
+        /// The executable that was started.
+        path: String,
+        /// Why it failed (no pipe, no process, no answer), with the last lines it wrote to
+        /// stderr when it wrote any.
+        detail: String,
+    },
+    /// The browser process or the page's renderer is gone, or a command timed out: the session
+    /// cannot go on.
     #[error("the browser crashed or stopped answering: {0}")]
     Crashed(String),
+    /// A navigation replaced the document under a command; trying again on the new document
+    /// usually works.
     #[error("the page's document was replaced while it was being read")]
     ContextLost,
+    /// An evaluated expression threw: the exception's text.
     #[error("a script in the page failed: {0}")]
     Script(String),
+    /// Chromium answered with a CDP error, or with something we could not read.
     #[error("{0}")]
     Protocol(String),
 }
@@ -22,8 +36,12 @@ pub enum BrowserError {
 /// Result of waiting for a document to load.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NavError {
+    /// The navigation did not produce a usable document: a network error, or an HTTP status of
+    /// 400 or more.
     Failed(String),
+    /// The document did not finish loading before the deadline.
     Timeout,
+    /// The browser or the page's renderer is gone.
     Crashed(String),
 }
 

@@ -12,7 +12,7 @@ use super::error::BrowserError;
 use super::session::Session;
 
 /// The in-page engine: locators, actionability, snapshots. Plain data in, plain data out.
-pub const INJECTED_JS: &str = include_str!("../injected/windup.js");
+pub(crate) const INJECTED_JS: &str = include_str!("../injected/windup.js");
 
 /// What the in-page engine found for an action's target.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -20,16 +20,25 @@ pub const INJECTED_JS: &str = include_str!("../injected/windup.js");
 pub enum Located {
     /// The document is being replaced; try again on the new one.
     Navigating,
+    /// No visible match.
     NotFound {
+        /// How many matches there are that are hidden, which a failure message reports.
         #[serde(default)]
         hidden: u32,
     },
+    /// A visible match that cannot take the action yet (moving, disabled, covered, outside the
+    /// viewport…); the caller waits and asks again until its deadline.
     NotActionable {
+        /// Why, as the in-page engine words it (`element is disabled`).
         reason: String,
     },
+    /// The target is ready: where to send the trusted input.
     Ok {
+        /// The point to click, in the top-level viewport's CSS pixels.
         x: f64,
+        /// The point to click, in the top-level viewport's CSS pixels.
         y: f64,
+        /// The element as a person would name it (`<button> "Save"`), for messages.
         #[serde(default)]
         describe: String,
         /// `true`, `false` or `"mixed"` for a checkable target.
@@ -41,15 +50,21 @@ pub enum Located {
 /// Visible and hidden match counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub struct Counts {
+    /// Matches that are rendered and visible: the first one is the target.
     pub visible: u32,
+    /// Matches that exist but are not visible (`display: none`, `aria-hidden`, empty box…).
     pub hidden: u32,
 }
 
 /// What the engine can say about a selector that found nothing usable.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct Diagnosis {
+    /// Visible matches.
     pub visible: u32,
+    /// Matches that are not visible.
     pub hidden: u32,
+    /// Up to three names, labels or texts on the page closest to the one asked for, so a
+    /// message can say what the page has instead.
     #[serde(default)]
     pub nearest: Vec<String>,
 }
@@ -74,7 +89,7 @@ impl Diagnosis {
 
 /// The postconditions of one `expect`, as selector parts; the URL is matched in Rust.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct CheckSpec {
+pub(crate) struct CheckSpec {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub visible: Option<Vec<Part>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,21 +100,23 @@ pub struct CheckSpec {
     pub count: Option<CountSpec>,
 }
 
+/// A `value` postcondition: the first visible match's value equals `equals`.
 #[derive(Debug, Clone, Serialize)]
-pub struct ValueSpec {
+pub(crate) struct ValueSpec {
     pub parts: Vec<Part>,
     pub equals: String,
 }
 
+/// A `count` postcondition: the selector has exactly `equals` visible matches.
 #[derive(Debug, Clone, Serialize)]
-pub struct CountSpec {
+pub(crate) struct CountSpec {
     pub parts: Vec<Part>,
     pub equals: u32,
 }
 
 /// What the page showed for a [`CheckSpec`]: one field per postcondition asked.
 #[derive(Debug, Deserialize)]
-pub struct Observed {
+pub(crate) struct Observed {
     pub url: String,
     /// The document is being replaced: nothing observed counts.
     #[serde(default)]
@@ -110,15 +127,17 @@ pub struct Observed {
     pub count: Option<CountObserved>,
 }
 
+/// What a `value` postcondition found.
 #[derive(Debug, Deserialize)]
-pub struct ValueObserved {
+pub(crate) struct ValueObserved {
     pub ok: bool,
     /// None when there is no visible match.
     pub actual: Option<String>,
 }
 
+/// What a `count` postcondition found.
 #[derive(Debug, Deserialize)]
-pub struct CountObserved {
+pub(crate) struct CountObserved {
     pub ok: bool,
     pub actual: u32,
 }
@@ -128,12 +147,16 @@ pub struct CountObserved {
 pub struct Element {
     /// A selector that resolves to this element now (first visible match).
     pub selector: String,
+    /// Its ARIA role, explicit or implicit; none for an element without one.
     #[serde(default)]
     pub role: Option<String>,
+    /// Its accessible name, as a `role=…[name=…]` selector would match it.
     #[serde(default)]
     pub name: String,
+    /// Its tag name (`button`, `input`…).
     #[serde(default)]
     pub tag: String,
+    /// An `<input>`'s type (`text`, `checkbox`…).
     #[serde(default, rename = "type")]
     pub input_type: Option<String>,
     /// A field's current value (never read from password fields).
@@ -142,27 +165,28 @@ pub struct Element {
     /// `true`, `false` or `"mixed"`.
     #[serde(default)]
     pub checked: Option<Value>,
+    /// Set when the element is disabled (natively or by `aria-disabled`).
     #[serde(default)]
     pub disabled: Option<bool>,
 }
 
 /// The page's own errors, for a failure's evidence.
 #[derive(Debug, Deserialize)]
-pub struct PageFailures {
+pub(crate) struct PageFailures {
     /// Uncaught errors, rejections and `console.error` lines, oldest first.
     pub console: Vec<String>,
 }
 
 /// The current document's address and title.
 #[derive(Debug, Deserialize)]
-pub struct PageInfo {
+pub(crate) struct PageInfo {
     pub url: String,
     pub title: String,
 }
 
 /// The current document's origin (`"null"` for an opaque one) and its localStorage entries.
 #[derive(Debug, Deserialize)]
-pub struct LocalStorage {
+pub(crate) struct LocalStorage {
     pub origin: String,
     pub entries: Vec<(String, String)>,
 }
@@ -196,7 +220,7 @@ async fn call<T: DeserializeOwned>(
 /// Finds the target and checks that it is actionable for `action` (a step type: `click`,
 /// `fill`, `hover`…); for `fill` and `press` the element is focused (and for `fill` its content
 /// selected) when it is.
-pub async fn locate(
+pub(crate) async fn locate(
     session: &Session,
     parts: &[Part],
     action: &str,
@@ -205,12 +229,12 @@ pub async fn locate(
 }
 
 /// Visible and hidden matches of a selector.
-pub async fn query(session: &Session, parts: &[Part]) -> Result<Counts, BrowserError> {
+pub(crate) async fn query(session: &Session, parts: &[Part]) -> Result<Counts, BrowserError> {
     call(session, "query", &[arg(&parts)]).await
 }
 
 /// Chooses an option of the target `<select>` by value or label.
-pub async fn select(
+pub(crate) async fn select(
     session: &Session,
     parts: &[Part],
     value: &str,
@@ -219,67 +243,70 @@ pub async fn select(
 }
 
 /// `true`, `false`, `"mixed"`, or null when there is no visible match.
-pub async fn is_checked(session: &Session, parts: &[Part]) -> Result<Value, BrowserError> {
+pub(crate) async fn is_checked(session: &Session, parts: &[Part]) -> Result<Value, BrowserError> {
     call(session, "isChecked", &[arg(&parts)]).await
 }
 
 /// Match counts and the nearest accessible names, for a selector that found nothing usable.
-pub async fn diagnose(session: &Session, parts: &[Part]) -> Result<Diagnosis, BrowserError> {
+pub(crate) async fn diagnose(session: &Session, parts: &[Part]) -> Result<Diagnosis, BrowserError> {
     call(session, "diagnose", &[arg(&parts)]).await
 }
 
 /// Observes the postconditions of `spec` once.
-pub async fn check(session: &Session, spec: &CheckSpec) -> Result<Observed, BrowserError> {
+pub(crate) async fn check(session: &Session, spec: &CheckSpec) -> Result<Observed, BrowserError> {
     call(session, "check", &[arg(spec)]).await
 }
 
 /// The ARIA snapshot of the page, cut to `max_chars`.
-pub async fn snapshot(session: &Session, max_chars: usize) -> Result<String, BrowserError> {
+pub(crate) async fn snapshot(session: &Session, max_chars: usize) -> Result<String, BrowserError> {
     call(session, "snapshot", &[arg(&max_chars)]).await
 }
 
 /// At most `limit` visible interactive elements, each with a selector that resolves to it.
-pub async fn interactive(session: &Session, limit: usize) -> Result<Vec<Element>, BrowserError> {
+pub(crate) async fn interactive(
+    session: &Session,
+    limit: usize,
+) -> Result<Vec<Element>, BrowserError> {
     call(session, "interactive", &[arg(&limit)]).await
 }
 
 /// The page's visible interactive elements as `tag|role|type` tokens.
-pub async fn signature(session: &Session) -> Result<Vec<String>, BrowserError> {
+pub(crate) async fn signature(session: &Session) -> Result<Vec<String>, BrowserError> {
     call(session, "signature", &[]).await
 }
 
 /// The page's own errors since it loaded.
-pub async fn failures(session: &Session) -> Result<PageFailures, BrowserError> {
+pub(crate) async fn failures(session: &Session) -> Result<PageFailures, BrowserError> {
     call(session, "failures", &[]).await
 }
 
 /// Covers the first visible match of each selector with an opaque box; returns how many.
-pub async fn mask(session: &Session, selectors: &[Vec<Part>]) -> Result<u32, BrowserError> {
+pub(crate) async fn mask(session: &Session, selectors: &[Vec<Part>]) -> Result<u32, BrowserError> {
     call(session, "mask", &[arg(&selectors)]).await
 }
 
 /// Removes the boxes of [`mask`].
-pub async fn unmask(session: &Session) -> Result<bool, BrowserError> {
+pub(crate) async fn unmask(session: &Session) -> Result<bool, BrowserError> {
     call(session, "unmask", &[]).await
 }
 
 /// The current document's URL.
-pub async fn url(session: &Session) -> Result<String, BrowserError> {
+pub(crate) async fn url(session: &Session) -> Result<String, BrowserError> {
     call(session, "url", &[]).await
 }
 
 /// The current document's URL and title.
-pub async fn page_info(session: &Session) -> Result<PageInfo, BrowserError> {
+pub(crate) async fn page_info(session: &Session) -> Result<PageInfo, BrowserError> {
     call(session, "pageInfo", &[]).await
 }
 
 /// The HTTP status the current document came with, when it came over HTTP.
-pub async fn navigation_status(session: &Session) -> Result<Option<u64>, BrowserError> {
+pub(crate) async fn navigation_status(session: &Session) -> Result<Option<u64>, BrowserError> {
     call(session, "navigationStatus", &[]).await
 }
 
 /// The current document's origin and localStorage.
-pub async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserError> {
+pub(crate) async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserError> {
     call(session, "localStorage", &[]).await
 }
 
@@ -287,7 +314,7 @@ pub async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserErr
 /// document on that origin, before the page's own scripts, once per tab (the page may change or
 /// clear them afterwards). Runs as a script for new documents, after the engine's own, until
 /// the session ends.
-pub async fn restore_local_storage(
+pub(crate) async fn restore_local_storage(
     session: &Session,
     origin: &str,
     entries: &[(String, String)],

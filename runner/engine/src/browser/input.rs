@@ -23,6 +23,7 @@ impl Session {
             .await
     }
 
+    /// Moves the mouse to viewport coordinates, as a trusted hover.
     pub async fn hover(&self, x: f64, y: f64) -> Result<(), BrowserError> {
         self.mouse(DispatchMouseEvent::moved(x, y)).await
     }

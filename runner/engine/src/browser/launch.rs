@@ -19,11 +19,17 @@ use super::transport::Pipe;
 /// How to start Chromium.
 #[derive(Debug, Clone)]
 pub struct BrowserOptions {
+    /// The Chromium to run (`[browser] executable`); none to look for one (see
+    /// [`find_chromium`]).
     pub executable: Option<PathBuf>,
+    /// Whether to run without a window; a headless run prefers Chromium's headless shell.
     pub headless: bool,
+    /// Every page's viewport, `(width, height)` in CSS pixels: the same layout on every
+    /// machine, so plans replay alike.
     pub viewport: (u32, u32),
     /// Extra Chromium flags, without leading dashes.
     pub args: Vec<String>,
+    /// How long Chromium may take to answer its first command before the launch fails.
     pub launch_timeout: Duration,
     /// Whether a closed session's tab is reset and handed to the next scenario instead of
     /// disposing of its context (see [`super::Session::close`]).

@@ -14,11 +14,11 @@
 //! (`navigation`); failed requests for the evidence (`network_log`). Everything CDP-specific
 //! stays in this module.
 
-pub mod cdp;
+pub(crate) mod cdp;
 mod chromium;
 mod connection;
 mod error;
-pub mod injected;
+pub(crate) mod injected;
 mod input;
 mod launch;
 mod navigation;
@@ -30,7 +30,6 @@ mod transport;
 
 pub use chromium::Browser;
 pub use error::{BrowserError, NavError};
-pub use injected::INJECTED_JS;
 pub use launch::{BrowserOptions, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
 pub use session::Session;

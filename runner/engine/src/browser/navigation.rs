@@ -22,7 +22,7 @@ pub(super) struct DocState {
 
 impl DocState {
     /// Notes a lifecycle event of the main frame.
-    pub fn on_lifecycle(&mut self, event: LifecycleEvent) {
+    pub(super) fn on_lifecycle(&mut self, event: LifecycleEvent) {
         let LifecycleEvent {
             loader_id, name, ..
         } = event;

@@ -45,7 +45,11 @@ const MAX_IN_FLIGHT: usize = 1_000;
 
 impl InFlight {
     /// A request starts; a document's origin joins those a reset clears.
-    pub fn on_request(&mut self, event: RequestWillBeSent, origins: &Mutex<BTreeSet<String>>) {
+    pub(super) fn on_request(
+        &mut self,
+        event: RequestWillBeSent,
+        origins: &Mutex<BTreeSet<String>>,
+    ) {
         let url = &event.request.url;
         if self.urls.len() < MAX_IN_FLIGHT && !url.starts_with("data:") {
             self.urls.insert(event.request_id, url.clone());
@@ -58,7 +62,7 @@ impl InFlight {
     }
 
     /// An answer arrived: a 4xx or 5xx one is a failed request.
-    pub fn on_response(&self, event: ResponseReceived, log: &Mutex<SessionLog>) {
+    pub(super) fn on_response(&self, event: ResponseReceived, log: &Mutex<SessionLog>) {
         let response = event.response;
         if response.status >= 400
             && let Some(url) = response.url
@@ -71,12 +75,12 @@ impl InFlight {
         }
     }
 
-    pub fn on_finished(&mut self, event: LoadingFinished) {
+    pub(super) fn on_finished(&mut self, event: LoadingFinished) {
         self.urls.remove(&event.request_id);
     }
 
     /// A request got no answer: noted with why, when its URL is known.
-    pub fn on_failed(&mut self, event: LoadingFailed, log: &Mutex<SessionLog>) {
+    pub(super) fn on_failed(&mut self, event: LoadingFailed, log: &Mutex<SessionLog>) {
         let Some(url) = self.urls.remove(&event.request_id) else {
             return;
         };

@@ -33,7 +33,7 @@ pub(super) struct TabPool {
 pub(super) struct InUse(Arc<Instance>);
 
 impl InUse {
-    pub fn new(instance: &Arc<Instance>) -> InUse {
+    pub(super) fn new(instance: &Arc<Instance>) -> InUse {
         instance.tabs.lock().expect("tabs lock").in_use += 1;
         InUse(instance.clone())
     }
@@ -53,7 +53,7 @@ impl TabPool {
     /// so a run keeps at most one tab more than it runs scenarios at once, and one scenario at
     /// a time (`-j 1`) keeps a single tab: a spare renderer costs about as much memory as the
     /// one in use, which the suite benchmark counts. Otherwise it waits for the reset.
-    pub async fn take_ready(instance: &Instance) -> Option<Session> {
+    pub(super) async fn take_ready(instance: &Instance) -> Option<Session> {
         if !instance.reuse_tabs {
             return None;
         }
@@ -82,8 +82,9 @@ impl TabPool {
 
 impl Session {
     /// Ends the session. When the browser reuses tabs
-    /// ([`super::BrowserOptions::reuse_tabs`]), the tab is reset in the background
-    /// ([`Session::reset`]) and handed to the next scenario: a new context costs a new renderer
+    /// ([`super::BrowserOptions::reuse_tabs`]), the tab is reset in the background (to
+    /// the state of a new tab: `about:blank`, with the storage and caches of what it loaded
+    /// cleared) and handed to the next scenario: a new context costs a new renderer
     /// process and cold caches, the largest fixed cost of a replay. A tab that cannot be reset
     /// cleanly (a crash, a popup, an error) is disposed of instead.
     pub async fn close(mut self) {

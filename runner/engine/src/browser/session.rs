@@ -214,6 +214,8 @@ impl Session {
         self.instance.is_alive()
     }
 
+    /// A copy of what happened in the session so far besides our own actions: dialogs, a
+    /// crash, failed requests.
     pub fn log(&self) -> SessionLog {
         self.shared.log.lock().expect("log lock").clone()
     }
@@ -252,7 +254,7 @@ impl Session {
     }
 
     /// Sends a command to the current page and returns its answer.
-    pub async fn send<C: Command>(&self, command: &C) -> Result<C::Response, BrowserError> {
+    pub(crate) async fn send<C: Command>(&self, command: &C) -> Result<C::Response, BrowserError> {
         self.check_alive()?;
         self.page_send(command).await
     }
@@ -268,7 +270,7 @@ impl Session {
     }
 
     /// Evaluates an expression in the page and returns its JSON value. The engine evaluates
-    /// only calls into the in-page engine (see [`super::injected`]); tests use it freely.
+    /// only calls into the in-page engine (`browser/injected.rs`); tests use it freely.
     pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
         self.check_alive()?;
         let evaluated = self

@@ -15,7 +15,7 @@ pub(super) struct Pipe {
 
 impl Pipe {
     /// Splits into the half that writes queued messages and the half that reads incoming ones.
-    pub fn split(self) -> (PipeWriter, PipeReader) {
+    pub(super) fn split(self) -> (PipeWriter, PipeReader) {
         (PipeWriter(self.to_browser), PipeReader(self.from_browser))
     }
 }
@@ -25,7 +25,7 @@ pub(super) struct PipeWriter(pipe::Sender);
 impl PipeWriter {
     /// Writes each queued message whole, then its NUL, until the queue or the pipe closes. A
     /// message is never half-written, even when its sender stopped waiting for the answer.
-    pub async fn run(mut self, mut queue: mpsc::UnboundedReceiver<Vec<u8>>) {
+    pub(super) async fn run(mut self, mut queue: mpsc::UnboundedReceiver<Vec<u8>>) {
         while let Some(mut message) = queue.recv().await {
             message.push(0);
             if let Err(e) = self.0.write_all(&message).await {
@@ -41,7 +41,7 @@ pub(super) struct PipeReader(pipe::Receiver);
 impl PipeReader {
     /// Hands each incoming message, without its NUL, to `deliver`; returns when Chromium
     /// closes its end.
-    pub async fn run(self, mut deliver: impl FnMut(&[u8])) {
+    pub(super) async fn run(self, mut deliver: impl FnMut(&[u8])) {
         let mut from_browser = BufReader::with_capacity(64 * 1024, self.0);
         let mut buf = Vec::with_capacity(64 * 1024);
         loop {

@@ -23,7 +23,7 @@ struct Acquired {
 
 impl Runner<'_, '_> {
     /// A step on a target: click, hover, wait_for, fill, press, check, uncheck, select.
-    pub async fn perform_on_target(
+    pub(super) async fn perform_on_target(
         &mut self,
         action: &Action,
         id: &str,

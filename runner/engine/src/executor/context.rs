@@ -10,13 +10,20 @@ use crate::timeouts::Timeouts;
 
 /// Everything an execution needs besides the page.
 pub struct ExecContext<'a> {
+    /// The scenario being run, named in every event.
     pub scenario_id: &'a str,
+    /// What the plan's paths are joined onto, so one plan runs against any environment.
     pub base_url: &'a url::Url,
+    /// The per-step and per-navigation limits (its `scenario` limit is not read here: the
+    /// budget in force, the scenario's own or that default, is `scenario_timeout`).
     pub timeouts: Timeouts,
     /// The whole scenario's budget.
     pub scenario_timeout: Duration,
+    /// The project's fragments, for `use` steps.
     pub fragments: &'a Fragments,
+    /// Where a `fill` step's `value_ref` is resolved; the value itself is never recorded.
     pub secrets: &'a dyn SecretSource,
+    /// Receives each step's start and end, and the page's dialogs, as they happen.
     pub events: &'a dyn EventSink,
     /// Which executions end with a screenshot of the page.
     pub screenshots: Screenshots,

@@ -14,7 +14,7 @@ impl Runner<'_, '_> {
     /// Evidence at the failing step: URL, target diagnosis, accessibility snapshot, page errors,
     /// failed requests and a screenshot with every credential-typed field covered. Best effort:
     /// a page that cannot give a part leaves it out.
-    pub async fn capture(&mut self, failure: &Failure, url: Option<String>) -> Captured {
+    pub(super) async fn capture(&mut self, failure: &Failure, url: Option<String>) -> Captured {
         let mut evidence = windup_model::Evidence {
             action_id: failure.action_id.clone(),
             url,
@@ -46,7 +46,7 @@ impl Runner<'_, '_> {
 
     /// The viewport with every credential-typed field covered; none when they cannot be covered,
     /// so no screenshot ever shows a credential.
-    pub async fn covered_screenshot(&mut self) -> Option<Vec<u8>> {
+    pub(super) async fn covered_screenshot(&mut self) -> Option<Vec<u8>> {
         let covered = if self.secret_fields.is_empty() {
             true
         } else {

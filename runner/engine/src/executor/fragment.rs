@@ -12,7 +12,7 @@ const MAX_FRAGMENT_DEPTH: usize = 8;
 
 impl Runner<'_, '_> {
     /// A `use` step at nesting `depth`.
-    pub async fn use_fragment(
+    pub(super) async fn use_fragment(
         &mut self,
         action: &Action,
         id: &str,

@@ -13,7 +13,7 @@ use crate::signature;
 
 impl Runner<'_, '_> {
     /// Opens the plan's start URL; returns the start page's signature.
-    pub async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
+    pub(super) async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
         let url = rebase(self.cx.base_url, start_url)
             .map_err(|e| fail(FailureClass::PlanInvalid, None, e))?;
         let deadline = (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);
@@ -24,7 +24,7 @@ impl Runner<'_, '_> {
     }
 
     /// A `goto` step.
-    pub async fn goto_step(
+    pub(super) async fn goto_step(
         &mut self,
         action: &Action,
         id: &str,

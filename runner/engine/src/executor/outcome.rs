@@ -10,17 +10,27 @@ use crate::browser::BrowserError;
 /// Why an execution stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
+    /// Whose fault it is (the app's, the plan's, the browser's…), which decides what happens
+    /// next, such as a re-plan.
     pub class: FailureClass,
+    /// The step that failed; none when the execution failed before its first step (opening
+    /// the start URL).
     pub action_id: Option<String>,
+    /// What went wrong, for a person.
     pub message: String,
 }
 
 /// What one execution of a plan did.
 #[derive(Debug, Clone)]
 pub struct Execution {
+    /// None when every step passed.
     pub failure: Option<Failure>,
+    /// One result per step of the plan, those that never ran included (as skipped); a `use`
+    /// step's result comes after those of its fragment's steps.
     pub actions: Vec<ActionResult>,
+    /// The page's URL when the execution ended, when the page could still say.
     pub final_url: Option<String>,
+    /// Wall time of the whole execution, evidence capture included.
     pub duration: Duration,
     /// Structural signature of the start page.
     pub start_sig: Option<String>,
@@ -35,12 +45,14 @@ pub struct Execution {
 /// Failure evidence as captured, before it is masked and stored.
 #[derive(Debug, Clone, Default)]
 pub struct Captured {
+    /// The failing step, the URL, the page's snapshot and console, as read from the page.
     pub evidence: windup_model::Evidence,
     /// The viewport as PNG, fields typed from credentials covered.
     pub screenshot: Option<Vec<u8>>,
 }
 
 impl Execution {
+    /// Whether every step passed.
     pub fn passed(&self) -> bool {
         self.failure.is_none()
     }

@@ -117,12 +117,12 @@ fn ms(d: Duration) -> u64 {
 }
 
 impl Runner<'_, '_> {
-    pub fn emit(&self, event: Event) {
+    pub(super) fn emit(&self, event: Event) {
         self.cx.events.on_event(&event);
     }
 
     /// A step's deadline: its own timeout, capped by the scenario's.
-    pub fn deadline(&self, action: &Action) -> Instant {
+    pub(super) fn deadline(&self, action: &Action) -> Instant {
         let own = action
             .timeout_ms
             .map(Duration::from_millis)
@@ -132,7 +132,7 @@ impl Runner<'_, '_> {
 
     /// Which class a timeout falls in: the scenario's budget when that was the deadline that
     /// ran out, else the step's own class.
-    pub fn timeout_class(&self, own: FailureClass, deadline: Instant) -> FailureClass {
+    pub(super) fn timeout_class(&self, own: FailureClass, deadline: Instant) -> FailureClass {
         if deadline >= self.scenario_deadline {
             FailureClass::ScenarioTimeout
         } else {
@@ -140,7 +140,7 @@ impl Runner<'_, '_> {
         }
     }
 
-    pub fn run_actions<'a>(
+    pub(super) fn run_actions<'a>(
         &'a mut self,
         actions: &'a [Action],
         fragment: Option<&'a str>,
@@ -257,7 +257,7 @@ impl Runner<'_, '_> {
     }
 
     /// Waits until `expect` holds on the page (after moving into a tab the step opened).
-    pub async fn verify(
+    pub(super) async fn verify(
         &mut self,
         expect: &windup_model::Expect,
         deadline: Instant,

@@ -12,10 +12,13 @@ pub use crate::browser::injected::Element;
 /// The page as the planner sees it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PageView {
+    /// The current document's URL.
     pub url: String,
+    /// The current document's title.
     pub title: String,
     /// ARIA snapshot text, trimmed to the character budget by the page script.
     pub snapshot: String,
+    /// The visible interactive elements, each with a selector the plan may use as it is.
     pub elements: Vec<Element>,
 }
 

@@ -15,9 +15,9 @@ use windup_engine::secrets::SecretSource;
 use windup_engine::timeouts::Timeouts;
 use windup_model::Plan;
 
-pub use windup_testkit::*;
+pub(crate) use windup_testkit::*;
 
-pub fn browser_options() -> BrowserOptions {
+pub(crate) fn browser_options() -> BrowserOptions {
     BrowserOptions::default()
 }
 
@@ -43,7 +43,7 @@ extern "C" fn kill_shared_browser() {
     unsafe_code,
     reason = "atexit(3): the only hook that runs when a test binary exits"
 )]
-pub fn browser() -> &'static Browser {
+pub(crate) fn browser() -> &'static Browser {
     static BROWSER: OnceLock<Browser> = OnceLock::new();
     BROWSER.get_or_init(|| {
         // SAFETY: registers a plain extern "C" function once.
@@ -55,7 +55,7 @@ pub fn browser() -> &'static Browser {
 }
 
 /// Notes the shared browser's pid (it may have been restarted) for the exit hook.
-pub async fn note_pid(browser: &Browser) {
+pub(crate) async fn note_pid(browser: &Browser) {
     if std::ptr::eq(browser, crate::support::browser())
         && let Some(pid) = browser.pid().await
     {
@@ -63,13 +63,13 @@ pub async fn note_pid(browser: &Browser) {
     }
 }
 
-pub fn engine_dir() -> PathBuf {
+pub(crate) fn engine_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Collects every event, for assertions.
 #[derive(Default)]
-pub struct Recorder(pub Mutex<Vec<Event>>);
+pub(crate) struct Recorder(pub Mutex<Vec<Event>>);
 
 impl EventSink for Recorder {
     fn on_event(&self, event: &Event) {
@@ -78,7 +78,7 @@ impl EventSink for Recorder {
 }
 
 /// Secrets from a fixed map, so tests never touch the process environment.
-pub struct MapSecrets(pub HashMap<String, String>);
+pub(crate) struct MapSecrets(pub HashMap<String, String>);
 
 impl SecretSource for MapSecrets {
     fn resolve(&self, name: &str) -> Option<String> {
@@ -86,11 +86,11 @@ impl SecretSource for MapSecrets {
     }
 }
 
-pub fn plan_from_str(text: &str) -> Plan {
+pub(crate) fn plan_from_str(text: &str) -> Plan {
     windup_model::validate::plan_from_json("test plan", text).unwrap_or_else(|p| panic!("{p}"))
 }
 
-pub fn load_plan(rel: &str) -> Plan {
+pub(crate) fn load_plan(rel: &str) -> Plan {
     let path = engine_dir().join("tests/plans").join(rel);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     windup_model::validate::plan_from_json(&path.display().to_string(), &text)
@@ -98,7 +98,7 @@ pub fn load_plan(rel: &str) -> Plan {
 }
 
 /// Options for one execution in tests.
-pub struct Run<'a> {
+pub(crate) struct Run<'a> {
     pub base: &'a url::Url,
     pub timeouts: Timeouts,
     pub scenario_timeout: Duration,
@@ -107,7 +107,7 @@ pub struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    pub fn new(base: &'a url::Url) -> Self {
+    pub(crate) fn new(base: &'a url::Url) -> Self {
         Run {
             base,
             timeouts: Timeouts {
@@ -121,13 +121,13 @@ impl<'a> Run<'a> {
         }
     }
 
-    pub fn action_timeout(mut self, ms: u64) -> Self {
+    pub(crate) fn action_timeout(mut self, ms: u64) -> Self {
         self.timeouts.action = Duration::from_millis(ms);
         self
     }
 
     /// Opens the plan's start URL and runs it in a fresh session of `browser`.
-    pub async fn exec(&self, browser: &Browser, plan: &Plan) -> Execution {
+    pub(crate) async fn exec(&self, browser: &Browser, plan: &Plan) -> Execution {
         let mut session = browser.acquire_session().await.expect("session");
         note_pid(browser).await;
         let x = self.exec_in(&mut session, plan, true).await;
@@ -136,7 +136,12 @@ impl<'a> Run<'a> {
     }
 
     /// Runs the plan in an existing session; `open` says whether to open its start URL first.
-    pub async fn exec_in(&self, session: &mut Session, plan: &Plan, open: bool) -> Execution {
+    pub(crate) async fn exec_in(
+        &self,
+        session: &mut Session,
+        plan: &Plan,
+        open: bool,
+    ) -> Execution {
         let fragments = Fragments::default();
         let secrets = MapSecrets(self.secrets.clone());
         let no_events = windup_engine::events::NoEvents;
@@ -160,7 +165,7 @@ impl<'a> Run<'a> {
 
 /// Asserts a passed execution, printing the failure otherwise.
 #[track_caller]
-pub fn assert_passed(x: &Execution, what: &str) {
+pub(crate) fn assert_passed(x: &Execution, what: &str) {
     assert!(
         x.passed(),
         "{what} failed: {:?}\nactions: {:#?}",

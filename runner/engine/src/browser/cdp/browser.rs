@@ -7,7 +7,7 @@ use super::{Command, Ignored};
 /// Forgets the permissions granted in a context (the default one when `None`).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ResetPermissions {
+pub(crate) struct ResetPermissions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub browser_context_id: Option<String>,
 }

@@ -7,7 +7,7 @@ use super::{Command, Ignored};
 /// Fixes the page's viewport size and scale, whatever the window's.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SetDeviceMetricsOverride {
+pub(crate) struct SetDeviceMetricsOverride {
     pub width: u32,
     pub height: u32,
     pub device_scale_factor: f64,
@@ -16,7 +16,7 @@ pub struct SetDeviceMetricsOverride {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ScreenOrientation {
+pub(crate) struct ScreenOrientation {
     /// `portraitPrimary`, `landscapePrimary`, …
     #[serde(rename = "type")]
     pub kind: &'static str,

@@ -7,7 +7,7 @@ use super::{Command, Ignored};
 /// A mouse event at viewport coordinates. The button fields are left out for moves.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DispatchMouseEvent {
+pub(crate) struct DispatchMouseEvent {
     /// `mouseMoved`, `mousePressed` or `mouseReleased`.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -24,7 +24,7 @@ pub struct DispatchMouseEvent {
 
 impl DispatchMouseEvent {
     /// The pointer moved to (x, y), no button held.
-    pub fn moved(x: f64, y: f64) -> Self {
+    pub(crate) fn moved(x: f64, y: f64) -> Self {
         DispatchMouseEvent {
             kind: "mouseMoved",
             x,
@@ -36,7 +36,7 @@ impl DispatchMouseEvent {
     }
 
     /// The left button pressed or released (`kind`) at (x, y), as one click.
-    pub fn left_button(kind: &'static str, x: f64, y: f64) -> Self {
+    pub(crate) fn left_button(kind: &'static str, x: f64, y: f64) -> Self {
         DispatchMouseEvent {
             kind,
             x,
@@ -56,7 +56,7 @@ impl Command for DispatchMouseEvent {
 /// A key event on the focused element.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DispatchKeyEvent {
+pub(crate) struct DispatchKeyEvent {
     /// `keyDown` (types `text`), `rawKeyDown`, `keyUp` or `char`.
     #[serde(rename = "type")]
     pub kind: &'static str,
@@ -79,7 +79,7 @@ impl Command for DispatchKeyEvent {
 
 /// Inserts text into the focused element as one trusted insertion (like an IME commit).
 #[derive(Debug, Serialize)]
-pub struct InsertText {
+pub(crate) struct InsertText {
     pub text: String,
 }
 

@@ -6,7 +6,7 @@ use super::Event;
 
 /// The page's renderer process crashed.
 #[derive(Debug, Deserialize)]
-pub struct TargetCrashed {}
+pub(crate) struct TargetCrashed {}
 
 impl Event for TargetCrashed {
     const METHOD: &'static str = "Inspector.targetCrashed";

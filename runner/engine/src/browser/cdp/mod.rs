@@ -5,14 +5,14 @@
 
 mod protocol;
 
-pub mod browser;
-pub mod emulation;
-pub mod input;
-pub mod inspector;
-pub mod network;
-pub mod page;
-pub mod runtime;
-pub mod storage;
-pub mod target;
+pub(crate) mod browser;
+pub(crate) mod emulation;
+pub(crate) mod input;
+pub(crate) mod inspector;
+pub(crate) mod network;
+pub(crate) mod page;
+pub(crate) mod runtime;
+pub(crate) mod storage;
+pub(crate) mod target;
 
-pub use protocol::{Command, Event, Ignored};
+pub(crate) use protocol::{Command, Event, Ignored};

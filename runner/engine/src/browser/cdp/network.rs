@@ -9,7 +9,7 @@ use super::{Command, Event, Ignored};
 /// Turns on the domain's events. Buffer sizes of 0: no response body is kept.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Enable {
+pub(crate) struct Enable {
     pub max_total_buffer_size: u64,
     pub max_resource_buffer_size: u64,
 }
@@ -20,7 +20,7 @@ impl Command for Enable {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ClearBrowserCookies {}
+pub(crate) struct ClearBrowserCookies {}
 
 impl Command for ClearBrowserCookies {
     const METHOD: &'static str = "Network.clearBrowserCookies";
@@ -28,7 +28,7 @@ impl Command for ClearBrowserCookies {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ClearBrowserCache {}
+pub(crate) struct ClearBrowserCache {}
 
 impl Command for ClearBrowserCache {
     const METHOD: &'static str = "Network.clearBrowserCache";
@@ -37,10 +37,10 @@ impl Command for ClearBrowserCache {
 
 /// Every cookie of the page's context.
 #[derive(Debug, Serialize)]
-pub struct GetAllCookies {}
+pub(crate) struct GetAllCookies {}
 
 #[derive(Debug, Deserialize)]
-pub struct Cookies {
+pub(crate) struct Cookies {
     pub cookies: Vec<Cookie>,
 }
 
@@ -53,7 +53,7 @@ impl Command for GetAllCookies {
 /// the browser sends is kept as it came, so a saved cookie holds all Chromium said of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Cookie {
+pub(crate) struct Cookie {
     pub name: String,
     pub value: String,
     pub domain: String,
@@ -79,7 +79,7 @@ pub struct Cookie {
 
 /// Sets cookies in the page's context.
 #[derive(Debug, Serialize)]
-pub struct SetCookies {
+pub(crate) struct SetCookies {
     pub cookies: Vec<CookieParam>,
 }
 
@@ -91,7 +91,7 @@ impl Command for SetCookies {
 /// A cookie to set: the fields `Network.setCookies` takes.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CookieParam {
+pub(crate) struct CookieParam {
     pub name: String,
     pub value: String,
     pub domain: String,
@@ -132,7 +132,7 @@ impl From<&Cookie> for CookieParam {
 /// A request is about to be sent.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RequestWillBeSent {
+pub(crate) struct RequestWillBeSent {
     pub request_id: String,
     pub request: Request,
     /// The resource type: `Document`, `Script`, `XHR`, …
@@ -145,13 +145,13 @@ impl Event for RequestWillBeSent {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Request {
+pub(crate) struct Request {
     pub url: String,
 }
 
 /// An HTTP answer arrived (headers only).
 #[derive(Debug, Deserialize)]
-pub struct ResponseReceived {
+pub(crate) struct ResponseReceived {
     pub response: Response,
 }
 
@@ -160,7 +160,7 @@ impl Event for ResponseReceived {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Response {
+pub(crate) struct Response {
     #[serde(default)]
     pub url: Option<String>,
     #[serde(default)]
@@ -169,7 +169,7 @@ pub struct Response {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LoadingFinished {
+pub(crate) struct LoadingFinished {
     pub request_id: String,
 }
 
@@ -180,7 +180,7 @@ impl Event for LoadingFinished {
 /// A request got no answer: refused, aborted, blocked, canceled.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LoadingFailed {
+pub(crate) struct LoadingFailed {
     pub request_id: String,
     #[serde(default)]
     pub error_text: Option<String>,

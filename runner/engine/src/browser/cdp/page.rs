@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Command, Event, Ignored};
 
 #[derive(Debug, Serialize)]
-pub struct Enable {}
+pub(crate) struct Enable {}
 
 impl Command for Enable {
     const METHOD: &'static str = "Page.enable";
@@ -15,7 +15,7 @@ impl Command for Enable {
 
 /// Turns on `Page.lifecycleEvent` (init, commit, DOMContentLoaded, load, …).
 #[derive(Debug, Serialize)]
-pub struct SetLifecycleEventsEnabled {
+pub(crate) struct SetLifecycleEventsEnabled {
     pub enabled: bool,
 }
 
@@ -25,13 +25,13 @@ impl Command for SetLifecycleEventsEnabled {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Navigate {
+pub(crate) struct Navigate {
     pub url: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Navigated {
+pub(crate) struct Navigated {
     /// The new document's loader; none for a same-document navigation.
     #[serde(default)]
     pub loader_id: Option<String>,
@@ -47,12 +47,12 @@ impl Command for Navigate {
 
 /// Runs `source` in every new document of the page (every frame), before the page's scripts.
 #[derive(Debug, Serialize)]
-pub struct AddScriptToEvaluateOnNewDocument {
+pub(crate) struct AddScriptToEvaluateOnNewDocument {
     pub source: String,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ScriptAdded {
+pub(crate) struct ScriptAdded {
     pub identifier: String,
 }
 
@@ -62,7 +62,7 @@ impl Command for AddScriptToEvaluateOnNewDocument {
 }
 
 #[derive(Debug, Serialize)]
-pub struct RemoveScriptToEvaluateOnNewDocument {
+pub(crate) struct RemoveScriptToEvaluateOnNewDocument {
     pub identifier: String,
 }
 
@@ -72,7 +72,7 @@ impl Command for RemoveScriptToEvaluateOnNewDocument {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ResetNavigationHistory {}
+pub(crate) struct ResetNavigationHistory {}
 
 impl Command for ResetNavigationHistory {
     const METHOD: &'static str = "Page.resetNavigationHistory";
@@ -82,7 +82,7 @@ impl Command for ResetNavigationHistory {
 /// Answers an open `alert`, `confirm`, `prompt` or `beforeunload` dialog.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct HandleJavaScriptDialog {
+pub(crate) struct HandleJavaScriptDialog {
     pub accept: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt_text: Option<String>,
@@ -94,13 +94,13 @@ impl Command for HandleJavaScriptDialog {
 }
 
 #[derive(Debug, Serialize)]
-pub struct CaptureScreenshot {
+pub(crate) struct CaptureScreenshot {
     /// `png`, `jpeg` or `webp`.
     pub format: &'static str,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Screenshot {
+pub(crate) struct Screenshot {
     /// The image, base64-encoded.
     pub data: String,
 }
@@ -113,7 +113,7 @@ impl Command for CaptureScreenshot {
 /// A step in the life of a frame's document.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct LifecycleEvent {
+pub(crate) struct LifecycleEvent {
     pub frame_id: String,
     pub loader_id: String,
     /// `init`, `commit`, `DOMContentLoaded`, `load`, `networkIdle`, …
@@ -127,7 +127,7 @@ impl Event for LifecycleEvent {
 /// A JavaScript dialog opened; the page waits until it is handled.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct JavascriptDialogOpening {
+pub(crate) struct JavascriptDialogOpening {
     /// `alert`, `confirm`, `prompt` or `beforeunload`.
     #[serde(default, rename = "type")]
     pub kind: Option<String>,

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// A CDP command: its parameters serialise to the message's `params`.
-pub trait Command: Serialize {
+pub(crate) trait Command: Serialize {
     /// `Domain.method`.
     const METHOD: &'static str;
     /// The answer's `result`. Unknown fields are ignored, so a newer Chromium still fits.
@@ -13,10 +13,10 @@ pub trait Command: Serialize {
 }
 
 /// A CDP event: its `params` deserialise to the implementing type.
-pub trait Event: DeserializeOwned {
+pub(crate) trait Event: DeserializeOwned {
     /// `Domain.event`.
     const METHOD: &'static str;
 }
 
 /// The answer of a command whose result nobody reads (most answer `{}`).
-pub type Ignored = serde::de::IgnoredAny;
+pub(crate) type Ignored = serde::de::IgnoredAny;

@@ -8,7 +8,7 @@ use super::Command;
 /// Evaluates an expression in the page's main world.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Evaluate {
+pub(crate) struct Evaluate {
     pub expression: String,
     /// The result as JSON rather than a handle to a remote object.
     pub return_by_value: bool,
@@ -18,7 +18,7 @@ pub struct Evaluate {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Evaluated {
+pub(crate) struct Evaluated {
     #[serde(default)]
     pub result: RemoteObject,
     /// Set when the expression threw (or its promise rejected).
@@ -33,7 +33,7 @@ impl Command for Evaluate {
 
 /// A JavaScript value: by value (`value`) or described.
 #[derive(Debug, Default, Deserialize)]
-pub struct RemoteObject {
+pub(crate) struct RemoteObject {
     /// Absent for `undefined` and for values that are not JSON.
     #[serde(default)]
     pub value: Option<Value>,
@@ -42,7 +42,7 @@ pub struct RemoteObject {
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ExceptionDetails {
+pub(crate) struct ExceptionDetails {
     #[serde(default)]
     pub text: Option<String>,
     /// The thrown value.
@@ -52,7 +52,7 @@ pub struct ExceptionDetails {
 
 impl ExceptionDetails {
     /// The thrown error's description (with its stack), else the short text.
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         self.exception
             .as_ref()
             .and_then(|e| e.description.clone())

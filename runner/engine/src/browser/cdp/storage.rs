@@ -7,7 +7,7 @@ use super::{Command, Ignored};
 /// Clears the given storage types (`all`) of one or more origins (comma-separated).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ClearDataForOrigin {
+pub(crate) struct ClearDataForOrigin {
     pub origin: String,
     pub storage_types: &'static str,
 }

@@ -7,7 +7,7 @@ use super::{Command, Event, Ignored};
 /// A page, worker or other target, as the browser lists it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TargetInfo {
+pub(crate) struct TargetInfo {
     pub target_id: String,
     /// `page`, `iframe`, `service_worker`, `browser`, …
     #[serde(rename = "type")]
@@ -21,14 +21,14 @@ pub struct TargetInfo {
 }
 
 impl TargetInfo {
-    pub fn is_page(&self) -> bool {
+    pub(crate) fn is_page(&self) -> bool {
         self.kind == "page"
     }
 }
 
 /// Turns on `Target.targetCreated` and friends for every target.
 #[derive(Debug, Serialize)]
-pub struct SetDiscoverTargets {
+pub(crate) struct SetDiscoverTargets {
     pub discover: bool,
 }
 
@@ -38,11 +38,11 @@ impl Command for SetDiscoverTargets {
 }
 
 #[derive(Debug, Serialize)]
-pub struct GetTargets {}
+pub(crate) struct GetTargets {}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Targets {
+pub(crate) struct Targets {
     pub target_infos: Vec<TargetInfo>,
 }
 
@@ -53,11 +53,11 @@ impl Command for GetTargets {
 
 /// A new isolated context (like an incognito profile).
 #[derive(Debug, Serialize)]
-pub struct CreateBrowserContext {}
+pub(crate) struct CreateBrowserContext {}
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BrowserContextCreated {
+pub(crate) struct BrowserContextCreated {
     pub browser_context_id: String,
 }
 
@@ -69,7 +69,7 @@ impl Command for CreateBrowserContext {
 /// Closes a context and every page in it.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DisposeBrowserContext {
+pub(crate) struct DisposeBrowserContext {
     pub browser_context_id: String,
 }
 
@@ -81,14 +81,14 @@ impl Command for DisposeBrowserContext {
 /// Opens a page.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct CreateTarget {
+pub(crate) struct CreateTarget {
     pub url: String,
     pub browser_context_id: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TargetCreatedAnswer {
+pub(crate) struct TargetCreatedAnswer {
     pub target_id: String,
 }
 
@@ -101,14 +101,14 @@ impl Command for CreateTarget {
 /// apart by `sessionId`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AttachToTarget {
+pub(crate) struct AttachToTarget {
     pub target_id: String,
     pub flatten: bool,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Attached {
+pub(crate) struct Attached {
     pub session_id: String,
 }
 
@@ -120,7 +120,7 @@ impl Command for AttachToTarget {
 /// Brings a page to the front (a background tab of a headed browser paints nothing).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ActivateTarget {
+pub(crate) struct ActivateTarget {
     pub target_id: String,
 }
 
@@ -132,7 +132,7 @@ impl Command for ActivateTarget {
 /// A target appeared (with discovery on).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TargetCreated {
+pub(crate) struct TargetCreated {
     pub target_info: TargetInfo,
 }
 
