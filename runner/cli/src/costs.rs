@@ -27,7 +27,7 @@ pub(crate) struct CostsArgs {
     /// Print one JSON object (money as integer micro-dollars).
     #[arg(long)]
     json: bool,
-    /// Price every record again with the shipped price list and windup.toml's [prices], at the
+    /// Price every record again with the shipped price list and windup.toml's `[prices]`, at the
     /// prices in force on its day, instead of the cost recorded at run time.
     #[arg(long)]
     recompute: bool,

@@ -116,7 +116,7 @@ struct PlanningArgs {
     /// The LLM provider to plan with: a [providers.NAME] of windup.toml.
     #[arg(long, env = "WINDUP_PROVIDER")]
     provider: Option<String>,
-    /// Dollars this run may spend on LLM calls; overrides [budget] usd_per_run.
+    /// Dollars this run may spend on LLM calls; overrides `[budget] usd_per_run`.
     #[arg(long, value_name = "USD")]
     budget_usd: Option<f64>,
     /// Make no LLM call: scenarios without a verified plan fail with not_cached.
@@ -139,7 +139,7 @@ struct Common {
     #[arg(long)]
     headed: bool,
     /// When a scenario ends with a screenshot: only-on-failure (default), on, off; overrides
-    /// windup.toml's [browser] screenshots.
+    /// windup.toml's `[browser] screenshots`.
     #[arg(long, value_name = "WHEN")]
     screenshots: Option<windup_engine::executor::Screenshots>,
     /// Write a report: FORMAT=PATH (repeatable; formats: json, junit, html).

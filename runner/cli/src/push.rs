@@ -14,7 +14,7 @@ use crate::print_problems;
 /// `--dashboard-url` and `--no-push` of `windup run`.
 #[derive(Args, Default, Clone)]
 pub(crate) struct DashboardArgs {
-    /// The team dashboard's URL; overrides windup.toml's [dashboard] url.
+    /// The team dashboard's URL; overrides windup.toml's `[dashboard] url`.
     #[arg(long, env = "WINDUP_DASHBOARD_URL", value_name = "URL")]
     pub dashboard_url: Option<String>,
     /// Do not upload this run to the dashboard (it is kept for `windup push`).
@@ -30,7 +30,7 @@ pub(crate) struct PushArgs {
     /// The project root.
     #[arg(long, default_value = ".")]
     root: std::path::PathBuf,
-    /// The team dashboard's URL; overrides windup.toml's [dashboard] url.
+    /// The team dashboard's URL; overrides windup.toml's `[dashboard] url`.
     #[arg(long, env = "WINDUP_DASHBOARD_URL", value_name = "URL")]
     dashboard_url: Option<String>,
 }
