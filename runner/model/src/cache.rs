@@ -7,14 +7,21 @@ use time::OffsetDateTime;
 use crate::plan::Plan;
 use crate::report::FailureClass;
 
+/// The `cache_version` this windup writes and reads.
 pub const CACHE_VERSION: &str = "0.2";
 
+/// One scenario's cached plan: replayed without an LLM while its key still matches the scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CacheEntry {
+    /// The format's version, `"0.2"`.
     pub cache_version: String,
+    /// What the plan was verified for; a scenario that no longer matches it is a miss.
     pub key: CacheKey,
+    /// The verified plan, replayed as it is.
     pub plan: Plan,
+    /// `active` in `cache/`, `stale` once moved to `stale/`.
     pub status: CacheStatus,
+    /// When the plan was made and last verified, and how often it passed.
     pub stats: CacheStats,
     /// Set on entries moved to `stale/`: why the plan stopped being trusted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -24,6 +31,7 @@ pub struct CacheEntry {
 /// Environment-portable key: the start URL is a path, never a host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CacheKey {
+    /// The scenario's `id`; an active entry is `cache/<scenario_id>.json`.
     pub scenario_id: String,
     /// Path (with query) of the start URL.
     pub start_url: String,
@@ -34,18 +42,28 @@ pub struct CacheKey {
     pub start_sig: Option<String>,
 }
 
+/// Whether an entry may be replayed: `active`, a plan trusted for replay; `stale`, a plan kept in
+/// `stale/` as evidence (see `invalidation`) and never replayed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts, which \
+              loses the validator's `use one of: …` fix; the variants are described above"
+)]
 pub enum CacheStatus {
     Active,
     Stale,
 }
 
+/// The plan's track record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CacheStats {
+    /// When the plan was first saved after a verified run (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schemars(with = "String")]
     pub created_at: OffsetDateTime,
+    /// When the plan last passed a verified run (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schemars(with = "String")]
     pub last_verified_at: OffsetDateTime,
@@ -58,15 +76,19 @@ pub struct CacheStats {
 /// Evidence kept with a stale entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Invalidation {
+    /// When the entry was moved to `stale/` (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schemars(with = "String")]
     pub at: OffsetDateTime,
     /// Short reason: "replay failed", "scenario changed", "replaced".
     pub reason: String,
+    /// How the replay failed; absent when the plan was not invalidated by a failure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
+    /// The plan step that failed, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_action_id: Option<String>,
+    /// The detail, for people, with credential values masked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The page URL when it failed.

@@ -26,6 +26,7 @@ impl ExitCode {
         }
     }
 
+    /// The number the process exits with.
     pub fn code(self) -> u8 {
         self as u8
     }

@@ -5,17 +5,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::{Action, Expect};
 
+/// The `fragment_version` this windup writes and reads.
 pub const FRAGMENT_VERSION: &str = "0.1";
 
 /// A named list of actions with its own postconditions. A plan runs it in place with `use: <id>`;
 /// the cache stores the reference, so a fixed fragment fixes every plan that uses it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Fragment {
+    /// The format's version, `"0.1"`.
     pub fragment_version: String,
+    /// What `use:` names; also the file name (`<id>.json`).
     #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9._-]*$"))]
     pub id: String,
     /// What the fragment does, for planners and people.
     pub description: String,
+    /// The steps, run in order in place of the `use` step; at least one.
     #[schemars(length(min = 1))]
     pub actions: Vec<Action>,
     /// Checked after the last action; the fragment fails if any does not hold.

@@ -19,7 +19,9 @@ pub struct KeyDef {
 pub struct Chord {
     /// CDP modifier bits: Alt=1, Control=2, Meta=4, Shift=8.
     pub modifiers: u32,
+    /// The modifier keys, in the order written: pressed in this order before `key`.
     pub modifier_keys: Vec<KeyDef>,
+    /// The key pressed while the modifiers are held.
     pub key: KeyDef,
 }
 

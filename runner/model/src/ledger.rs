@@ -8,27 +8,35 @@ use time::{Date, OffsetDateTime, UtcOffset};
 
 use crate::report::{CacheOutcome, FailureClass, ScenarioStatus};
 
+/// The `ledger_version` this windup writes and reads.
 pub const LEDGER_VERSION: &str = "0.1";
 
 // Dates as `YYYY-MM-DD`, the way people and the price table write them.
-time::serde::format_description!(pub iso_date, Date, "[year]-[month]-[day]");
+time::serde::format_description!(iso_date, Date, "[year]-[month]-[day]");
 
 /// What one scenario of one run cost. Readers tolerate unknown (newer) fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LedgerRecord {
+    /// The format's version, `"0.1"`.
     pub ledger_version: String,
     /// UUID v7 of the run, as in the run report: every scenario of one run shares it.
     pub run_id: String,
+    /// The scenario's `id`.
     pub scenario_id: String,
+    /// When the scenario started (RFC 3339); its UTC day is the record's day.
     #[serde(with = "time::serde::rfc3339")]
     #[schemars(with = "String")]
     pub started_at: OffsetDateTime,
+    /// When the scenario finished (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schemars(with = "String")]
     pub finished_at: OffsetDateTime,
+    /// How the scenario ended, as in the run report.
     pub status: ScenarioStatus,
+    /// Why it failed; absent unless `status` is `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
+    /// Where the plan that ran came from.
     pub cache: CacheOutcome,
     /// The config name of the provider called; absent when no call was made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,7 +44,9 @@ pub struct LedgerRecord {
     /// The model called, as sent to the provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// LLM calls made for the scenario, by purpose.
     pub calls: LlmCalls,
+    /// Tokens billed for those calls.
     pub tokens: TokenUsage,
     /// What the calls cost, in whole micro-dollars (1 USD = 1 000 000), rounded up.
     pub cost_micro_usd: u64,
@@ -50,9 +60,13 @@ pub struct LedgerRecord {
     )]
     #[schemars(with = "Option<String>")]
     pub price_table_date: Option<Date>,
+    /// Time spent planning, executing and verifying.
     pub timings: PhaseTimings,
+    /// The git commit (full hash) that ran, as the run report's `git.commit`; absent when not
+    /// known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_commit: Option<String>,
+    /// The git branch that ran, as the run report's `git.branch`; absent when not known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_branch: Option<String>,
 }
@@ -86,6 +100,7 @@ fn is_zero(n: &u32) -> bool {
 }
 
 impl LlmCalls {
+    /// Every call, whatever its purpose.
     pub fn total(&self) -> u32 {
         self.planning + self.continuation + self.repair + self.suggest
     }

@@ -19,6 +19,7 @@ pub struct SummaryOptions {
     /// `i/n` when the page covers one shard of a matrix. Without it, a page over several
     /// reports says how many shards it sums.
     pub shard: Option<String>,
+    /// How the totals under the heading are laid out.
     pub totals: TotalsLayout,
     /// Why planning was off (no provider key: a fork's pull request, say); a code span in it
     /// stays one.

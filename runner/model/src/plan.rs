@@ -3,18 +3,23 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The `plan_version` this windup writes and reads.
 pub const PLAN_VERSION: &str = "0.1";
 
 /// A plan: the steps that carry out one scenario, as produced by the planner or written by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Plan {
+    /// The format's version, `"0.1"`.
     pub plan_version: String,
+    /// The `id` of the scenario the plan carries out.
     pub scenario_id: String,
+    /// The scenario's task, as it was when the plan was made.
     pub task: String,
     /// A path on the base URL (`/`), or an absolute URL.
     pub start_url: String,
     /// Who made the plan: `human`, or `provider/model` for a planned one.
     pub generated_by: String,
+    /// The steps, run in order; at least one.
     #[schemars(length(min = 1))]
     pub actions: Vec<Action>,
 }
@@ -22,20 +27,27 @@ pub struct Plan {
 /// The kinds of step a plan can take. Nothing else: no conditionals, loops or code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts, which \
+              loses the `use one of: …` fix that the validator and the planner's corrections give; \
+              the comments on the variants say what each step does"
+)]
 pub enum ActionType {
-    Goto,
-    Click,
-    Fill,
-    Press,
-    Select,
-    Check,
-    Uncheck,
-    Hover,
-    WaitFor,
-    Use,
+    Goto,    // loads `url`
+    Click,   // clicks `target`
+    Fill,    // replaces the text of `target` with `value` or `value_ref`
+    Press,   // presses `key` in `target`, or in whatever has focus
+    Select,  // picks the option of `target` (a `<select>`) whose value or label is `value`
+    Check,   // makes sure `target` (a checkbox or radio) is checked
+    Uncheck, // makes sure `target` is unchecked
+    Hover,   // moves the pointer over `target`
+    WaitFor, // waits until `target` has a visible match
+    Use,     // runs the fragment named by `use` in place of the step
 }
 
 impl ActionType {
+    /// The name used in plans, such as `wait_for`.
     pub fn as_str(self) -> &'static str {
         match self {
             ActionType::Goto => "goto",
@@ -80,8 +92,11 @@ pub struct Action {
     /// Unique within the plan (`a1`, `a2`, …); failures name it.
     #[schemars(length(min = 1, max = 64))]
     pub id: String,
+    /// What the step does.
     #[serde(rename = "type")]
     pub kind: ActionType,
+    /// The element acted on: required by the types that act on one, optional for `press`,
+    /// absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<Target>,
     /// Literal text for `fill`, or the option's value or label for `select`.
@@ -171,6 +186,7 @@ pub struct Expect {
 }
 
 impl Expect {
+    /// Whether no postcondition is given.
     pub fn is_empty(&self) -> bool {
         self.visible.is_none()
             && self.hidden.is_none()
@@ -198,17 +214,24 @@ impl Expect {
     }
 }
 
+/// The value or text of an element.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValueExpect {
+    /// A selector in Windup's syntax; its first visible match is read.
     pub selector: String,
+    /// The exact value of an input, textarea or select, or the element's text with whitespace
+    /// collapsed.
     pub equals: String,
 }
 
+/// How many elements are visible.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CountExpect {
+    /// A selector in Windup's syntax; its visible matches are counted.
     pub selector: String,
+    /// The exact number of visible matches (0 for none).
     #[schemars(range(min = 0))]
     pub equals: u32,
 }

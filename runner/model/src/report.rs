@@ -54,6 +54,7 @@ impl FailureClass {
         )
     }
 
+    /// The name used in reports, such as `selector_not_found`.
     pub fn as_str(self) -> &'static str {
         match self {
             FailureClass::SelectorNotFound => "selector_not_found",
@@ -78,42 +79,58 @@ impl std::fmt::Display for FailureClass {
     }
 }
 
+/// What one `windup run` did: when, where, and each scenario's result with its steps.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunReport {
+    /// The format's version, `"0.2"`.
     pub report_version: String,
     /// UUID v7: sortable by time.
     pub run_id: String,
+    /// When the run started (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schemars(with = "String")]
     pub started_at: OffsetDateTime,
+    /// When the run finished (RFC 3339).
     #[serde(with = "time::serde::rfc3339")]
     #[schemars(with = "String")]
     pub finished_at: OffsetDateTime,
     /// The windup version that ran.
     pub windup_version: String,
+    /// The base URL of the app under test; absent when none was configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
+    /// The commit that ran; absent when none is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git: Option<GitInfo>,
+    /// The CI system the run was in (or the shard of a local sharded run); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci: Option<CiInfo>,
+    /// Counts and sums over `scenarios`.
     pub totals: Totals,
+    /// One result per scenario the run selected, the skipped ones included.
     pub scenarios: Vec<ScenarioResult>,
 }
 
+/// The commit a run tested.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct GitInfo {
+    /// The full commit hash: git's `HEAD`, else `GITHUB_SHA`.
     pub commit: String,
+    /// The branch: a pull request's head branch on GitHub, else the pushed ref's, else git's
+    /// current branch; absent on a detached `HEAD`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
 }
 
+/// The CI run a report came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CiInfo {
     /// `github`, `gitlab`, … or `ci` when only `CI` is set.
     pub provider: String,
+    /// The CI run's id (`GITHUB_RUN_ID`, `CI_PIPELINE_ID`); the shards of one run share it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workflow_run: Option<String>,
+    /// The job's name (`GITHUB_JOB`, `CI_JOB_NAME`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
     /// `i/n` when the suite was split across machines.
@@ -121,23 +138,40 @@ pub struct CiInfo {
     pub shard: Option<String>,
 }
 
+/// Counts and sums over a run's scenarios.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Totals {
+    /// Scenarios in the report: `passed + failed + skipped`.
     pub scenarios: u32,
+    /// Scenarios that passed, the flaky ones included.
     pub passed: u32,
+    /// Scenarios that failed.
     pub failed: u32,
+    /// Scenarios that did not run (a setup they need failed).
     pub skipped: u32,
+    /// LLM calls made, for every purpose.
     pub llm_calls: u32,
+    /// What those calls cost, in micro-dollars (1 USD = 1 000 000).
     pub cost_micro_usd: u64,
+    /// Scenarios whose cached plan replayed (`cache: hit`).
     pub cache_hits: u32,
+    /// Wall-clock time of the whole run.
     pub duration_ms: u64,
     /// Scenarios that failed, then passed on a retry (counted in `passed` too).
     #[serde(default)]
     pub flaky: u32,
 }
 
+/// How a scenario ended: `passed`, `failed`, or `skipped` (not run, because a setup scenario it
+/// needs did not pass).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts; the \
+              published schemas keep the plain `enum` of names, and the variants are described \
+              above"
+)]
 pub enum ScenarioStatus {
     Passed,
     Failed,
@@ -158,22 +192,33 @@ pub enum CacheOutcome {
     None,
 }
 
+/// What one scenario did in a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScenarioResult {
+    /// The scenario's `id`.
     pub scenario_id: String,
     /// The scenario's task, for reports people read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<String>,
+    /// How the scenario ended.
     pub status: ScenarioStatus,
+    /// Why it failed; absent unless `status` is `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
+    /// The `id` of the step that failed; absent when the failure was not at a step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_action_id: Option<String>,
+    /// For people: what went wrong, why the scenario was skipped, or what failed before a flaky
+    /// pass; credential values masked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Where the plan that ran came from.
     pub cache: CacheOutcome,
+    /// LLM calls made for the scenario, for every purpose.
     pub llm_calls: u32,
+    /// What those calls cost, in micro-dollars (1 USD = 1 000 000).
     pub cost_micro_usd: u64,
+    /// Wall-clock time of the scenario, planning and retries included.
     pub duration_ms: u64,
     /// The page URL when the scenario ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -197,6 +242,8 @@ pub struct ScenarioResult {
     /// for people; never applied to a plan or the cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<Suggestion>,
+    /// The steps of the last attempt, in the order they finished; a fragment's steps come
+    /// before its `use` step.
     pub actions: Vec<ActionResult>,
 }
 
@@ -243,17 +290,27 @@ pub struct Evidence {
     pub target: Option<String>,
 }
 
+/// How a step ended: `passed`, `failed`, or `skipped` (not run, because an earlier step failed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts; the \
+              published schemas keep the plain `enum` of names, and the variants are described \
+              above"
+)]
 pub enum ActionStatus {
     Passed,
     Failed,
     Skipped,
 }
 
+/// What one step did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ActionResult {
+    /// The step's `id` in its plan or fragment.
     pub id: String,
+    /// The step's type.
     #[serde(rename = "type")]
     pub kind: ActionType,
     /// For steps inside a fragment: the `use` step's id and the fragment's id.
@@ -262,9 +319,11 @@ pub struct ActionResult {
     /// The step as one readable line (`click role=button[name="Save"]`); credentials by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<String>,
+    /// How the step ended.
     pub status: ActionStatus,
     /// Milliseconds from the scenario's start to the step's start.
     pub started_ms: u64,
+    /// Wall-clock time of the step: waiting, acting and checking.
     pub duration_ms: u64,
     /// Waiting for the target to be found and actionable.
     pub wait_ms: u64,
@@ -272,6 +331,7 @@ pub struct ActionResult {
     pub act_ms: u64,
     /// Checking the postconditions.
     pub verify_ms: u64,
+    /// Why the step failed, credential values masked; absent unless it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }

@@ -13,15 +13,22 @@ use crate::scenario::Scenario;
 /// The formats that have a published schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// [`Scenario`], `e2e/scenarios/<id>.yaml`.
     Scenario,
+    /// [`Plan`], a plan file or a planner's answer.
     Plan,
+    /// [`Fragment`], `e2e/fragments/<id>.json`.
     Fragment,
+    /// [`CacheEntry`], `e2e/.windup/cache/<scenario_id>.json`.
     CacheEntry,
+    /// [`RunReport`], the JSON report of a run.
     RunReport,
+    /// [`LedgerRecord`], one line of `e2e/.windup/ledger.jsonl`.
     LedgerRecord,
 }
 
 impl Format {
+    /// Every format, each once.
     pub const ALL: [Format; 6] = [
         Format::Scenario,
         Format::Plan,
@@ -31,6 +38,7 @@ impl Format {
         Format::LedgerRecord,
     ];
 
+    /// The schema's file name under `schemas/`.
     pub fn file_name(self) -> &'static str {
         match self {
             Format::Scenario => "scenario.schema.json",

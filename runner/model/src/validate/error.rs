@@ -5,14 +5,19 @@
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: {field}: {problem}\n  fix: {fix}")]
 pub struct InputError {
+    /// Where the input came from: a file's path, else its source (a flag, an ENV variable,
+    /// `plan` for a planner's answer).
     pub file: String,
     /// Where in the file, as `actions[2].target.selector`; `(file)` for the whole file.
     pub field: String,
+    /// What is wrong, as a lowercase fragment.
     pub problem: String,
+    /// What to change to fix it.
     pub fix: String,
 }
 
 impl InputError {
+    /// A problem with `field` of `file`, and its fix.
     pub fn new(
         file: impl Into<String>,
         field: impl Into<String>,
@@ -50,6 +55,7 @@ impl From<InputError> for Problems {
     }
 }
 
+/// A value read from a file, or everything wrong with the file.
 pub type Checked<T> = Result<T, Problems>;
 
 /// The field name of a problem with the whole file (not valid JSON, say).
