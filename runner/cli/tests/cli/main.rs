@@ -1,0 +1,13 @@
+//! The `windup` binary end to end: exit codes, messages, files on disk. Real Chromium, the
+//! bundled example app served on loopback, a local fake LLM provider for planning.
+//!
+//! One test binary (`cli`); each module holds the tests of one concern, `support` their helpers.
+
+mod costs;
+mod credentials;
+mod dashboard;
+mod input;
+mod real_dashboard;
+mod replay;
+mod support;
+mod usage;

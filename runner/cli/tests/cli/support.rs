@@ -1,0 +1,150 @@
+//! Helpers shared by the CLI tests: run the binary, copy the bundled example project, serve
+//! its app, read reports, and point a project at a fake provider or a dashboard.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use windup_testkit::{Server, repo_root};
+
+pub(crate) fn windup(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_windup"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("WINDUP_BASE_URL")
+        .env("ACME_ADMIN_EMAIL", "admin@acme.test")
+        .env("ACME_ADMIN_PASSWORD", "correct horse battery staple")
+        .output()
+        .expect("run windup")
+}
+
+pub(crate) fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A private copy of the bundled example project (scenarios, plans, app).
+pub(crate) fn example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo_root().join("examples/acme"), dir.path());
+    dir
+}
+
+/// Every file under `dir` with its content, to prove nothing changed.
+pub(crate) fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Serves a project's `app/` folder on loopback; returns the server and its base URL.
+pub(crate) fn serve(project: &Path) -> (Server, String) {
+    let server = Server::start(&project.join("app"));
+    let base = server.base.to_string();
+    (server, base)
+}
+
+/// Runs `windup ARGS --base-url BASE --report json=REPORT` in `dir`, checks the exit code and
+/// returns the report.
+pub(crate) fn run_reported(
+    dir: &Path,
+    args: &[&str],
+    base: &str,
+    report_name: &str,
+    code: i32,
+) -> Value {
+    let mut all = args.to_vec();
+    let spec = format!("json={report_name}");
+    all.extend(["--base-url", base, "--report", &spec]);
+    let out = windup(dir, &all);
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+    report(&dir.join(report_name))
+}
+
+pub(crate) fn report(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Adds a `[providers.fake]` (OpenAI wire format) served by `llm` to the project's windup.toml.
+pub(crate) fn with_fake_provider(dir: &Path, llm: &windup_testkit::fake_llm::FakeLlm) {
+    let toml = dir.join("windup.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!(
+        "\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
+        llm.openai_base_url()
+    ));
+    std::fs::write(&toml, text).unwrap();
+}
+
+/// Adds `[dashboard]` pointing at `url` (one retry, to keep outages quick).
+pub(crate) fn with_dashboard(dir: &Path, url: &str) {
+    let toml = dir.join("windup.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!(
+        "\n[dashboard]\nurl = \"{url}\"\nmax_retries = 1\n"
+    ));
+    std::fs::write(&toml, text).unwrap();
+}
+
+/// The dashboard token the dashboard tests use; it must show up nowhere.
+pub(crate) const DASH_TOKEN: &str = "wd-canary-token-31d7";
+
+/// `windup ARGS` with the dashboard token set, debug logs on and no GitHub context but `env`.
+pub(crate) fn windup_dash(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    windup_dash_token(dir, args, env, DASH_TOKEN)
+}
+
+/// [`windup_dash`] with another token.
+pub(crate) fn windup_dash_token(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    token: &str,
+) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_windup"));
+    cmd.current_dir(dir)
+        .args(args)
+        .env_remove("WINDUP_BASE_URL")
+        .env_remove("WINDUP_DASHBOARD_URL")
+        .env_remove("GITHUB_EVENT_PATH")
+        .env_remove("GITHUB_REPOSITORY")
+        .env_remove("GITHUB_HEAD_REF")
+        .env_remove("GITHUB_REF_NAME")
+        .env("WINDUP_DASHBOARD_TOKEN", token)
+        .env("WINDUP_LOG", "debug")
+        .env("ACME_ADMIN_EMAIL", "admin@acme.test")
+        .env("ACME_ADMIN_PASSWORD", "correct horse battery staple");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run windup")
+}
+
+/// The committed entry of a scenario, as JSON.
+pub(crate) fn committed(dir: &Path, id: &str) -> Value {
+    let path = dir.join(format!("e2e/.windup/cache/{id}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}

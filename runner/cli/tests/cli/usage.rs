@@ -1,0 +1,129 @@
+//! How people drive the binary beyond `run`: `--help` as the README quotes it, `init`,
+//! `-v`/`-q`, and reports configured in windup.toml.
+
+use std::process::Command;
+
+use windup_testkit::repo_root;
+
+use crate::support::*;
+
+#[test]
+fn readme_usage_matches_help() {
+    // The README quotes `windup --help`; this fails when they drift apart.
+    let out = Command::new(env!("CARGO_BIN_EXE_windup"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout).to_string();
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let start = readme
+        .find("<!-- help-start -->")
+        .expect("README has a help block");
+    let end = readme
+        .find("<!-- help-end -->")
+        .expect("README has a help block");
+    let quoted = readme[start..end]
+        .lines()
+        .skip_while(|l| !l.starts_with("```"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(
+        quoted.trim(),
+        help.trim(),
+        "update the README's usage block"
+    );
+}
+
+#[test]
+fn init_scaffolds_a_valid_project_and_never_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "target/\n.env.local\n").unwrap();
+    let out = windup(dir.path(), &["init", "--base-url", "http://127.0.0.1:4000"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for f in [
+        "windup.toml",
+        "e2e/scenarios/home-page.yaml",
+        "e2e/manifest.yaml",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+    let config = std::fs::read_to_string(dir.path().join("windup.toml")).unwrap();
+    assert!(config.contains("http://127.0.0.1:4000"));
+    let ignore = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+    assert_eq!(ignore.matches(".env.local").count(), 1, "{ignore}");
+    assert!(
+        ignore.contains("e2e/.windup/runs/") && ignore.starts_with("target/\n"),
+        "{ignore}"
+    );
+    assert!(
+        !ignore.lines().any(|l| l.starts_with("e2e/.windup/cache")),
+        "the plan cache is meant to be committed: {ignore}"
+    );
+    let v = windup(dir.path(), &["validate"]);
+    assert_eq!(v.status.code(), Some(0), "{}", stderr(&v));
+    // A second init changes nothing.
+    std::fs::write(
+        dir.path().join("windup.toml"),
+        "base_url = \"http://mine\"\n",
+    )
+    .unwrap();
+    let before = tree(dir.path());
+    let again = windup(dir.path(), &["init"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(tree(dir.path()), before, "init never overwrites");
+    let bad = windup(
+        dir.path(),
+        &["init", "--root", "elsewhere", "--base-url", "not a url"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn verbose_prints_every_step_and_quiet_only_the_summary() {
+    let dir = example();
+    let (_server, base) = serve(dir.path());
+    let v = windup(dir.path(), &["run", "sign-in", "-v", "--base-url", &base]);
+    assert_eq!(v.status.code(), Some(0), "{}", stderr(&v));
+    let err = stderr(&v);
+    assert!(
+        err.contains("sign-in a1 fill label=\"Email\" value_ref=ACME_ADMIN_EMAIL ok ("),
+        "{err}"
+    );
+    assert!(err.contains("PASS  sign-in"), "{err}");
+    let q = windup(dir.path(), &["run", "sign-in", "-q", "--base-url", &base]);
+    assert_eq!(q.status.code(), Some(0), "{}", stderr(&q));
+    let err = stderr(&q);
+    assert!(!err.contains("PASS"), "{err}");
+    assert!(err.contains("1 passed, 0 failed"), "{err}");
+}
+
+#[test]
+fn windup_toml_reports_are_written_every_run_and_checked() {
+    let dir = example();
+    let toml = dir.path().join("windup.toml");
+    let base_config = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("reports = [\"pdf=x.pdf\"]\n{base_config}")).unwrap();
+    let (_server, base) = serve(dir.path());
+    let bad = windup(dir.path(), &["run", "sign-in", "--base-url", &base]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("windup.toml: reports[0]"),
+        "{}",
+        stderr(&bad)
+    );
+    std::fs::write(
+        &toml,
+        format!("reports = [\"junit=out/e2e.xml\"]\n{base_config}"),
+    )
+    .unwrap();
+    let sub = dir.path().join("e2e");
+    let ok = windup(
+        &sub,
+        &["run", "sign-in", "--root", "..", "--base-url", &base],
+    );
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    let xml = std::fs::read_to_string(dir.path().join("out/e2e.xml")).unwrap();
+    assert!(xml.contains("name=\"sign-in\""), "{xml}");
+}

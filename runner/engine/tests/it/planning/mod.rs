@@ -1,0 +1,15 @@
+//! Planning end to end, LLM-hermetic: the runner plans against a local fake provider that speaks
+//! the OpenAI and Gemini wire formats with scripted answers, executes in real Chromium, verifies,
+//! caches, replays, repairs, and writes the ledger.
+//!
+//! Each module holds the tests of one concern; `support` holds their throwaway project and the
+//! answers they script.
+
+mod answers;
+mod calls;
+mod prompts;
+mod repair;
+mod security;
+mod setups;
+mod suites;
+mod support;
