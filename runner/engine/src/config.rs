@@ -22,8 +22,10 @@ use crate::timeouts::Timeouts;
 pub struct ConfigFile {
     /// Where the app under test is served, such as `http://127.0.0.1:3000`.
     pub base_url: Option<String>,
+    /// `[browser]`: which Chromium runs the scenarios, and how.
     #[serde(default)]
     pub browser: BrowserSection,
+    /// `[timeouts]`: how long steps, pages and scenarios may take.
     #[serde(default)]
     pub timeouts: TimeoutsSection,
     /// `[prices."MODEL"]`: a model's price, over the shipped price list.
@@ -35,8 +37,10 @@ pub struct ConfigFile {
     /// LLM providers by name; one is chosen per run.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderConfig>,
+    /// `[planner]`: how plans are asked for.
     #[serde(default)]
     pub planner: PlannerSection,
+    /// `[budget]`: the caps on a run's LLM spend.
     #[serde(default)]
     pub budget: BudgetSection,
     /// The team dashboard: uploads and the shared plan cache.
@@ -44,6 +48,8 @@ pub struct ConfigFile {
     pub dashboard: crate::dashboard_client::DashboardSection,
 }
 
+/// `[planner]` of windup.toml; every key is optional, with the defaults of
+/// [`Settings`].
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlannerSection {
@@ -52,23 +58,33 @@ pub struct PlannerSection {
     /// Origins besides the base URL's that a planned `goto` may reach (sign-in providers).
     #[serde(default)]
     pub allowed_origins: Vec<String>,
+    /// Continuation calls per scenario when a plan reaches a page it was not planned on
+    /// (default 3).
     pub max_continuations: Option<u32>,
+    /// Extra calls after a rejected answer, each carrying its problems (default 1).
     pub semantic_retries: Option<u32>,
     /// Characters of page content per prompt (default 6000).
     pub page_chars: Option<usize>,
+    /// Interactive elements a prompt lists at most (default 80).
     pub max_elements: Option<usize>,
+    /// Output tokens a planning call may generate (default 2048); the budget gate counts all
+    /// of them as the call's worst case.
     pub max_output_tokens: Option<u32>,
 }
 
+/// `[budget]` of windup.toml: caps checked before every LLM call, so a run never overshoots.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSection {
     /// Dollars one run may spend on LLM calls (default 1.00); 0 allows no call.
     pub usd_per_run: Option<f64>,
+    /// LLM calls one run may make (default 100).
     pub calls_per_run: Option<u32>,
+    /// LLM calls one scenario may make (default 8).
     pub calls_per_scenario: Option<u32>,
 }
 
+/// `[browser]` of windup.toml: the Chromium that runs the scenarios.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrowserSection {
@@ -76,7 +92,9 @@ pub struct BrowserSection {
     pub executable: Option<PathBuf>,
     /// Show the browser window (default false).
     pub headed: Option<bool>,
+    /// Viewport width in CSS pixels (default 1280).
     pub viewport_width: Option<u32>,
+    /// Viewport height in CSS pixels (default 800).
     pub viewport_height: Option<u32>,
     /// Extra Chromium flags.
     #[serde(default)]
@@ -92,10 +110,14 @@ pub struct BrowserSection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Isolation {
+    /// A closed scenario's tab is cleared and handed to the next: a new context costs a
+    /// renderer process and cold caches, the largest fixed cost of a replay.
     Reset,
+    /// A new browser context per scenario: slower, and nothing at all carries over.
     Context,
 }
 
+/// `[timeouts]` of windup.toml, in milliseconds.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TimeoutsSection {
@@ -110,9 +132,14 @@ pub struct TimeoutsSection {
 /// The resolved configuration of one invocation.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// The project root: where windup.toml and `e2e/` are.
     pub root: PathBuf,
+    /// The app under test: the flag or `WINDUP_BASE_URL`, else windup.toml's. `None` when
+    /// neither gives one; commands that need it call [`Config::require_base_url`].
     pub base_url: Option<url::Url>,
+    /// How Chromium is found and launched.
     pub browser: BrowserOptions,
+    /// How long steps, page loads and scenarios may take.
     pub timeouts: Timeouts,
     /// Which scenarios end with a screenshot.
     pub screenshots: crate::executor::Screenshots,
@@ -120,7 +147,9 @@ pub struct Config {
     pub prices: PriceTable,
     /// The chosen provider's name and settings; `None` when none is configured.
     pub provider: Option<(String, ProviderConfig)>,
+    /// How the planner asks (`[planner]`).
     pub planner: Settings,
+    /// The run's caps on LLM spend and calls (`[budget]`, or `--budget-usd`).
     pub limits: Limits,
     /// Fail scenarios that would need an LLM call with `not_cached`.
     pub require_cached: bool,
@@ -138,12 +167,18 @@ pub struct Config {
 /// Overrides from the command line (and `WINDUP_BASE_URL`, `WINDUP_PROVIDER`, read by the CLI).
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
+    /// `--base-url` or `WINDUP_BASE_URL`, over windup.toml's `base_url`.
     pub base_url: Option<String>,
+    /// `--headed`: show the browser window.
     pub headed: bool,
     /// `--screenshots`, over `[browser] screenshots`.
     pub screenshots: Option<crate::executor::Screenshots>,
+    /// `--provider` or `WINDUP_PROVIDER`: the `[providers.NAME]` to plan with.
     pub provider: Option<String>,
+    /// `--budget-usd`: dollars this run may spend on LLM calls, over `[budget] usd_per_run`.
     pub budget_usd: Option<f64>,
+    /// `--require-cached`: make no LLM call; a scenario without a verified plan fails with
+    /// `not_cached`.
     pub require_cached: bool,
     /// Ask the LLM for a summary and a fix suggestion for each failure (opt-in).
     pub suggest: bool,

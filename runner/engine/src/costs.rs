@@ -24,8 +24,11 @@ pub const ALWAYS: Date = date!(1970 - 01 - 01);
 /// One model's prices from a date on, in micro-dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DatedPrice {
+    /// The first day this price applies (UTC); it holds until a later entry's `since`.
     pub since: Date,
+    /// Prompt tokens not served from the provider's cache.
     pub input_micro_usd_per_mtok: u64,
+    /// Generated tokens.
     pub output_micro_usd_per_mtok: u64,
     /// Prompt tokens read from the provider's cache.
     pub cached_input_micro_usd_per_mtok: u64,
@@ -74,7 +77,10 @@ pub struct PriceTable {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PriceOverride {
+    /// Dollars per million prompt tokens; dollars because that is how providers publish
+    /// prices (the table keeps micro-dollars).
     pub input_usd_per_mtok: f64,
+    /// Dollars per million generated tokens.
     pub output_usd_per_mtok: f64,
     /// Default: the input price.
     #[serde(default)]
@@ -273,14 +279,18 @@ fn toml_date_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Date>, D::Err
 /// How `totals` groups records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GroupBy {
+    /// The model called, as the ledger records it.
     Model,
+    /// The configured provider's name, as in `[providers.NAME]`.
     Provider,
+    /// The scenario id.
     Scenario,
     /// The UTC day a scenario started.
     Day,
 }
 
 impl GroupBy {
+    /// Every grouping, in the order `windup costs` prints them when none is chosen.
     pub const ALL: [GroupBy; 4] = [
         GroupBy::Model,
         GroupBy::Provider,
@@ -288,6 +298,7 @@ impl GroupBy {
         GroupBy::Day,
     ];
 
+    /// The grouping's name, as tables and JSON output head it.
     pub fn as_str(self) -> &'static str {
         match self {
             GroupBy::Model => "model",
@@ -305,13 +316,20 @@ pub const NO_CALL: &str = "(none)";
 /// The spend of one group of ledger records.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct CostRow {
+    /// The group: a model, provider, scenario id or `YYYY-MM-DD` day; [`NO_CALL`] for records
+    /// without one, `total` for [`grand_total`].
     pub key: String,
     /// Ledger records: one per scenario per run.
     pub runs: u64,
+    /// LLM calls, of every purpose.
     pub calls: u64,
+    /// Prompt tokens billed, cached ones included.
     pub input_tokens: u64,
+    /// Generated tokens billed.
     pub output_tokens: u64,
+    /// The part of `input_tokens` served from the provider's cache.
     pub cached_tokens: u64,
+    /// What the group cost, in micro-dollars: as recorded, or recomputed when repriced.
     pub cost_micro_usd: u64,
     /// Records that called a model whose price is unknown: they count at their recorded cost
     /// (0 when it was unknown at run time too).

@@ -5,48 +5,70 @@ use windup_model::{ActionResult, ScenarioResult};
 
 use crate::planner::Purpose;
 
+/// One thing that happened during a run, in the order it happened. Every variant but
+/// `RunStarted` names its scenario, so a sink can follow scenarios that run at once.
 #[derive(Debug, Clone)]
 pub enum Event {
     /// A run is about to start this many scenarios.
     RunStarted {
+        /// Scenarios selected for the run, skipped ones included.
         scenarios: usize,
     },
+    /// A scenario starts an attempt (again on each retry).
     ScenarioStarted {
+        /// The scenario's id.
         scenario_id: String,
     },
+    /// The executor is about to run a step.
     ActionStarted {
+        /// The scenario's id.
         scenario_id: String,
+        /// The step's id in its plan.
         action_id: String,
     },
     /// A step finished, passed or failed.
     ActionFinished {
+        /// The scenario's id.
         scenario_id: String,
+        /// How the step went, as the run report records it.
         result: ActionResult,
     },
     /// The executor saw a page: its URL and structural signature.
     PageSeen {
+        /// The scenario's id.
         scenario_id: String,
+        /// The page's URL once loaded.
         url: String,
+        /// The page's structural signature; `None` when it could not be read.
         signature: Option<String>,
     },
     /// A JavaScript dialog was accepted.
     Dialog {
+        /// The scenario's id.
         scenario_id: String,
+        /// The dialog's type as Chromium names it: `alert`, `confirm`, `prompt` or
+        /// `beforeunload`.
         kind: String,
+        /// The text the page showed in it.
         message: String,
     },
     /// An LLM planning call is about to be made, for this purpose.
     Planning {
+        /// The scenario's id.
         scenario_id: String,
+        /// Why the call is made.
         purpose: Purpose,
     },
+    /// A scenario is done, once, after its retries, or skipped without starting.
     ScenarioFinished {
+        /// Its final result, with credentials masked.
         result: ScenarioResult,
     },
 }
 
 /// Receives events. Implementations must be quick: they run on the executor's task.
 pub trait EventSink: Send + Sync {
+    /// Called once per event, in order; scenarios running at once interleave.
     fn on_event(&self, event: &Event);
 }
 

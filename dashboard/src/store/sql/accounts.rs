@@ -6,7 +6,7 @@ use crate::store::{Project, Result, SessionRow, TokenRow, UserRow};
 // One text, compiled for each backend below.
 macro_rules! accounts_sql {
     ($store:ty, $db:ty) => {
-        pub async fn create_project(
+        pub(crate) async fn create_project(
             store: &$store,
             slug: &str,
             default_branch: &str,
@@ -24,7 +24,7 @@ macro_rules! accounts_sql {
             .map_err(|e| conflict(e, &format!("project `{slug}`")))
         }
 
-        pub async fn project(store: &$store, slug: &str) -> Result<Option<Project>> {
+        pub(crate) async fn project(store: &$store, slug: &str) -> Result<Option<Project>> {
             Ok(sqlx::query_as::<$db, Project>(
                 "SELECT id, slug, default_branch, created_ms FROM projects WHERE slug = $1",
             )
@@ -33,7 +33,7 @@ macro_rules! accounts_sql {
             .await?)
         }
 
-        pub async fn project_by_id(store: &$store, id: i64) -> Result<Option<Project>> {
+        pub(crate) async fn project_by_id(store: &$store, id: i64) -> Result<Option<Project>> {
             Ok(sqlx::query_as::<$db, Project>(
                 "SELECT id, slug, default_branch, created_ms FROM projects WHERE id = $1",
             )
@@ -42,7 +42,7 @@ macro_rules! accounts_sql {
             .await?)
         }
 
-        pub async fn projects(store: &$store) -> Result<Vec<Project>> {
+        pub(crate) async fn projects(store: &$store) -> Result<Vec<Project>> {
             Ok(sqlx::query_as::<$db, Project>(
                 "SELECT id, slug, default_branch, created_ms FROM projects ORDER BY slug",
             )
@@ -50,7 +50,7 @@ macro_rules! accounts_sql {
             .await?)
         }
 
-        pub async fn create_token(
+        pub(crate) async fn create_token(
             store: &$store,
             project_id: i64,
             lookup: &str,
@@ -74,7 +74,10 @@ macro_rules! accounts_sql {
             Ok(())
         }
 
-        pub async fn tokens_by_lookup(store: &$store, lookup: &str) -> Result<Vec<TokenRow>> {
+        pub(crate) async fn tokens_by_lookup(
+            store: &$store,
+            lookup: &str,
+        ) -> Result<Vec<TokenRow>> {
             Ok(sqlx::query_as::<$db, TokenRow>(
                 "SELECT id, project_id, sha256, scopes, branch_glob FROM tokens WHERE lookup = $1",
             )
@@ -83,7 +86,7 @@ macro_rules! accounts_sql {
             .await?)
         }
 
-        pub async fn create_user(
+        pub(crate) async fn create_user(
             store: &$store,
             email: &str,
             password_hash: &str,
@@ -101,7 +104,7 @@ macro_rules! accounts_sql {
             Ok(())
         }
 
-        pub async fn user(store: &$store, email: &str) -> Result<Option<UserRow>> {
+        pub(crate) async fn user(store: &$store, email: &str) -> Result<Option<UserRow>> {
             Ok(sqlx::query_as::<$db, UserRow>(
                 "SELECT id, email, password_hash FROM users WHERE email = $1",
             )
@@ -110,7 +113,7 @@ macro_rules! accounts_sql {
             .await?)
         }
 
-        pub async fn create_session(
+        pub(crate) async fn create_session(
             store: &$store,
             sha256: &str,
             user_id: i64,
@@ -129,7 +132,7 @@ macro_rules! accounts_sql {
             Ok(())
         }
 
-        pub async fn session(store: &$store, sha256: &str) -> Result<Option<SessionRow>> {
+        pub(crate) async fn session(store: &$store, sha256: &str) -> Result<Option<SessionRow>> {
             Ok(sqlx::query_as::<$db, SessionRow>(
                 "SELECT s.user_id, u.email, s.csrf, s.expires_ms FROM sessions s \
                  JOIN users u ON u.id = s.user_id WHERE s.sha256 = $1",
@@ -139,7 +142,7 @@ macro_rules! accounts_sql {
             .await?)
         }
 
-        pub async fn delete_session(store: &$store, sha256: &str) -> Result<()> {
+        pub(crate) async fn delete_session(store: &$store, sha256: &str) -> Result<()> {
             sqlx::query::<$db>("DELETE FROM sessions WHERE sha256 = $1")
                 .bind(sha256)
                 .execute(&store.pool)
@@ -147,7 +150,7 @@ macro_rules! accounts_sql {
             Ok(())
         }
 
-        pub async fn delete_expired_sessions(store: &$store, now_ms: i64) -> Result<()> {
+        pub(crate) async fn delete_expired_sessions(store: &$store, now_ms: i64) -> Result<()> {
             sqlx::query::<$db>("DELETE FROM sessions WHERE expires_ms < $1")
                 .bind(now_ms)
                 .execute(&store.pool)

@@ -6,7 +6,7 @@ use crate::store::Result;
 // One text, compiled for each backend below.
 macro_rules! artifacts_sql {
     ($store:ty, $db:ty) => {
-        pub async fn put_artifact(store: &$store, project_id: i64, run_id: &str, name: &str, bytes: &[u8], now_ms: i64) -> Result<()> {
+        pub(crate) async fn put_artifact(store: &$store, project_id: i64, run_id: &str, name: &str, bytes: &[u8], now_ms: i64) -> Result<()> {
             sqlx::query::<$db>(
                 "INSERT INTO artifacts (project_id, run_id, name, bytes, created_ms) VALUES ($1, $2, $3, $4, $5) \
                  ON CONFLICT (project_id, run_id, name) DO UPDATE SET bytes = excluded.bytes",
@@ -21,7 +21,7 @@ macro_rules! artifacts_sql {
             Ok(())
         }
 
-        pub async fn artifact(store: &$store, project_id: i64, run_id: &str, name: &str) -> Result<Option<Vec<u8>>> {
+        pub(crate) async fn artifact(store: &$store, project_id: i64, run_id: &str, name: &str) -> Result<Option<Vec<u8>>> {
             let row: Option<(Vec<u8>,)> = sqlx::query_as::<$db, (Vec<u8>,)>(
                 "SELECT bytes FROM artifacts WHERE project_id = $1 AND run_id = $2 AND name = $3",
             )
@@ -33,7 +33,7 @@ macro_rules! artifacts_sql {
             Ok(row.map(|(b,)| b))
         }
 
-        pub async fn artifact_names(store: &$store, project_id: i64, run_id: &str) -> Result<Vec<String>> {
+        pub(crate) async fn artifact_names(store: &$store, project_id: i64, run_id: &str) -> Result<Vec<String>> {
             let rows: Vec<(String,)> = sqlx::query_as::<$db, (String,)>(
                 "SELECT name FROM artifacts WHERE project_id = $1 AND run_id = $2 ORDER BY name",
             )

@@ -18,7 +18,7 @@ macro_rules! stale_select {
 // One text, compiled for each backend below.
 macro_rules! cache_sql {
     ($store:ty, $db:ty) => {
-        pub async fn cache_get(
+        pub(crate) async fn cache_get(
             store: &$store,
             project_id: i64,
             scenario_id: &str,
@@ -39,7 +39,7 @@ macro_rules! cache_sql {
             .await?)
         }
 
-        pub async fn cache_put(store: &$store, project_id: i64, put: &CachePut<'_>) -> Result<bool> {
+        pub(crate) async fn cache_put(store: &$store, project_id: i64, put: &CachePut<'_>) -> Result<bool> {
             // Reads, then writes: on SQLite a concurrent writer would fail the upgrade.
             let _serial = store.serial_writes().await;
             let mut tx = store.pool.begin().await?;
@@ -93,7 +93,7 @@ macro_rules! cache_sql {
             Ok(old.is_none())
         }
 
-        pub async fn stale_entries(store: &$store, project_id: i64, limit: i64) -> Result<Vec<StaleRow>> {
+        pub(crate) async fn stale_entries(store: &$store, project_id: i64, limit: i64) -> Result<Vec<StaleRow>> {
             let sql = concat!(stale_select!(), "ORDER BY s.stale_ms DESC, s.id DESC LIMIT $2");
             Ok(sqlx::query_as::<$db, StaleRow>(sql)
                 .bind(project_id)
@@ -102,7 +102,7 @@ macro_rules! cache_sql {
                 .await?)
         }
 
-        pub async fn stale_entry(store: &$store, project_id: i64, id: i64) -> Result<Option<StaleRow>> {
+        pub(crate) async fn stale_entry(store: &$store, project_id: i64, id: i64) -> Result<Option<StaleRow>> {
             let sql = concat!(stale_select!(), "AND s.id = $2");
             Ok(sqlx::query_as::<$db, StaleRow>(sql)
                 .bind(project_id)

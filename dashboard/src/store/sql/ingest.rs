@@ -13,7 +13,7 @@ const ROWS_PER_STATEMENT: usize = 500;
 // One text, compiled for each backend below.
 macro_rules! ingest_sql {
     ($store:ty, $db:ty) => {
-        pub async fn insert_run(store: &$store, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
+        pub(crate) async fn insert_run(store: &$store, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
             let _serial = store.serial_writes().await;
             let mut tx = store.pool.begin().await?;
             let inserted: Option<(i64,)> = sqlx::query_as::<$db, (i64,)>(
@@ -195,7 +195,7 @@ macro_rules! ingest_sql {
             Ok(inserted.is_some())
         }
 
-        pub async fn set_comment_status(store: &$store, project_id: i64, run_id: &str, status: &str) -> Result<()> {
+        pub(crate) async fn set_comment_status(store: &$store, project_id: i64, run_id: &str, status: &str) -> Result<()> {
             sqlx::query::<$db>("UPDATE runs SET comment_status = $3 WHERE project_id = $1 AND run_id = $2")
                 .bind(project_id)
                 .bind(run_id)

@@ -35,7 +35,7 @@ macro_rules! pass_rates {
 // One text, compiled for each backend below.
 macro_rules! reads_sql {
     ($store:ty, $db:ty) => {
-        pub async fn run(store: &$store, project_id: i64, run_id: &str) -> Result<Option<RunDetail>> {
+        pub(crate) async fn run(store: &$store, project_id: i64, run_id: &str) -> Result<Option<RunDetail>> {
             let sql = concat!(run_columns!(), "WHERE project_id = $1 AND run_id = $2");
             let Some(summary) = sqlx::query_as::<$db, RunSummary>(sql)
                 .bind(project_id)
@@ -55,7 +55,7 @@ macro_rules! reads_sql {
             Ok(Some(RunDetail { summary, report_json }))
         }
 
-        pub async fn runs(store: &$store, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>> {
+        pub(crate) async fn runs(store: &$store, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>> {
             let sql = concat!(
                 run_columns!(),
                 "WHERE project_id = $1 \
@@ -77,7 +77,7 @@ macro_rules! reads_sql {
                 .await?)
         }
 
-        pub async fn branches(store: &$store, project_id: i64) -> Result<Vec<String>> {
+        pub(crate) async fn branches(store: &$store, project_id: i64) -> Result<Vec<String>> {
             let rows: Vec<(String,)> = sqlx::query_as::<$db, (String,)>(
                 "SELECT DISTINCT branch FROM runs WHERE project_id = $1 AND branch IS NOT NULL ORDER BY branch",
             )
@@ -87,7 +87,7 @@ macro_rules! reads_sql {
             Ok(rows.into_iter().map(|(b,)| b).collect())
         }
 
-        pub async fn ledger_for_run(store: &$store, project_id: i64, run_id: &str) -> Result<Vec<String>> {
+        pub(crate) async fn ledger_for_run(store: &$store, project_id: i64, run_id: &str) -> Result<Vec<String>> {
             let rows: Vec<(String,)> = sqlx::query_as::<$db, (String,)>(
                 "SELECT record_json FROM ledger WHERE project_id = $1 AND run_id = $2 ORDER BY scenario_id",
             )
@@ -98,7 +98,7 @@ macro_rules! reads_sql {
             Ok(rows.into_iter().map(|(j,)| j).collect())
         }
 
-        pub async fn pass_rates(store: &$store, project_id: i64, by: Grouping, since_day: &str) -> Result<Vec<RateRow>> {
+        pub(crate) async fn pass_rates(store: &$store, project_id: i64, by: Grouping, since_day: &str) -> Result<Vec<RateRow>> {
             let sql = match by {
                 Grouping::Branch => pass_rates!("NULLIF(branch, '')"),
                 Grouping::Scenario => pass_rates!("scenario_id"),
@@ -110,7 +110,7 @@ macro_rules! reads_sql {
                 .await?)
         }
 
-        pub async fn flaky(store: &$store, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
+        pub(crate) async fn flaky(store: &$store, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
             Ok(sqlx::query_as::<$db, FlakyRow>(
                 "SELECT scenario_id, NULLIF(commit_sha, '') AS commit_sha, passed, failed, retried, \
                  last_ms FROM scenario_commits WHERE project_id = $1 \
@@ -123,7 +123,7 @@ macro_rules! reads_sql {
             .await?)
         }
 
-        pub async fn spend(store: &$store, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>> {
+        pub(crate) async fn spend(store: &$store, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>> {
             Ok(sqlx::query_as::<$db, SpendRow>(
                 "SELECT day, NULLIF(provider, '') AS provider, NULLIF(model, '') AS model, calls, \
                  input_tokens, output_tokens, cost_micro_usd \
@@ -136,7 +136,7 @@ macro_rules! reads_sql {
             .await?)
         }
 
-        pub async fn last_failure(
+        pub(crate) async fn last_failure(
             store: &$store,
             project_id: i64,
             scenario_id: &str,

@@ -15,24 +15,43 @@ use crate::retry::{NextTry, RetryPolicy, parse_retry_after};
 /// Why a dashboard request did not succeed. Messages never contain the token.
 #[derive(Debug, thiserror::Error)]
 pub enum DashboardError {
+    /// The token's environment variable is not set (or is blank).
     #[error("the environment variable {env} holding the dashboard token is not set; export it")]
-    MissingToken { env: String },
+    MissingToken {
+        /// The variable's name.
+        env: String,
+    },
+    /// The token cannot be sent as a header: a pasted quote or line break, usually.
     #[error(
         "the value of {env} is not a valid HTTP header value; check it for quotes or line breaks"
     )]
-    BadToken { env: String },
+    BadToken {
+        /// The variable's name (never its value).
+        env: String,
+    },
     /// Transient failures until the retries ran out.
     #[error("the dashboard could not be reached after {attempts} attempt(s): {last}")]
-    Unreachable { attempts: u32, last: String },
+    Unreachable {
+        /// HTTP attempts made.
+        attempts: u32,
+        /// What went wrong on the last attempt, token redacted.
+        last: String,
+    },
     /// A 4xx (other than 429) with the dashboard's own error.
     #[error("the dashboard refused the request (HTTP {status}, {code}): {message}")]
     Rejected {
+        /// The HTTP status code.
         status: u16,
+        /// The error body's `error.code`, or `error` when it has none.
         code: String,
+        /// The error body's `error.message`, or the start of the body.
         message: String,
     },
+    /// A success whose body is not what API v1 promises (or a plan that fails its checks).
     #[error("the dashboard's answer could not be read: {0}")]
     BadAnswer(String),
+    /// A failure on our side before anything was sent, such as an HTTP client that could not
+    /// be built.
     #[error("{0}")]
     Local(String),
 }

@@ -21,11 +21,8 @@ mod spool;
 
 pub use client::{Dashboard, DashboardError};
 pub use plans::{RemoteEntry, prefer_remote};
-pub use runs::{RUN_LEDGER_FILE, RUN_REPORT_FILE, artifacts, keep_run, load_run};
-pub use settings::{
-    DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, DEFAULT_TOKEN_ENV, DashboardSection, Settings,
-    settings,
-};
+pub use runs::{artifacts, keep_run, load_run};
+pub use settings::{DEFAULT_TOKEN_ENV, DashboardSection, Settings, settings};
 pub use spool::{
     AfterRun, Flushed, Pushed, SPOOL_VERSION, flush_spool, push, push_run, spool_path, spooled,
 };

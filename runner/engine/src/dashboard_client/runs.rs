@@ -12,9 +12,10 @@ use super::client::{Dashboard, DashboardError};
 use crate::env::Env;
 use crate::project::Layout;
 
-/// What a run keeps for `windup push`, in `e2e/.windup/runs/<run_id>/`.
-pub const RUN_REPORT_FILE: &str = "report.json";
-pub const RUN_LEDGER_FILE: &str = "ledger.json";
+/// The run report a run keeps for `windup push`, in `e2e/.windup/runs/<run_id>/`.
+const RUN_REPORT_FILE: &str = "report.json";
+/// The run's ledger records, kept beside its report because the upload carries them too.
+const RUN_LEDGER_FILE: &str = "ledger.json";
 
 impl Dashboard {
     /// `POST /api/v1/runs`, then `PUT` of every artifact (read from under `root`).

@@ -6,9 +6,12 @@ use std::time::Duration;
 use serde::Deserialize;
 use windup_model::InputError;
 
+/// The environment variable read for the API token when `[dashboard] token_env` names none.
 pub const DEFAULT_TOKEN_ENV: &str = "WINDUP_DASHBOARD_TOKEN";
-pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
-pub const DEFAULT_MAX_RETRIES: u32 = 3;
+/// Milliseconds per HTTP attempt when `[dashboard] timeout_ms` is not set.
+const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// Transient retries after the first attempt when `[dashboard] max_retries` is not set.
+const DEFAULT_MAX_RETRIES: u32 = 3;
 
 /// `[dashboard]` of windup.toml. Unknown keys are rejected with their name.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -37,11 +40,17 @@ pub struct DashboardSection {
 pub struct Settings {
     /// Ends with `/`, so `api/v1/…` joins under any path prefix.
     pub url: url::Url,
+    /// The NAME of the environment variable holding the API token.
     pub token_env: String,
+    /// Restore newer plans from the dashboard before a run.
     pub restore: bool,
+    /// Save plans verified in a run to the dashboard after it.
     pub save: bool,
+    /// Upload the run after it (false with `--no-push`).
     pub push: bool,
+    /// How long one HTTP attempt may take.
     pub timeout: Duration,
+    /// Transient retries after the first attempt.
     pub max_retries: u32,
 }
 

@@ -33,14 +33,18 @@ struct Spooled {
 /// How one upload ended.
 #[derive(Debug)]
 pub enum Pushed {
+    /// The dashboard has the run, with its answer (where to see it).
     Delivered(RunCreated),
     /// Kept in the spool, to be sent by the next `windup push` or `windup run`.
     Spooled {
+        /// The spool file written.
         path: PathBuf,
+        /// Why the upload failed (never the token).
         error: String,
     },
 }
 
+/// Where a run's upload waits in the spool: `e2e/.windup/spool/<run_id>.json` under `root`.
 pub fn spool_path(root: &Path, run_id: &str) -> PathBuf {
     root.join(Layout::SPOOL_DIR).join(format!("{run_id}.json"))
 }
@@ -79,6 +83,7 @@ pub async fn push(
 /// What the upload after a run did, for the caller to tell its way.
 #[derive(Debug)]
 pub struct AfterRun {
+    /// How the run's upload ended; `Err` when it could not even be spooled.
     pub pushed: std::io::Result<Pushed>,
     /// The spool, sent once the dashboard took this run.
     pub flushed: Option<Flushed>,

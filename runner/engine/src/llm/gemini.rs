@@ -32,7 +32,7 @@ pub(crate) struct Gemini {
 }
 
 impl Gemini {
-    pub fn new(base: &str, model: &str, transport: Transport) -> Self {
+    pub(super) fn new(base: &str, model: &str, transport: Transport) -> Self {
         // The API names models `models/NAME`; accept either spelling in the config.
         let name = model.strip_prefix("models/").unwrap_or(model);
         Gemini {

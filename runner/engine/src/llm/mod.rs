@@ -4,9 +4,10 @@
 //! over HTTP, for two wire formats: OpenAI Chat Completions (also spoken by Ollama, llama.cpp's
 //! server and vLLM) and Gemini `generateContent`. It owns what is the same for every caller:
 //! reshaping the schema for each provider ([`schema`]), retrying transient failures with back-off
-//! ([`transport`], on the neutral [`crate::retry`] rule), summing the tokens of every attempt (billed tokens are never lost, even when the
-//! call fails), and keeping the API key out of logs, errors and `Debug`. It does not parse or
-//! validate the output: that is the planner's job, against the real schema.
+//! (`transport`, on the neutral [`crate::retry`] rule), summing the tokens of every attempt
+//! (billed tokens are never lost, even when the call fails), and keeping the API key out of
+//! logs, errors and `Debug`. It does not parse or validate the output: that is the planner's
+//! job, against the real schema.
 
 mod gemini;
 mod openai;
@@ -25,11 +26,16 @@ use crate::retry::RetryPolicy;
 
 use crate::project::Layout;
 
+/// OpenAI's API root, where an `openai` provider without a `base_url` is sent.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
+/// Google's Gemini API root, where a `gemini` provider without a `base_url` is sent.
 pub const GEMINI_BASE_URL: &str = "https://generativelanguage.googleapis.com";
-pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
-pub const DEFAULT_MAX_RETRIES: u32 = 3;
-pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
+/// Milliseconds per HTTP attempt when `timeout_ms` is not set: a long plan takes a while to write.
+const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+/// Transient retries after the first attempt when `max_retries` is not set.
+const DEFAULT_MAX_RETRIES: u32 = 3;
+/// The output cap when `max_output_tokens` is not set.
+const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
 
 /// Which wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -45,7 +51,10 @@ pub enum ProviderKind {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
+    /// The wire format the provider speaks.
     pub kind: ProviderKind,
+    /// The model to call, such as `gpt-4.1-mini` or `gemini-2.5-flash`; also the key of its
+    /// price.
     pub model: String,
     /// Default [`OPENAI_BASE_URL`] or [`GEMINI_BASE_URL`].
     pub base_url: Option<String>,
@@ -56,8 +65,11 @@ pub struct ProviderConfig {
     pub timeout_ms: Option<u64>,
     /// Transient retries after the first attempt (default 3).
     pub max_retries: Option<u32>,
+    /// Sampling temperature. Accepted but not applied yet: planning calls send the planner's
+    /// own (0, for repeatable plans).
     pub temperature: Option<f32>,
-    /// Default 4096.
+    /// Output cap in tokens (default 4096). Accepted but not applied yet: planning calls use
+    /// `[planner] max_output_tokens`.
     pub max_output_tokens: Option<u32>,
     /// OpenAI strict structured output (default true). Set false for grammar-constrained local
     /// servers (llama.cpp), where strict mode's all-required fields make small models fill
@@ -66,6 +78,7 @@ pub struct ProviderConfig {
 }
 
 impl ProviderConfig {
+    /// The API root calls go to: `base_url`, else the kind's public endpoint.
     pub fn base_url(&self) -> &str {
         self.base_url.as_deref().unwrap_or(match self.kind {
             ProviderKind::Openai => OPENAI_BASE_URL,
@@ -73,14 +86,17 @@ impl ProviderConfig {
         })
     }
 
+    /// How long one HTTP attempt may take.
     pub fn timeout(&self) -> Duration {
         Duration::from_millis(self.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS))
     }
 
+    /// Transient retries after the first attempt.
     pub fn max_retries(&self) -> u32 {
         self.max_retries.unwrap_or(DEFAULT_MAX_RETRIES)
     }
 
+    /// The output cap in tokens, `max_output_tokens` or its default.
     pub fn max_output_tokens(&self) -> u32 {
         self.max_output_tokens.unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS)
     }
@@ -89,21 +105,28 @@ impl ProviderConfig {
 /// One structured-output call.
 #[derive(Debug, Clone)]
 pub struct LlmRequest {
+    /// The system prompt: the instructions, the same for every call of a kind.
     pub system: String,
+    /// The user message: this call's task, page and what is known.
     pub user: String,
     /// A short identifier, such as `windup_plan` (OpenAI wants `^[a-zA-Z0-9_-]{1,64}$`).
     pub schema_name: String,
     /// A JSON Schema as schemars 1.x generates it; reshaped per provider by [`schema`].
     pub schema: serde_json::Value,
+    /// Output tokens the model may generate; the budget gate prices all of them up front.
     pub max_output_tokens: u32,
+    /// Sampling temperature; `None` leaves the provider's default.
     pub temperature: Option<f32>,
 }
 
 /// Tokens billed. `cached_tokens` is the part of `input_tokens` served from the provider's cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Prompt tokens, cached ones included.
     pub input_tokens: u64,
+    /// Generated tokens.
     pub output_tokens: u64,
+    /// Prompt tokens served from the provider's cache, billed at its cached rate.
     pub cached_tokens: u64,
 }
 
@@ -126,9 +149,11 @@ impl Add for Usage {
 /// Why the model stopped writing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finish {
+    /// The model finished its answer.
     Stop,
     /// The output hit the token limit; the text is likely cut short.
     Length,
+    /// Any other reason the provider gave (a content filter, say).
     Other,
 }
 
@@ -137,11 +162,13 @@ pub enum Finish {
 pub struct Completion {
     /// The model's output, not parsed.
     pub text: String,
+    /// Why the model stopped: `Length` means the text is probably cut short.
     pub finish: Finish,
     /// Summed over every HTTP attempt of this call that reported usage.
     pub usage: Usage,
     /// HTTP attempts made.
     pub attempts: u32,
+    /// Wall time of the whole call, retries and back-off included.
     pub elapsed: Duration,
 }
 
@@ -152,29 +179,42 @@ pub enum LlmError {
     /// errors) until the retries ran out, or a wait longer than the policy allows.
     #[error("the LLM call failed after {attempts} attempt(s): {last}")]
     Exhausted {
+        /// HTTP attempts made.
         attempts: u32,
+        /// What went wrong on the last attempt.
         last: String,
+        /// Tokens billed over every attempt.
         usage: Usage,
     },
     /// The model or the provider's filter refused.
     #[error("the model refused: {message}")]
     Refused {
+        /// The refusal as the provider worded it.
         message: String,
+        /// Tokens billed over every attempt.
         usage: Usage,
+        /// HTTP attempts made.
         attempts: u32,
     },
     /// A non-retryable HTTP error, with the provider's own message.
     #[error("the provider rejected the request (HTTP {status}): {message}")]
     Rejected {
+        /// The HTTP status code.
         status: u16,
+        /// The provider's error message.
         message: String,
+        /// Tokens billed over every attempt.
         usage: Usage,
+        /// HTTP attempts made.
         attempts: u32,
     },
     /// The `api_key_env` variable is not set. ([`client`] reports this as an [`InputError`]
     /// before any call; the variant is for callers that resolve keys later.)
     #[error("the environment variable {env} holding the API key is not set; export it")]
-    MissingKey { env: String },
+    MissingKey {
+        /// The variable's name (never its value).
+        env: String,
+    },
 }
 
 impl LlmError {
@@ -203,8 +243,11 @@ impl LlmError {
 pub trait LlmClient: Send + Sync {
     /// The config NAME, as in `[providers.NAME]`.
     fn provider(&self) -> &str;
+    /// The wire format it speaks.
     fn kind(&self) -> ProviderKind;
+    /// The model it calls.
     fn model(&self) -> &str;
+    /// Makes one structured-output call, retrying transient failures.
     fn complete<'a>(&'a self, req: &'a LlmRequest) -> BoxFuture<'a, Result<Completion, LlmError>>;
 }
 

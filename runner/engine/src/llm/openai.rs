@@ -25,7 +25,7 @@ pub(crate) struct OpenAi {
 }
 
 impl OpenAi {
-    pub fn new(base: &str, model: &str, transport: Transport, strict: bool) -> Self {
+    pub(super) fn new(base: &str, model: &str, transport: Transport, strict: bool) -> Self {
         OpenAi {
             model: model.to_string(),
             url: format!("{}/chat/completions", base.trim_end_matches('/')),

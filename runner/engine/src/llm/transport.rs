@@ -85,7 +85,7 @@ fn is_transient(status: StatusCode) -> bool {
 
 impl Transport {
     /// POSTs `body` to `url` until an attempt is not transient or the retries run out.
-    pub async fn call(
+    pub(super) async fn call(
         &self,
         url: &str,
         body: Vec<u8>,

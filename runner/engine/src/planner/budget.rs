@@ -11,7 +11,10 @@ use windup_model::money::usd_exact as usd;
 pub struct Limits {
     /// Dollars as integer micro-dollars; `None` means no spend cap.
     pub micro_usd: Option<u64>,
+    /// LLM calls the whole run may make (default 100).
     pub calls_per_run: u32,
+    /// LLM calls one scenario may make, retries and continuations included (default 8), so one
+    /// scenario cannot eat the run's budget.
     pub calls_per_scenario: u32,
 }
 
@@ -34,7 +37,7 @@ struct Ledger {
 
 /// What the run has spent so far, shared by its scenarios.
 #[derive(Debug)]
-pub struct Budget {
+pub(crate) struct Budget {
     limits: Limits,
     state: Mutex<Ledger>,
 }
@@ -42,25 +45,22 @@ pub struct Budget {
 /// A call let through, holding its worst case until the real cost is known.
 #[derive(Debug)]
 #[must_use = "settle the reservation with the call's real cost"]
-pub struct Reservation {
+pub(crate) struct Reservation {
     worst_case_micro_usd: u64,
 }
 
 impl Budget {
-    pub fn new(limits: Limits) -> Self {
+    /// A budget with nothing spent yet.
+    pub(crate) fn new(limits: Limits) -> Self {
         Budget {
             limits,
             state: Mutex::new(Ledger::default()),
         }
     }
 
-    pub fn limits(&self) -> Limits {
-        self.limits
-    }
-
     /// Lets a call through when every cap still holds after it, at its worst case.
     /// `scenario_calls` is how many calls the scenario has made so far.
-    pub fn admit(
+    pub(crate) fn admit(
         &self,
         scenario_calls: u32,
         worst_case_micro_usd: u64,
@@ -96,14 +96,15 @@ impl Budget {
     }
 
     /// Replaces a reservation's worst case with what the call really cost.
-    pub fn settle(&self, reservation: Reservation, cost_micro_usd: u64) {
+    pub(crate) fn settle(&self, reservation: Reservation, cost_micro_usd: u64) {
         let mut s = self.state.lock().expect("budget lock");
         s.committed_micro_usd =
             s.committed_micro_usd - reservation.worst_case_micro_usd + cost_micro_usd;
     }
 
-    /// Settled spend so far.
-    pub fn spent_micro_usd(&self) -> u64 {
+    /// Settled spend so far (only the tests need to read it back).
+    #[cfg(test)]
+    fn spent_micro_usd(&self) -> u64 {
         self.state.lock().expect("budget lock").committed_micro_usd
     }
 }

@@ -14,11 +14,13 @@ use crate::fragments::Fragments;
 
 /// What a planner's answer is checked against.
 pub struct Rules<'a> {
+    /// The app under test: a relative `goto` resolves against it, and its origin is allowed.
     pub base_url: &'a url::Url,
     /// Origins a `goto` may reach besides the base URL's.
     pub allowed_origins: &'a [url::Origin],
     /// ENV names a `value_ref` may use.
     pub credentials: &'a BTreeSet<String>,
+    /// The project's fragments: a `use` step must name one of them.
     pub fragments: &'a Fragments,
     /// Ids already taken by the steps done so far.
     pub taken_ids: BTreeSet<String>,
@@ -27,6 +29,7 @@ pub struct Rules<'a> {
 /// The steps of one accepted answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
+    /// The new steps, in order, with ids the steps already done have not taken.
     pub actions: Vec<Action>,
     /// False when the task goes on past a page the planner has not seen yet.
     pub complete: bool,

@@ -8,7 +8,7 @@
 //! gate; `spend` what the calls cost; `suggest` the opt-in advice on a failure.
 
 mod answer;
-pub mod budget;
+mod budget;
 mod call;
 pub mod check;
 pub mod page;
@@ -19,10 +19,12 @@ mod settings;
 mod spend;
 mod suggest;
 
-pub use budget::{Budget, Limits};
+pub(crate) use budget::Budget;
+pub use budget::Limits;
 pub use check::Segment;
 pub use page::PageView;
-pub use plan::{Ask, PlanFailure, Planner, Project, credentials};
+pub use plan::Ask;
+pub(crate) use plan::{PlanFailure, Planner, Project};
 pub use purpose::{Purpose, StepFailure};
 pub use settings::Settings;
-pub use spend::Spend;
+pub(crate) use spend::Spend;

@@ -16,10 +16,13 @@ use crate::secrets::ProjectSecrets;
 
 /// One question to the planner.
 pub struct Ask<'a> {
+    /// The scenario being planned: its task and hints.
     pub scenario: &'a Scenario,
+    /// The page the browser is on, as the prompt shows it.
     pub page: &'a PageView,
     /// Steps already executed, in order.
     pub done: &'a [Action],
+    /// Why the call is made; a failed step comes with it.
     pub purpose: Purpose,
     /// Fragment ids with their descriptions.
     pub fragments: &'a [(String, String)],
@@ -28,7 +31,7 @@ pub struct Ask<'a> {
 }
 
 /// What the project gives every call.
-pub struct Project<'a> {
+pub(crate) struct Project<'a> {
     pub base_url: &'a url::Url,
     pub fragments: &'a Fragments,
     pub secrets: &'a ProjectSecrets,
@@ -37,13 +40,13 @@ pub struct Project<'a> {
 
 /// Why planning gave up.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlanFailure {
+pub(crate) struct PlanFailure {
     pub class: FailureClass,
     pub message: String,
 }
 
 /// The planner bound to one provider and price.
-pub struct Planner {
+pub(crate) struct Planner {
     pub(super) client: Box<dyn LlmClient>,
     pub(super) settings: Settings,
     pub(super) prices: PriceTable,
@@ -51,7 +54,7 @@ pub struct Planner {
 }
 
 impl Planner {
-    pub fn new(client: Box<dyn LlmClient>, settings: Settings, prices: PriceTable) -> Self {
+    pub(crate) fn new(client: Box<dyn LlmClient>, settings: Settings, prices: PriceTable) -> Self {
         let schema = answer_schema();
         Planner {
             client,
@@ -61,25 +64,25 @@ impl Planner {
         }
     }
 
-    pub fn settings(&self) -> &Settings {
+    pub(crate) fn settings(&self) -> &Settings {
         &self.settings
     }
 
-    pub fn provider(&self) -> &str {
+    pub(crate) fn provider(&self) -> &str {
         self.client.provider()
     }
 
-    pub fn model(&self) -> &str {
+    pub(crate) fn model(&self) -> &str {
         self.client.model()
     }
 
     /// `provider/model`, as plans record who made them.
-    pub fn generated_by(&self) -> String {
+    pub(crate) fn generated_by(&self) -> String {
         format!("{}/{}", self.client.provider(), self.client.model())
     }
 
     /// Asks for the next segment of plan; counts, prices and times every call into `spend`.
-    pub async fn plan(
+    pub(crate) async fn plan(
         &self,
         ask: &Ask<'_>,
         project: &Project<'_>,
@@ -188,7 +191,7 @@ impl Planner {
 
 /// The credentials a plan may use: the manifest's ENV names, and ENV-style names (with an
 /// underscore) that the task or hints mention. Labelled `account.field` when the manifest says.
-pub fn credentials(scenario: &Scenario, secrets: &ProjectSecrets) -> Vec<(String, String)> {
+fn credentials(scenario: &Scenario, secrets: &ProjectSecrets) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = secrets
         .manifest()
         .accounts

@@ -7,8 +7,11 @@ use windup_model::{Action, FailureClass};
 /// A step that failed, as the prompt reports it.
 #[derive(Debug, Clone)]
 pub struct StepFailure {
+    /// The step as planned.
     pub action: Action,
+    /// How it failed.
     pub class: FailureClass,
+    /// What the executor reported about the failure.
     pub message: String,
 }
 
@@ -19,10 +22,19 @@ pub enum Purpose {
     /// A fresh plan from the start page.
     Plan,
     /// The plan reached a page it was not planned on (and, when given, failed there).
-    Continue { failure: Option<StepFailure> },
+    Continue {
+        /// The step that failed on the new page, if one did.
+        failure: Option<StepFailure>,
+    },
     /// A new step failed on the very page it was planned on: one correction, from the page as
     /// it is now.
-    Correct { failure: StepFailure },
+    Correct {
+        /// The new step that failed.
+        failure: StepFailure,
+    },
     /// A cached plan failed on replay: plan the rest from where it failed.
-    Repair { failure: StepFailure },
+    Repair {
+        /// The cached step that failed on replay.
+        failure: StepFailure,
+    },
 }

@@ -5,6 +5,7 @@
 pub struct Settings {
     /// Characters of the page (elements and snapshot) a prompt may carry.
     pub page_chars: usize,
+    /// Interactive elements a prompt lists at most.
     pub max_elements: usize,
     /// Extra calls with the validation problems after a rejected answer.
     pub semantic_retries: u32,
@@ -12,7 +13,9 @@ pub struct Settings {
     pub max_continuations: u32,
     /// Origins a `goto` may reach besides the base URL's.
     pub allowed_origins: Vec<url::Origin>,
+    /// Output tokens a planning call may generate; the budget gate prices all of them.
     pub max_output_tokens: u32,
+    /// Sampling temperature of planning calls: 0 by default, for repeatable plans.
     pub temperature: Option<f32>,
 }
 

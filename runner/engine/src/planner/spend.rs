@@ -9,11 +9,14 @@ use crate::llm::Usage;
 
 /// What a scenario's planning cost, for its result and its ledger record.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Spend {
+pub(crate) struct Spend {
     /// Calls made, by purpose, as the ledger counts them.
     pub calls: LlmCalls,
+    /// Tokens billed over every call.
     pub usage: Usage,
+    /// What the calls cost, in micro-dollars.
     pub cost_micro_usd: u64,
+    /// The `since` of the price used, for the ledger; `None` before a priced call.
     pub price_date: Option<Date>,
     /// Time spent in planning calls, provider latency included.
     pub llm_ms: u64,

@@ -12,7 +12,7 @@ impl Planner {
     /// Opt-in: the model's reading of one failure and a fix to consider, from the failure and
     /// its evidence (page content inside the untrusted block, credentials masked). Advice for
     /// people: nothing here touches a plan or the cache.
-    pub async fn suggest(
+    pub(crate) async fn suggest(
         &self,
         scenario: &Scenario,
         result: &windup_model::ScenarioResult,

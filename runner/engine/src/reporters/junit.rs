@@ -13,6 +13,7 @@ use windup_model::{RunReport, ScenarioResult, ScenarioStatus};
 
 use super::usd;
 
+/// Writes the JUnit XML of the run to `path`, atomically.
 pub fn write_report(path: &Path, report: &RunReport) -> std::io::Result<()> {
     crate::fsutil::write_atomic(path, render(report)?.as_bytes())
 }

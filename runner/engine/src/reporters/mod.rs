@@ -24,11 +24,15 @@ const FORMATS: &str = "json, junit, html";
 /// `--report FORMAT=PATH`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReportSpec {
+    /// What to write.
     pub format: ReportFormat,
+    /// Where to write it: under the project root for windup.toml's entries ([`configured`]),
+    /// as given for the command line's.
     pub path: PathBuf,
 }
 
 impl ReportSpec {
+    /// Reads one `FORMAT=PATH`; a bad one says which formats there are.
     pub fn parse(raw: &str) -> Result<ReportSpec, InputError> {
         let Some((format, path)) = raw.split_once('=') else {
             return Err(InputError::new(
@@ -80,7 +84,9 @@ impl ReportSpec {
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write the report {}: {source}", path.display())]
 pub struct WriteError {
+    /// The report that could not be written.
     pub path: PathBuf,
+    /// Why.
     pub source: std::io::Error,
 }
 
@@ -135,6 +141,7 @@ pub fn write_all(specs: &[ReportSpec], report: &RunReport, root: &Path) -> Resul
 }
 
 impl ReportFormat {
+    /// The format's name, as `--report` spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             ReportFormat::Json => "json",

@@ -16,9 +16,12 @@ use crate::cache::{Lookup, PlanCache};
 use crate::events::EventSink;
 use crate::planner::Spend;
 
-pub const BENCH_VERSION: &str = "0.1";
-pub const GENERATIONS: usize = 5;
-pub const REPLAYS: usize = 10;
+/// The version of the bench report's JSON, written as its `bench_version`.
+const BENCH_VERSION: &str = "0.1";
+/// Fresh plannings of the scenario, of which at least four must be valid.
+const GENERATIONS: usize = 5;
+/// Replays of the verified plan, every one of which must pass with no LLM call.
+const REPLAYS: usize = 10;
 
 /// One fresh planning of the scenario.
 #[derive(Debug, Clone, Serialize)]
@@ -27,38 +30,57 @@ pub struct Generation {
     pub valid: bool,
     /// That plan then passed its verifying run.
     pub verified: bool,
+    /// LLM calls this planning made, semantic retries and continuations included.
     pub calls: u32,
+    /// Prompt tokens billed over those calls.
     pub input_tokens: u64,
+    /// Output tokens billed over those calls.
     pub output_tokens: u64,
+    /// What the calls cost, in micro-dollars.
     pub cost_micro_usd: u64,
     /// Time in planning calls, provider latency included.
     pub llm_ms: u64,
     /// The planner's own time: prompts and checks.
     pub planner_ms: u64,
+    /// The whole scenario run in milliseconds: planning and the verifying run.
     pub total_ms: u64,
+    /// Why the run failed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_class: Option<FailureClass>,
+    /// The failure's message, when it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
+/// One run of the verified plan from the scratch cache.
 #[derive(Debug, Clone, Serialize)]
 pub struct Replay {
+    /// It passed as a cache hit (a re-planned pass does not count).
     pub passed: bool,
+    /// LLM calls it made; a replay should make none.
     pub calls: u32,
+    /// What those calls cost, in micro-dollars.
     pub cost_micro_usd: u64,
+    /// The run's duration in milliseconds.
     pub duration_ms: u64,
 }
 
 /// Corrupting one selector of the verified plan, then running again.
 #[derive(Debug, Clone, Serialize)]
 pub struct Recovery {
+    /// The id of the step whose selector was broken; empty when none could be.
     pub broken_action: String,
+    /// The broken plan's replay failed and the scenario was re-planned.
     pub replay_failed: bool,
+    /// The re-planned scenario passed.
     pub replanned_and_passed: bool,
+    /// The broken plan was kept as a stale entry, as evidence.
     pub stale_kept: bool,
+    /// LLM calls the recovery made.
     pub calls: u32,
+    /// What those calls cost, in micro-dollars.
     pub cost_micro_usd: u64,
+    /// Why the recovery could not be tried, or the run's failure message.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
@@ -74,24 +96,37 @@ pub struct Checks {
     pub speedup: bool,
     /// Replays cost nothing.
     pub free_replays: bool,
+    /// The broken plan failed, the re-plan passed and the stale entry was kept.
     pub recovery: bool,
 }
 
+/// What `windup bench` found for one scenario, printed as a table or written as JSON.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchReport {
+    /// The format version of this JSON, so a reader can tell an older report.
     pub bench_version: String,
+    /// The scenario benched.
     pub scenario_id: String,
+    /// The configured provider's name, as in `[providers.NAME]`.
     pub provider: String,
+    /// The model that planned.
     pub model: String,
+    /// Each fresh planning, in order.
     pub generations: Vec<Generation>,
-    /// The first verified generation's whole time: planning and its verifying run.
+    /// The first verified generation's whole time in milliseconds: planning and its verifying
+    /// run. `None` when no generation was verified.
     pub first_run_ms: Option<u64>,
+    /// Each replay of the verified plan, in order.
     pub replays: Vec<Replay>,
+    /// The median replay's duration in milliseconds; `None` without replays.
     pub replay_median_ms: Option<u64>,
     /// first_run_ms / replay_median_ms.
     pub speedup: Option<f64>,
+    /// The broken-selector recovery; `None` when there was no verified plan to break.
     pub recovery: Option<Recovery>,
+    /// The protocol's verdict on each criterion.
     pub checks: Checks,
+    /// Every check held.
     pub passed: bool,
 }
 

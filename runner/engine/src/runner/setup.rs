@@ -80,8 +80,8 @@ impl Runner {
         })
     }
 
-    /// `provider/model` when a planner is ready.
-    pub fn planner(&self) -> Option<&Planner> {
+    /// The planner, when a provider is configured and usable.
+    pub(crate) fn planner(&self) -> Option<&Planner> {
         match &self.planning {
             Planning::Ready(p) => Some(p),
             _ => None,
@@ -95,14 +95,7 @@ impl Runner {
             .unwrap_or(self.config.timeouts.scenario)
     }
 
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    pub fn browser(&self) -> &Browser {
-        &self.browser
-    }
-
+    /// Closes the runner's browser and waits for it to exit; call it once the runner is done.
     pub async fn close(&self) {
         self.browser.close().await;
     }

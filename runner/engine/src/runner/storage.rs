@@ -11,21 +11,26 @@ use crate::browser::cdp::network::{Cookie, CookieParam, GetAllCookies, SetCookie
 use crate::browser::{BrowserError, Session, injected};
 use crate::project::Layout;
 
+/// What a passed setup leaves for the scenarios that need it, saved as JSON.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct StorageState {
+pub(super) struct StorageState {
     /// As CDP's `Network.getAllCookies` reports them.
     pub cookies: Vec<Cookie>,
+    /// localStorage, per origin.
     pub origins: Vec<OriginStorage>,
 }
 
+/// One origin's localStorage.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct OriginStorage {
+pub(super) struct OriginStorage {
+    /// The origin, such as `http://127.0.0.1:3000`.
     pub origin: String,
+    /// Its entries as `(key, value)`, in the order the page listed them.
     pub local_storage: Vec<(String, String)>,
 }
 
 /// The session's cookies and its current origin's localStorage.
-pub async fn capture(session: &Session) -> Result<StorageState, BrowserError> {
+pub(super) async fn capture(session: &Session) -> Result<StorageState, BrowserError> {
     let cookies = session.send(&GetAllCookies {}).await?.cookies;
     let injected::LocalStorage { origin, entries } = injected::local_storage(session).await?;
     let origins = if origin == "null" || entries.is_empty() {
@@ -40,7 +45,7 @@ pub async fn capture(session: &Session) -> Result<StorageState, BrowserError> {
 }
 
 /// Loads saved storage into a fresh session before its first navigation.
-pub async fn apply(session: &Session, state: &StorageState) -> Result<(), BrowserError> {
+pub(super) async fn apply(session: &Session, state: &StorageState) -> Result<(), BrowserError> {
     if !state.cookies.is_empty() {
         let cookies = state.cookies.iter().map(CookieParam::from).collect();
         session.send(&SetCookies { cookies }).await?;
@@ -53,7 +58,7 @@ pub async fn apply(session: &Session, state: &StorageState) -> Result<(), Browse
 }
 
 /// Writes a setup's storage, readable by the owner only.
-pub fn save(root: &Path, setup_id: &str, state: &StorageState) -> std::io::Result<()> {
+pub(super) fn save(root: &Path, setup_id: &str, state: &StorageState) -> std::io::Result<()> {
     let path = root
         .join(Layout::STORAGE_DIR)
         .join(format!("{setup_id}.json"));
