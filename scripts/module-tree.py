@@ -71,12 +71,12 @@ def main() -> int:
         doc = (ROOT / "ARCHITECTURE.md").read_text()
         missing = []
         for _, src in CRATES:
-            base = ROOT / src
-            for rel in entries(base):
-                parts = rel.split("/")
-                # Listed as its own name under its folder heading in that crate's tree.
-                section = doc.split(f"`{src}`", 1)
-                if len(section) < 2 or not re.search(rf"^\s*{re.escape(parts[-1])}\b", section[1].split("\n### ", 1)[0], re.M):
+            block = re.search(rf"\(`{re.escape(src)}`\)\n\n```\n(.*?)\n```", doc, re.S)
+            listed = block.group(1) if block else ""
+            for rel in entries(ROOT / src):
+                # Listed under its folder heading, by its own name, at its depth.
+                depth, name = rel.count("/"), rel.split("/")[-1]
+                if not re.search(rf"^{'  ' * depth}{re.escape(name)}(\s|$)", listed, re.M):
                     missing.append(f"{src}/{rel}")
         for m in missing:
             print(f"ARCHITECTURE.md does not list {m}: run `python3 scripts/module-tree.py` and update its trees")

@@ -9,10 +9,10 @@ use sqlx::Connection;
 use windup_dashboard::store::{self, Store};
 use windup_dashboard::{AppState, Config, GithubConfig, admin};
 
-pub const PASSWORD: &str = "correct horse battery";
+pub(crate) const PASSWORD: &str = "correct horse battery";
 
 /// A fresh SQLite file in a temporary folder (kept alive by the returned guard).
-pub async fn sqlite() -> (Arc<dyn Store>, tempfile::TempDir) {
+pub(crate) async fn sqlite() -> (Arc<dyn Store>, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("dashboard.db");
     let store = store::open(path.to_str().expect("utf-8 path"))
@@ -23,7 +23,7 @@ pub async fn sqlite() -> (Arc<dyn Store>, tempfile::TempDir) {
 
 /// A fresh database on the real PostgreSQL named by `WINDUP_TEST_DATABASE_URL`. Fails, never
 /// skips, when it is missing: CI starts the server with `scripts/postgres.sh`.
-pub async fn postgres() -> Arc<dyn Store> {
+pub(crate) async fn postgres() -> Arc<dyn Store> {
     let url = std::env::var("WINDUP_TEST_DATABASE_URL").expect(
         "WINDUP_TEST_DATABASE_URL is not set: the dashboard's PostgreSQL tests need a real server. \
          Run `sudo bash scripts/postgres.sh` and export the URL it prints (scripts/test.sh and .ci/run do)",
@@ -44,7 +44,12 @@ pub async fn postgres() -> Arc<dyn Store> {
     store::open(fresh.as_str()).await.expect("open postgres")
 }
 
-pub fn report(run_id: &str, branch: &str, commit: &str, scenarios: &[(&str, &str, bool)]) -> Value {
+pub(crate) fn report(
+    run_id: &str,
+    branch: &str,
+    commit: &str,
+    scenarios: &[(&str, &str, bool)],
+) -> Value {
     let passed = scenarios.iter().filter(|s| s.1 == "passed").count();
     let failed = scenarios.iter().filter(|s| s.1 == "failed").count();
     let flaky = scenarios.iter().filter(|s| s.2).count();
@@ -104,12 +109,12 @@ pub fn report(run_id: &str, branch: &str, commit: &str, scenarios: &[(&str, &str
 }
 
 /// Today at 10:00 UTC, so the rows fall inside the pages' last-30-days window.
-pub fn today(hour: u8) -> String {
+pub(crate) fn today(hour: u8) -> String {
     let now = time::OffsetDateTime::now_utc();
     format!("{}T{hour:02}:00:00Z", now.date())
 }
 
-pub fn ledger(
+pub(crate) fn ledger(
     run_id: &str,
     scenario: &str,
     provider: Option<&str>,
@@ -137,7 +142,7 @@ pub fn ledger(
     l
 }
 
-pub fn cache_entry(scenario: &str, start_url: &str, sha: &str, steps: &[&str]) -> Value {
+pub(crate) fn cache_entry(scenario: &str, start_url: &str, sha: &str, steps: &[&str]) -> Value {
     let actions: Vec<Value> = steps
         .iter()
         .enumerate()
@@ -157,24 +162,24 @@ pub fn cache_entry(scenario: &str, start_url: &str, sha: &str, steps: &[&str]) -
     })
 }
 
-pub fn png() -> Vec<u8> {
+pub(crate) fn png() -> Vec<u8> {
     let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
     bytes.extend_from_slice(b"not really pixels, but the signature is what the API checks");
     bytes
 }
 
-pub struct Dash {
+pub(crate) struct Dash {
     pub server: TestServer,
     pub state: AppState,
     pub _dir: Option<tempfile::TempDir>,
 }
 
 impl Dash {
-    pub async fn new() -> Dash {
+    pub(crate) async fn new() -> Dash {
         Dash::with_github(None).await
     }
 
-    pub async fn with_github(github: Option<GithubConfig>) -> Dash {
+    pub(crate) async fn with_github(github: Option<GithubConfig>) -> Dash {
         let (store, dir) = sqlite().await;
         let config = Config {
             public_url: "http://dash.test".into(),
@@ -192,13 +197,13 @@ impl Dash {
         }
     }
 
-    pub async fn project(&self, slug: &str) -> windup_dashboard::store::Project {
+    pub(crate) async fn project(&self, slug: &str) -> windup_dashboard::store::Project {
         admin::create_project(&*self.state.store, slug, None)
             .await
             .expect("create project")
     }
 
-    pub async fn token(&self, slug: &str, scopes: &[&str], branch: Option<&str>) -> String {
+    pub(crate) async fn token(&self, slug: &str, scopes: &[&str], branch: Option<&str>) -> String {
         let project = self
             .state
             .store
@@ -214,7 +219,7 @@ impl Dash {
     }
 
     /// Signs a person in through the real form; returns the session cookie and the page's CSRF token.
-    pub async fn sign_in(&self) -> (String, String) {
+    pub(crate) async fn sign_in(&self) -> (String, String) {
         if self
             .state
             .store
@@ -258,7 +263,7 @@ impl Dash {
 }
 
 /// `name=value` of a `Set-Cookie` header in the response.
-pub fn set_cookie_pair(response: &axum_test::TestResponse, name: &str) -> String {
+pub(crate) fn set_cookie_pair(response: &axum_test::TestResponse, name: &str) -> String {
     response
         .iter_headers_by_name("set-cookie")
         .filter_map(|v| v.to_str().ok())
@@ -267,7 +272,7 @@ pub fn set_cookie_pair(response: &axum_test::TestResponse, name: &str) -> String
         .unwrap_or_else(|| panic!("no {name} cookie set"))
 }
 
-pub fn set_cookie_header(response: &axum_test::TestResponse, name: &str) -> String {
+pub(crate) fn set_cookie_header(response: &axum_test::TestResponse, name: &str) -> String {
     response
         .iter_headers_by_name("set-cookie")
         .filter_map(|v| v.to_str().ok())
@@ -276,7 +281,7 @@ pub fn set_cookie_header(response: &axum_test::TestResponse, name: &str) -> Stri
         .unwrap_or_else(|| panic!("no {name} cookie set"))
 }
 
-pub fn hidden_csrf(html: &str) -> String {
+pub(crate) fn hidden_csrf(html: &str) -> String {
     let marker = "name=\"csrf\" value=\"";
     let start = html.find(marker).expect("a csrf field on the page") + marker.len();
     html[start..start + 64].to_string()

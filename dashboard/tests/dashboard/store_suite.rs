@@ -433,7 +433,6 @@ async fn tokens_sessions_artifacts(store: Arc<dyn Store>) {
 macro_rules! suite {
     ($backend:ident, $open:expr) => {
         mod $backend {
-            #[allow(unused_imports)]
             use super::*;
 
             #[tokio::test]

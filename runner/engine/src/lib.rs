@@ -15,6 +15,7 @@ pub mod events;
 pub mod executor;
 pub mod fragments;
 pub mod fsutil;
+mod http;
 pub mod llm;
 pub mod locator;
 pub mod metrics;

@@ -68,6 +68,7 @@ impl RetryPolicy {
 /// [`RetryPolicy::after_transient`]'s answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NextTry {
+    /// Try again after this long.
     Wait(Duration),
     /// The server asked for a longer wait than the policy allows.
     WaitTooLong(Duration),

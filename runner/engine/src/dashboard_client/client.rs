@@ -162,7 +162,7 @@ impl Dashboard {
         }
         let http = reqwest::Client::builder()
             .user_agent(concat!("windup/", env!("CARGO_PKG_VERSION")))
-            .tls_backend_preconfigured(crate::llm::tls_config())
+            .tls_backend_preconfigured(crate::http::tls_config())
             .connect_timeout(settings.timeout)
             .build()
             .map_err(|e| {

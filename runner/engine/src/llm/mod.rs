@@ -326,7 +326,7 @@ pub fn client_with_policy(
     };
     let http = reqwest::Client::builder()
         .user_agent(concat!("windup/", env!("CARGO_PKG_VERSION")))
-        .tls_backend_preconfigured(tls_config())
+        .tls_backend_preconfigured(crate::http::tls_config())
         .build()
         .map_err(|e| {
             InputError::new(
@@ -357,22 +357,6 @@ pub fn client_with_policy(
         )),
         ProviderKind::Gemini => Box::new(gemini::Gemini::new(&base, &cfg.model, transport)),
     })
-}
-
-/// rustls on ring with the bundled Mozilla roots, set per client rather than as the process's
-/// default provider: no aws-lc-sys or OpenSSL to build, and the same roots on every machine.
-pub(crate) fn tls_config() -> rustls::ClientConfig {
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default TLS versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    config
 }
 
 /// What one HTTP 2xx response said, as read by a wire format.

@@ -3,7 +3,7 @@
 //! `llm` client, semantic ones here (the problems go back in one more call). Every call passes
 //! the budget gate first and is counted, priced and timed.
 //!
-//! `plan` holds the `Planner` and its question; `purpose` why a call is made; `prompt` what it
+//! `plan` holds the `Planner` and its question; `prompt` what it
 //! says; `answer` the schema it asks for; `check` how an answer is validated; `call` the budget
 //! gate; `spend` what the calls cost; `suggest` the opt-in advice on a failure.
 
@@ -14,17 +14,16 @@ pub mod check;
 pub mod page;
 mod plan;
 pub mod prompt;
-mod purpose;
 mod settings;
 mod spend;
 mod suggest;
 
+pub use crate::events::{Purpose, StepFailure};
 pub(crate) use budget::Budget;
 pub use budget::Limits;
 pub use check::Segment;
 pub use page::PageView;
 pub use plan::Ask;
 pub(crate) use plan::{PlanFailure, Planner, Project};
-pub use purpose::{Purpose, StepFailure};
 pub use settings::Settings;
 pub(crate) use spend::Spend;
