@@ -43,7 +43,7 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
             Vec::new()
         }
     };
-    checked += count_files(&root.join("e2e/scenarios"), &["yaml", "yml"]);
+    checked += count_files(&root.join(Layout::SCENARIOS_DIR), &["yaml", "yml"]);
     let fragments = match Fragments::load(&root.join(Layout::FRAGMENTS_DIR)) {
         Ok(f) => f,
         Err(p) => {

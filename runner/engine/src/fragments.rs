@@ -128,9 +128,15 @@ impl Fragments {
                     InputError::new(
                         file,
                         format!("{prefix}actions[{i}].use"),
-                        format!("no fragment `{id}` in e2e/fragments/"),
+                        format!(
+                            "no fragment `{id}` in {}/",
+                            crate::project::Layout::FRAGMENTS_DIR
+                        ),
                         if known.is_empty() {
-                            "add e2e/fragments/<id>.json or inline the steps".to_string()
+                            format!(
+                                "add {}/<id>.json or inline the steps",
+                                crate::project::Layout::FRAGMENTS_DIR
+                            )
                         } else {
                             format!("use one of: {}", known.join(", "))
                         },

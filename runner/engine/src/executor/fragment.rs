@@ -24,7 +24,10 @@ impl Runner<'_, '_> {
             fail(
                 FailureClass::PlanInvalid,
                 Some(id),
-                format!("no fragment `{fid}` in e2e/fragments/"),
+                format!(
+                    "no fragment `{fid}` in {}/",
+                    crate::project::Layout::FRAGMENTS_DIR
+                ),
             )
         })?;
         if depth >= MAX_FRAGMENT_DEPTH {

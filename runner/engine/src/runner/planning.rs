@@ -396,8 +396,10 @@ impl Runner {
             return Some((
                 FailureClass::NotCached,
                 format!(
-                    "`{}` ({file}) has no verified plan for its current task and --require-cached forbids LLM calls here; run it once where planning is allowed (a branch with a provider key) and commit e2e/.windup/cache/{}.json",
-                    scenario.id, scenario.id
+                    "`{}` ({file}) has no verified plan for its current task and --require-cached forbids LLM calls here; run it once where planning is allowed (a branch with a provider key) and commit {}/{}.json",
+                    scenario.id,
+                    crate::project::Layout::CACHE_DIR,
+                    scenario.id
                 ),
             ));
         }
@@ -405,9 +407,16 @@ impl Runner {
             Planning::Ready(_) => None,
             Planning::Off => Some((
                 FailureClass::NoPlan,
-                "no verified plan is cached and no LLM provider is configured; add a [providers.NAME] table to windup.toml, or commit a verified plan to e2e/.windup/cache/".to_string(),
+                format!(
+                    "no verified plan is cached and no LLM provider is configured; add a [providers.NAME] table to {}, or commit a verified plan to {}/",
+                    crate::project::Layout::CONFIG_FILE,
+                    crate::project::Layout::CACHE_DIR
+                ),
             )),
-            Planning::Unavailable(why) => Some((FailureClass::NoPlan, format!("no verified plan is cached and it cannot be planned: {why}"))),
+            Planning::Unavailable(why) => Some((
+                FailureClass::NoPlan,
+                format!("no verified plan is cached and it cannot be planned: {why}"),
+            )),
         }
     }
 }

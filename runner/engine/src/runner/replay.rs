@@ -42,7 +42,10 @@ impl Runner {
                                 &self.config.root.join(Layout::SCENARIOS_DIR)
                             )
                         ),
-                        "add e2e/scenarios/<id>.yaml for the plan, or replay without --save",
+                        format!(
+                            "add {}/<id>.yaml for the plan, or replay without --save",
+                            Layout::SCENARIOS_DIR
+                        ),
                     )
                 })?;
             if found.scenario.start_url != plan.start_url {

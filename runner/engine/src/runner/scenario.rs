@@ -61,7 +61,7 @@ impl Runner {
                         run_id: Some(shared.run_id.to_string()),
                     },
                 );
-                self.plan_or_refuse(scenario, shared, spend, phases, "the scenario changed since its plan was verified (the old plan is kept in e2e/.windup/cache/stale/)")
+                self.plan_or_refuse(scenario, shared, spend, phases, &format!("the scenario changed since its plan was verified (the old plan is kept in {}/)", crate::project::Layout::STALE_DIR))
                     .await
             }
             Lookup::Miss => {

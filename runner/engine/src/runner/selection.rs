@@ -151,7 +151,7 @@ impl Runner {
                             id,
                             format!("no scenario `{id}`"),
                             if known.is_empty() {
-                                "add e2e/scenarios/<id>.yaml".to_string()
+                                format!("add {}/<id>.yaml", Layout::SCENARIOS_DIR)
                             } else {
                                 format!("use one of: {}", known.join(", "))
                             },
@@ -178,7 +178,10 @@ impl Runner {
                 display(root, &root.join(Layout::SCENARIOS_DIR)),
                 "(folder)",
                 "there are no scenarios to run",
-                "add a scenario file such as e2e/scenarios/sign-in.yaml, or pass --root to the project",
+                format!(
+                    "add a scenario file such as {}/sign-in.yaml, or pass --root to the project",
+                    Layout::SCENARIOS_DIR
+                ),
             ));
         }
         // A selected scenario brings the setups it needs, whatever the filters.
