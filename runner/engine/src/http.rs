@@ -1,5 +1,5 @@
-//! Outbound HTTP: the one TLS set-up of every client the engine builds (the LLM providers and
-//! the team dashboard). A leaf.
+//! Outbound HTTP: what every client the engine builds (the LLM providers and the team
+//! dashboard) shares: the TLS set-up and how a transport error is told. A leaf.
 
 /// rustls on ring with the bundled Mozilla roots, set per client rather than as the process's
 /// default provider: no aws-lc-sys or OpenSSL to build, and the same roots on every machine.
@@ -15,4 +15,19 @@ pub(crate) fn tls_config() -> rustls::ClientConfig {
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     config
+}
+
+/// A reqwest error with its causes, which hold the useful part ("connection refused").
+pub(crate) fn error_chain(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
 }

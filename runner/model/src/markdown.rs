@@ -290,8 +290,8 @@ fn status(s: &ScenarioResult) -> &'static str {
     }
 }
 
-/// `999 ms`, `12.34 s`: the same form as the engine's reporters, which the model cannot link.
-fn duration(ms: u64) -> String {
+/// Milliseconds as `850 ms` or `12.34 s`: one form for every report (Markdown, HTML, terminal).
+pub fn duration(ms: u64) -> String {
     if ms < 1000 {
         format!("{ms} ms")
     } else {

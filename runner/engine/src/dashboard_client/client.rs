@@ -10,6 +10,7 @@ use secrecy::{ExposeSecret, SecretString};
 use windup_model::api::API_VERSION;
 
 use super::settings::Settings;
+use crate::http::error_chain as describe;
 use crate::retry::{NextTry, RetryPolicy, parse_retry_after};
 
 /// Why a dashboard request did not succeed. Messages never contain the token.
@@ -307,21 +308,6 @@ impl Dashboard {
             text
         }
     }
-}
-
-/// A reqwest error with its causes, which hold the useful part ("connection refused").
-fn describe(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -270,19 +270,9 @@ impl Transport {
     }
 }
 
-/// A reqwest error with its causes, which hold the useful part ("connection refused").
+/// A reqwest error with its causes, after what was being done.
 fn describe(what: &str, e: &reqwest::Error) -> String {
-    let mut text = format!("{what}: {e}");
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
+    format!("{what}: {}", crate::http::error_chain(e))
 }
 
 #[cfg(test)]

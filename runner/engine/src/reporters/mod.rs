@@ -154,14 +154,7 @@ impl ReportFormat {
 /// Dollars as the terminal shows them too.
 pub(crate) use windup_model::money::usd;
 
-/// Milliseconds as `850 ms` or `12.34 s` (the Action's job summary shows them the same way).
-pub fn duration(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms} ms")
-    } else {
-        format!("{}.{:02} s", ms / 1000, ms % 1000 / 10)
-    }
-}
+pub use windup_model::markdown::duration;
 
 #[cfg(test)]
 mod tests {
