@@ -65,6 +65,30 @@ impl RetryPolicy {
     }
 }
 
+impl RetryPolicy {
+    /// [`RetryPolicy::after_transient`] as a caller's retry loop uses it: the wait before the
+    /// next attempt, or, when it stops, the last `reason` to report (saying why Windup did not
+    /// wait as long as `who`, the server, asked).
+    pub fn next_wait(
+        &self,
+        attempts: u32,
+        max_retries: u32,
+        retry_after: Option<Duration>,
+        reason: String,
+        who: &str,
+    ) -> Result<Duration, String> {
+        match self.after_transient(attempts, max_retries, retry_after) {
+            NextTry::Wait(wait) => Ok(wait),
+            NextTry::WaitTooLong(wait) => Err(format!(
+                "{reason}; {who} asked to retry after {} s, longer than the {} s Windup waits",
+                wait.as_secs(),
+                self.max_retry_after.as_secs()
+            )),
+            NextTry::Exhausted => Err(reason),
+        }
+    }
+}
+
 /// [`RetryPolicy::after_transient`]'s answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NextTry {

@@ -11,7 +11,7 @@ use windup_model::api::API_VERSION;
 
 use super::settings::Settings;
 use crate::http::error_chain as describe;
-use crate::retry::{NextTry, RetryPolicy, parse_retry_after};
+use crate::retry::{RetryPolicy, parse_retry_after};
 
 /// Why a dashboard request did not succeed. Messages never contain the token.
 #[derive(Debug, thiserror::Error)]
@@ -230,23 +230,16 @@ impl Dashboard {
                     retry_after,
                 } => {
                     let reason = self.redact(reason);
-                    let last = match self.policy.after_transient(
+                    match self.policy.next_wait(
                         attempts,
                         self.max_retries,
                         retry_after,
+                        reason,
+                        "it",
                     ) {
-                        NextTry::Wait(wait) => {
-                            tokio::time::sleep(wait).await;
-                            continue;
-                        }
-                        NextTry::WaitTooLong(wait) => format!(
-                            "{reason}; it asked to retry after {} s, longer than the {} s Windup waits",
-                            wait.as_secs(),
-                            self.policy.max_retry_after.as_secs()
-                        ),
-                        NextTry::Exhausted => reason,
-                    };
-                    return Err(DashboardError::Unreachable { attempts, last });
+                        Ok(wait) => tokio::time::sleep(wait).await,
+                        Err(last) => return Err(DashboardError::Unreachable { attempts, last }),
+                    }
                 }
             }
         }

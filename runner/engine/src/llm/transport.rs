@@ -8,7 +8,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::{Completion, Envelope, LlmError, Outcome, Usage, error_message};
-use crate::retry::{NextTry, RetryPolicy, parse_retry_after};
+use crate::retry::{RetryPolicy, parse_retry_after};
 
 /// Which header carries the key, and how.
 #[derive(Debug, Clone, Copy)]
@@ -147,28 +147,25 @@ impl Transport {
                     retry_after,
                 } => {
                     let reason = self.redact(reason);
-                    let last = match self.policy.after_transient(
+                    match self.policy.next_wait(
                         attempts,
                         self.max_retries,
                         retry_after,
+                        reason,
+                        "the provider",
                     ) {
-                        NextTry::Wait(wait) => {
+                        Ok(wait) => {
                             tracing::debug!(provider = %self.provider, wait_ms = wait.as_millis() as u64, "llm retry");
                             tokio::time::sleep(wait).await;
-                            continue;
                         }
-                        NextTry::WaitTooLong(wait) => format!(
-                            "{reason}; the provider asked to retry after {} s, longer than the {} s Windup waits",
-                            wait.as_secs(),
-                            self.policy.max_retry_after.as_secs()
-                        ),
-                        NextTry::Exhausted => reason,
-                    };
-                    return Err(LlmError::Exhausted {
-                        attempts,
-                        last,
-                        usage,
-                    });
+                        Err(last) => {
+                            return Err(LlmError::Exhausted {
+                                attempts,
+                                last,
+                                usage,
+                            });
+                        }
+                    }
                 }
             }
         }
