@@ -226,10 +226,26 @@ fn init_tracing() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| MaskedStderr)
         .with_target(false)
         .without_time()
         .init();
+}
+
+/// Standard error for log lines, with every secret the run holds masked: the formatter
+/// writes each event whole, in one call.
+struct MaskedStderr;
+
+impl std::io::Write for MaskedStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let line = windup_engine::secrets::redact_log(&String::from_utf8_lossy(buf));
+        std::io::stderr().write_all(line.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
 
 fn print_problems(problems: &Problems) {

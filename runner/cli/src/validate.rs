@@ -2,10 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+use windup_engine::boundary::Boundary;
 use windup_engine::cache::PlanCache;
 use windup_engine::config::{Config, Overrides};
 use windup_engine::fragments::Fragments;
 use windup_engine::project::{Layout, display, load_scenarios};
+use windup_engine::secrets::ProjectSecrets;
 use windup_model::validate::{
     cache_entry_from_json, fragment_from_json, plan_from_json, scenario_from_yaml,
 };
@@ -15,7 +17,11 @@ pub(crate) fn run(root: &Path, files: &[PathBuf]) -> ExitCode {
     let (problems, checked) = if files.is_empty() {
         project(root)
     } else {
-        named(files)
+        let mut problems = Vec::new();
+        let boundary = boundary(root, &mut problems);
+        let (more, checked) = named(files, boundary.as_ref());
+        problems.extend(more);
+        (problems, checked)
     };
     if problems.is_empty() {
         eprintln!("ok: {checked} files checked, no problems");
@@ -33,9 +39,7 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
     if root.join("windup.toml").exists() {
         checked += 1;
     }
-    if let Err(e) = Config::load(root, &Overrides::default()) {
-        problems.push(e);
-    }
+    let boundary = boundary(root, &mut problems);
     let scenarios = match load_scenarios(root) {
         Ok(s) => s,
         Err(p) => {
@@ -52,6 +56,10 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
         }
     };
     checked += count_files(&root.join(Layout::FRAGMENTS_DIR), &["json"]);
+    if let Some(b) = &boundary {
+        let dir = display(root, &root.join(Layout::FRAGMENTS_DIR));
+        problems.extend(fragments.boundary_problems(&dir, b));
+    }
     let cache = PlanCache::new(root);
     let mut cached: Vec<PathBuf> = std::fs::read_dir(cache.dir())
         .into_iter()
@@ -92,6 +100,9 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
                     ));
                 }
                 problems.extend(fragments.check_uses(&file, "plan.", &entry.plan));
+                if let Some(b) = &boundary {
+                    problems.extend(b.plan_problems(&file, "plan.", &entry.plan));
+                }
             }
             Err(p) => problems.extend(p.0),
         }
@@ -128,8 +139,35 @@ fn read(path: &Path, file: &str, problems: &mut Vec<InputError>) -> Option<Strin
     }
 }
 
+/// The project's trust boundary (its base URL, allowed origins and the manifest's credentials),
+/// which every plan and fragment must keep to; none without a base URL. The config's and the
+/// manifest's own problems go to `problems`.
+fn boundary(root: &Path, problems: &mut Vec<InputError>) -> Option<Boundary> {
+    let config = match Config::load(root, &Overrides::default()) {
+        Ok(c) => c,
+        Err(e) => {
+            problems.push(e);
+            return None;
+        }
+    };
+    let secrets = match ProjectSecrets::load(root, &config.env) {
+        Ok(s) => s,
+        Err(p) => {
+            problems.extend(p.0);
+            return None;
+        }
+    };
+    let base = config.base_url.as_ref()?;
+    Some(Boundary::new(
+        base,
+        &config.planner.allowed_origins,
+        secrets.manifest(),
+    ))
+}
+
 /// Checks the files named, each by its kind: `.yaml` is a scenario; JSON by its version field.
-fn named(files: &[PathBuf]) -> (Vec<InputError>, usize) {
+/// Plans, cache entries and fragments keep to the project's boundary when it has one.
+fn named(files: &[PathBuf], boundary: Option<&Boundary>) -> (Vec<InputError>, usize) {
     let mut problems = Vec::new();
     for path in files {
         let file = path.display().to_string();
@@ -151,10 +189,29 @@ fn named(files: &[PathBuf]) -> (Vec<InputError>, usize) {
                         .into_iter()
                         .find(|k| v.get(k).is_some())
                 });
+            let outside = |found: Vec<InputError>| {
+                if found.is_empty() {
+                    Ok(())
+                } else {
+                    Err(Problems(found))
+                }
+            };
             match kind {
-                Some("cache_version") => cache_entry_from_json(&file, &text).map(|_| ()),
-                Some("fragment_version") => fragment_from_json(&file, &text, stem).map(|_| ()),
-                _ => plan_from_json(&file, &text).map(|_| ()),
+                Some("cache_version") => cache_entry_from_json(&file, &text).and_then(|e| {
+                    outside(
+                        boundary
+                            .map_or_else(Vec::new, |b| b.plan_problems(&file, "plan.", &e.plan)),
+                    )
+                }),
+                Some("fragment_version") => fragment_from_json(&file, &text, stem).and_then(|f| {
+                    outside(
+                        boundary
+                            .map_or_else(Vec::new, |b| b.actions_problems(&file, "", &f.actions)),
+                    )
+                }),
+                _ => plan_from_json(&file, &text).and_then(|p| {
+                    outside(boundary.map_or_else(Vec::new, |b| b.plan_problems(&file, "", &p)))
+                }),
             }
         };
         if let Err(p) = result {

@@ -3,7 +3,8 @@
 
 use windup_model::InputError;
 
-/// Parses a base URL, which must be absolute and http, https or file. `source` names where it
+/// Parses a base URL, which must be absolute http or https: the app's origin is the trust
+/// boundary's anchor, and a `file:` URL has none. `source` names where it
 /// came from (`windup.toml`, `--base-url`), for the error.
 pub fn parse_base_url(source: &str, raw: &str) -> Result<url::Url, InputError> {
     let url = url::Url::parse(raw).map_err(|e| {
@@ -14,7 +15,7 @@ pub fn parse_base_url(source: &str, raw: &str) -> Result<url::Url, InputError> {
             "write an absolute URL such as http://127.0.0.1:3000",
         )
     })?;
-    if !matches!(url.scheme(), "http" | "https" | "file") {
+    if !matches!(url.scheme(), "http" | "https") {
         return Err(InputError::new(
             source,
             "base_url",

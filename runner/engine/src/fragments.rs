@@ -6,6 +6,8 @@ use std::path::Path;
 use windup_model::validate::fragment_from_json;
 use windup_model::{ActionType, Fragment, InputError, Problems};
 
+use crate::boundary::Boundary;
+
 /// Every fragment of a project, by id.
 #[derive(Debug, Clone, Default)]
 pub struct Fragments {
@@ -108,6 +110,17 @@ impl Fragments {
             }
         }
         out
+    }
+
+    /// Problems of every fragment with the trust boundary (where its steps go, which
+    /// credentials they name), each named by its file under `dir`.
+    pub fn boundary_problems(&self, dir: &str, boundary: &Boundary) -> Vec<InputError> {
+        self.by_id
+            .iter()
+            .flat_map(|(id, f)| {
+                boundary.actions_problems(&format!("{dir}/{id}.json"), "", &f.actions)
+            })
+            .collect()
     }
 
     /// Problems with a plan's `use` steps: fragments that do not exist.

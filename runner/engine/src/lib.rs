@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod base_url;
+pub mod boundary;
 pub mod browser;
 pub mod cache;
 pub mod ci;

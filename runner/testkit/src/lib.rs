@@ -140,6 +140,24 @@ impl Server {
     pub fn hits(&self, path: &str) -> u32 {
         self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
     }
+
+    /// How many requests it received in all (an attacker's server should get none).
+    pub fn total_hits(&self) -> u32 {
+        self.hits.lock().unwrap().values().sum()
+    }
+
+    /// Answers `path` with an HTML page.
+    pub fn page(&self, path: &str, html: &str) {
+        self.route(
+            path,
+            Canned {
+                status: 200,
+                content_type: "text/html; charset=utf-8",
+                body: html.as_bytes().to_vec(),
+                delay: Duration::ZERO,
+            },
+        );
+    }
 }
 
 async fn serve(

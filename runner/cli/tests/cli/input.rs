@@ -132,3 +132,110 @@ fn validate_accepts_the_example_and_checks_named_files() {
         stderr(&out)
     );
 }
+
+/// A committed plan is untrusted: one that goes to another origin, runs a `javascript:` or
+/// `file:` URL, or names a secret the manifest does not declare fails `validate` (exit 2, the
+/// field named), never runs (`plan_invalid`, moved to stale), and `replay` refuses it.
+#[test]
+fn a_plan_outside_the_trust_boundary_fails_validate_and_never_runs() {
+    let foreign =
+        windup_testkit::Server::start(&windup_testkit::repo_root().join("examples/acme/app"));
+    let steal = foreign.base.join("steal").unwrap().to_string();
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "\"value_ref\": \"ACME_ADMIN_PASSWORD\"",
+            "\"value_ref\": \"CI_DEPLOY_KEY\"",
+            "plan.actions[1].value_ref: `CI_DEPLOY_KEY` is not a credential of this project",
+        ),
+        (
+            "\"start_url\": \"/login.html\",\n    \"generated_by\"",
+            &format!("\"start_url\": \"{steal}\",\n    \"generated_by\""),
+            "plan.start_url: ",
+        ),
+        (
+            "\"id\": \"a1\",",
+            "\"id\": \"a0\", \"type\": \"goto\", \"url\": \"javascript:alert(1)\"}, {\"id\": \"a1\",",
+            "plan.actions[0].url: `javascript:alert(1)` is not an http(s) URL",
+        ),
+        (
+            "\"id\": \"a1\",",
+            "\"id\": \"a0\", \"type\": \"goto\", \"url\": \"file:///etc/hostname\"}, {\"id\": \"a1\",",
+            "plan.actions[0].url: `file:///etc/hostname` is not an http(s) URL",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let dir = example();
+        let (_app, base) = serve(dir.path());
+        let path = dir.path().join("e2e/.windup/cache/sign-in.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "no {from:?}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        let out = windup(dir.path(), &["validate"]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(expected),
+            "wanted {expected:?} in {}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains("fix: "), "{}", stderr(&out));
+
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_windup"));
+        let out = cmd
+            .current_dir(dir.path())
+            .args([
+                "run",
+                "sign-in",
+                "--require-cached",
+                "--base-url",
+                &base,
+                "--report",
+                "json=r.json",
+            ])
+            .env("ACME_ADMIN_EMAIL", "admin@acme.test")
+            .env("ACME_ADMIN_PASSWORD", "correct horse battery staple")
+            .env("CI_DEPLOY_KEY", "deploy-key-canary")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let r = report(&dir.path().join("r.json"));
+        assert_eq!(r["scenarios"][0]["failure_class"], "plan_invalid", "{r}");
+        assert!(!path.exists(), "the refused plan left the cache");
+        assert!(!stderr(&out).contains("deploy-key-canary"));
+    }
+    assert_eq!(
+        foreign.total_hits(),
+        0,
+        "the foreign origin received a request"
+    );
+}
+
+#[test]
+fn replay_refuses_a_plan_file_outside_the_trust_boundary() {
+    let dir = example();
+    let (_app, base) = serve(dir.path());
+    let plan = dir.path().join("evil.plan.json");
+    std::fs::write(
+        &plan,
+        r#"{"plan_version": "0.1", "scenario_id": "sign-in", "task": "t", "start_url": "/login.html",
+            "generated_by": "x", "actions": [
+              {"id": "a1", "type": "goto", "url": "http://127.0.0.1:9/x"},
+              {"id": "a2", "type": "fill", "target": {"selector": "label=\"Email\""}, "value_ref": "HOME", "expect": {"visible": "css=body"}}]}"#,
+    )
+    .unwrap();
+    for args in [
+        &["replay", "evil.plan.json", "--base-url", &base][..],
+        &["replay", "evil.plan.json", "--save", "--base-url", &base][..],
+    ] {
+        let out = windup(dir.path(), args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("actions[0].url: `http://127.0.0.1:9/x` leaves the application's origin"),
+            "{err}"
+        );
+        assert!(
+            err.contains("actions[1].value_ref: `HOME` is not a credential"),
+            "{err}"
+        );
+    }
+}

@@ -146,10 +146,20 @@ fn replay_runs_a_plan_file_and_save_makes_it_the_cached_plan() {
     std::fs::write(&plan, serde_json::to_string_pretty(&entry["plan"]).unwrap()).unwrap();
     std::fs::remove_file(&cache).unwrap();
     let (_server, base) = serve(dir.path());
-    // Needs no project: run from an empty folder.
+    // Outside a project no credential is declared: a plan that types one is refused there.
     let empty = tempfile::tempdir().unwrap();
-    let r = run_reported(
+    let out = windup(
         empty.path(),
+        &["replay", plan.to_str().unwrap(), "--base-url", &base],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("actions[0].value_ref: `ACME_ADMIN_EMAIL` is not a credential"),
+        "{}",
+        stderr(&out)
+    );
+    let r = run_reported(
+        dir.path(),
         &["replay", plan.to_str().unwrap()],
         &base,
         "r.json",

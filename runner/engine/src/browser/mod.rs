@@ -11,13 +11,15 @@
 //! One lazily started Chromium per process (`chromium`); a fresh, isolated browser context per
 //! scenario, or a reset tab an earlier one left (`pool`); trusted input through the Input
 //! domain (`input`); navigation that waits for the document that finally commits
-//! (`navigation`); failed requests for the evidence (`network_log`). Everything CDP-specific
+//! (`navigation`); failed requests for the evidence (`network_log`); every top-level document
+//! held to the app's origins (`guard`). Everything CDP-specific
 //! stays in this module.
 
 pub(crate) mod cdp;
 mod chromium;
 mod connection;
 mod error;
+mod guard;
 pub(crate) mod injected;
 mod input;
 mod launch;

@@ -4,6 +4,7 @@
 
 use super::cdp::Event;
 use super::cdp::emulation::{ScreenOrientation, SetDeviceMetricsOverride};
+use super::cdp::fetch::RequestPaused;
 use super::cdp::inspector::TargetCrashed;
 use super::cdp::network::{
     self, LoadingFailed, LoadingFinished, RequestWillBeSent, ResponseReceived,
@@ -14,6 +15,7 @@ use super::cdp::page::{
 };
 use super::cdp::target::TargetCreated;
 use super::error::BrowserError;
+use super::guard::{self, Decision};
 use super::injected::INJECTED_JS;
 use super::navigation::DocState;
 use super::network_log::InFlight;
@@ -84,6 +86,22 @@ impl Session {
                             in_flight.on_failed(failed, &shared.log);
                         }
                     }
+                    RequestPaused::METHOD => {
+                        // Every paused request must be answered, or the page waits for ever.
+                        let Some(paused) = event.parse::<RequestPaused>() else {
+                            continue;
+                        };
+                        let conn = conn.clone();
+                        let session = session.clone();
+                        match guard::decide(&shared, &main_frame, paused) {
+                            Decision::Continue(go) => tokio::spawn(async move {
+                                let _ = conn.send(Some(&session), &go).await;
+                            }),
+                            Decision::Fail(stop) => tokio::spawn(async move {
+                                let _ = conn.send(Some(&session), &stop).await;
+                            }),
+                        };
+                    }
                     TargetCrashed::METHOD => {
                         shared.log.lock().expect("log lock").crashed = true;
                         shared.doc_changed.notify_waiters();
@@ -96,7 +114,7 @@ impl Session {
         }));
 
         let (width, height) = self.instance.viewport;
-        let setup = vec![
+        let mut setup = vec![
             self.queued(page::Enable {}),
             self.queued(SetLifecycleEventsEnabled { enabled: true }),
             // For failed requests in the evidence. No response bodies are kept: nothing reads them.
@@ -118,6 +136,8 @@ impl Session {
                 },
             }),
         ];
+        // A tab the page opened is held like the page that opened it.
+        setup.extend(self.hold_command());
         Self::page_batch(setup).await
     }
 

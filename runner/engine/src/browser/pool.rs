@@ -171,6 +171,8 @@ impl Session {
         for identifier in scripts {
             batch.push(self.queued(RemoveScriptToEvaluateOnNewDocument { identifier }));
         }
+        // The next scenario holds the tab to its own origins.
+        batch.extend(self.release_command());
         Self::page_batch(batch).await?;
         self.instance
             .conn

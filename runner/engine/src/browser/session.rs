@@ -23,6 +23,7 @@ use super::cdp::target::{
 };
 use super::chromium::Instance;
 use super::error::{BrowserError, is_context_lost};
+use super::guard::Guard;
 use super::navigation::DocState;
 use super::network_log::SessionLog;
 use super::pool::InUse;
@@ -37,6 +38,8 @@ pub(super) struct Shared {
     pub origins: Mutex<BTreeSet<String>>,
     /// Scripts added for new documents besides the engine's own, removed by a reset.
     pub init_scripts: Mutex<Vec<String>>,
+    /// The origins the page is held to, and where it was stopped from going.
+    pub guard: Mutex<Guard>,
 }
 
 /// One scenario's browser context and its current page.
@@ -172,6 +175,7 @@ impl Session {
             popups: Mutex::new(VecDeque::new()),
             origins: Mutex::new(BTreeSet::new()),
             init_scripts: Mutex::new(Vec::new()),
+            guard: Mutex::new(Guard::default()),
         });
         let cdp_session_id = Self::attach(&instance, &target).await?;
         let mut session = Session {

@@ -64,6 +64,9 @@ impl Runner<'_, '_> {
             ActionType::Hover => self.session.hover(x, y).await.map_err(browser)?,
             ActionType::WaitFor => {}
             ActionType::Fill => {
+                if let (None, Some(name)) = (&action.value, &action.value_ref) {
+                    self.may_type(name, id).await?;
+                }
                 let text = match (&action.value, &action.value_ref) {
                     (Some(v), _) => v.clone(),
                     (None, Some(name)) => self.cx.secrets.resolve(name).ok_or_else(|| {
@@ -104,6 +107,33 @@ impl Runner<'_, '_> {
         }
         timing.1 = t.elapsed();
         Ok(())
+    }
+
+    /// A credential is typed only into a document on one of its origins (the app's, or a
+    /// sign-on page its account lists), and only when the manifest declares it.
+    async fn may_type(&self, name: &str, id: &str) -> Result<(), Failure> {
+        let url = self
+            .session
+            .url()
+            .await
+            .map_err(|e| browser_failure(e, id))?;
+        let origin = url::Url::parse(&url).map(|u| u.origin());
+        match origin {
+            Ok(o) if self.cx.boundary.may_type(name, &o) => Ok(()),
+            Ok(o) => Err(fail(
+                FailureClass::PlanInvalid,
+                Some(id),
+                format!(
+                    "`{name}` is not typed on {}: it is not a credential of this project, or its account does not list that origin (fix: declare it in e2e/manifest.yaml, with `origins:` for a sign-on page)",
+                    o.ascii_serialization()
+                ),
+            )),
+            Err(_) => Err(fail(
+                FailureClass::PlanInvalid,
+                Some(id),
+                format!("`{name}` is not typed on a page without an http(s) origin"),
+            )),
+        }
     }
 
     /// Retries until the target is found and actionable, or the deadline passes.

@@ -1,8 +1,9 @@
-//! What an execution is given besides the page: the scenario, its base URL and time budgets,
+//! What an execution is given besides the page: the scenario, its trust boundary and time budgets,
 //! fragments, secrets, where events go, and when to take a screenshot.
 
 use std::time::Duration;
 
+use crate::boundary::Boundary;
 use crate::events::EventSink;
 use crate::fragments::Fragments;
 use crate::secrets::SecretSource;
@@ -12,8 +13,10 @@ use crate::timeouts::Timeouts;
 pub struct ExecContext<'a> {
     /// The scenario being run, named in every event.
     pub scenario_id: &'a str,
-    /// What the plan's paths are joined onto, so one plan runs against any environment.
-    pub base_url: &'a url::Url,
+    /// Where the plan may go and what it may type: its base URL (what the plan's paths are
+    /// joined onto, so one plan runs against any environment), the app's origins every
+    /// top-level document is held to, and the origins of each credential.
+    pub boundary: &'a Boundary,
     /// The per-step and per-navigation limits (its `scenario` limit is not read here: the
     /// budget in force, the scenario's own or that default, is `scenario_timeout`).
     pub timeouts: Timeouts,

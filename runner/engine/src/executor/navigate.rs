@@ -1,12 +1,12 @@
-//! Going to a page: the start URL and `goto` steps, resolved against the base URL, each
-//! reported with the reached page's structural signature.
+//! Going to a page: the start URL and `goto` steps, resolved against the base URL and held to
+//! the app's origins (whatever the plan's road in), each reported with the reached page's
+//! structural signature.
 
 use tokio::time::Instant;
 use windup_model::{Action, FailureClass};
 
 use super::outcome::{Failure, fail};
 use super::steps::{Runner, Timing};
-use crate::base_url::rebase;
 use crate::browser::NavError;
 use crate::events::Event;
 use crate::signature;
@@ -14,8 +14,11 @@ use crate::signature;
 impl Runner<'_, '_> {
     /// Opens the plan's start URL; returns the start page's signature.
     pub(super) async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
-        let url = rebase(self.cx.base_url, start_url)
-            .map_err(|e| fail(FailureClass::PlanInvalid, None, e))?;
+        let url = self
+            .cx
+            .boundary
+            .destination(start_url)
+            .map_err(|(problem, _)| fail(FailureClass::PlanInvalid, None, problem))?;
         let deadline = (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);
         let t = Instant::now();
         self.navigate(url.as_str(), deadline, None).await?;
@@ -31,8 +34,11 @@ impl Runner<'_, '_> {
         timing: &mut Timing,
     ) -> Result<(), Failure> {
         let raw = action.url.as_deref().unwrap_or("/");
-        let url = rebase(self.cx.base_url, raw)
-            .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+        let url = self
+            .cx
+            .boundary
+            .destination(raw)
+            .map_err(|(problem, _)| fail(FailureClass::PlanInvalid, Some(id), problem))?;
         let t = Instant::now();
         let nav_deadline =
             (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);

@@ -57,18 +57,29 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         failed_target: None,
     };
     let mut start_sig = None;
-    let opened = if open {
-        runner.open_start(&plan.start_url).await
-    } else {
-        Ok(None)
+    // Every top-level document of the run is held to the app's origins, whatever the plan says.
+    let held = runner
+        .session
+        .hold_to(cx.boundary.app_origins().to_vec())
+        .await
+        .map_err(|e| browser_failure(e, "start"));
+    let opened = match held {
+        Err(mut f) => {
+            f.action_id = None;
+            Err(f)
+        }
+        Ok(()) if open => runner.open_start(&plan.start_url).await,
+        Ok(()) => Ok(None),
     };
     let failure = match opened {
-        Err(f) => Some(f),
+        Err(f) => Some(runner.left_app(None).unwrap_or(f)),
         Ok(sig) => {
             start_sig = sig;
             runner.run_actions(&plan.actions, None, 0).await.err()
         }
     };
+    // A navigation the page started after its last step counts too.
+    let failure = failure.or_else(|| runner.left_app(None));
     let final_url = runner.session.url().await.ok();
     let screenshot = match (&failure, cx.screenshots) {
         (None, Screenshots::On) => runner.covered_screenshot().await,
@@ -119,6 +130,30 @@ fn ms(d: Duration) -> u64 {
 impl Runner<'_, '_> {
     pub(super) fn emit(&self, event: Event) {
         self.cx.events.on_event(&event);
+    }
+
+    /// The failure of a step during which the page tried to leave the app's origins (the
+    /// navigation was stopped before its request was sent).
+    pub(super) fn left_app(&self, id: Option<&str>) -> Option<Failure> {
+        let url = self.session.left_origins()?;
+        let origin = url::Url::parse(&url)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|_| url.chars().take(60).collect());
+        let app: Vec<String> = self
+            .cx
+            .boundary
+            .app_origins()
+            .iter()
+            .map(url::Origin::ascii_serialization)
+            .collect();
+        Some(fail(
+            FailureClass::NavigationFailed,
+            id,
+            format!(
+                "the page tried to load {origin} as its top-level document, outside the app's origins ({}); the navigation was stopped before it was sent (list another origin in windup.toml [planner] allowed_origins if the app really goes there)",
+                app.join(", ")
+            ),
+        ))
     }
 
     /// A step's deadline: its own timeout, capped by the scenario's.
@@ -179,15 +214,18 @@ impl Runner<'_, '_> {
         let started = Instant::now();
         let started_ms = ms(started - self.start);
         let mut timing = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-        let outcome = self
-            .perform(action, &id, depth, &mut timing)
-            .await
-            .map_err(|mut f| {
-                if f.action_id.is_none() {
-                    f.action_id = Some(id.clone());
-                }
-                f
-            });
+        let performed = self.perform(action, &id, depth, &mut timing).await;
+        // Leaving the app outranks whatever else went wrong: it is why the rest failed.
+        let outcome = match self.left_app(Some(&id)) {
+            Some(left) => Err(left),
+            None => performed,
+        }
+        .map_err(|mut f| {
+            if f.action_id.is_none() {
+                f.action_id = Some(id.clone());
+            }
+            f
+        });
         let result = ActionResult {
             id: action.id.clone(),
             kind: action.kind,
@@ -265,12 +303,23 @@ impl Runner<'_, '_> {
     ) -> Result<(), Failure> {
         let check =
             Check::compile(expect).map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
-        self.session
+        let followed = self
+            .session
             .follow_popup()
             .await
             .map_err(|e| browser_failure(e, id))?;
+        // A new tab's first request may have gone out before it was held: its URL is checked.
+        if followed {
+            self.session
+                .check_hold()
+                .await
+                .map_err(|e| browser_failure(e, id))?;
+            if let Some(left) = self.left_app(Some(id)) {
+                return Err(left);
+            }
+        }
         match check
-            .wait(self.session, self.cx.base_url, expect, deadline)
+            .wait(self.session, self.cx.boundary.base_url(), expect, deadline)
             .await
         {
             Ok(()) => Ok(()),

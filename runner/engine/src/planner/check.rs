@@ -1,25 +1,22 @@
 //! The planner's output is untrusted: sanitized, then validated (JSON Schema, the plan's
-//! semantic rules, then the planner's own: known credential names, allowed origins, prefixed
-//! selectors, existing fragments). A plan is data; nothing here ever runs it.
+//! semantic rules, the trust boundary every plan passes (known credential names, the app's
+//! origins), then the planner's own: prefixed selectors, existing fragments). A plan is data; nothing here ever runs it.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 use windup_model::schema::Format;
 use windup_model::validate::{plan_problems, schema_problems};
-use windup_model::{Action, ActionType, Plan, Selector};
+use windup_model::{Action, Plan, Selector};
 
-use crate::base_url::rebase;
+use crate::boundary::Boundary;
 use crate::fragments::Fragments;
 
 /// What a planner's answer is checked against.
 pub struct Rules<'a> {
-    /// The app under test: a relative `goto` resolves against it, and its origin is allowed.
-    pub base_url: &'a url::Url,
-    /// Origins a `goto` may reach besides the base URL's.
-    pub allowed_origins: &'a [url::Origin],
-    /// ENV names a `value_ref` may use.
-    pub credentials: &'a BTreeSet<String>,
+    /// Where a plan may go and which credentials it may name: the boundary every plan passes,
+    /// whichever road it comes in by.
+    pub boundary: &'a Boundary,
     /// The project's fragments: a `use` step must name one of them.
     pub fragments: &'a Fragments,
     /// Ids already taken by the steps done so far.
@@ -93,39 +90,13 @@ fn own_rules(i: usize, a: &Action, rules: &Rules<'_>) -> Vec<String> {
             ));
         }
     }
-    if let Some(r) = &a.value_ref
-        && !rules.credentials.contains(r)
-    {
-        let known: Vec<&str> = rules.credentials.iter().map(String::as_str).collect();
-        out.push(format!(
-            "actions[{i}].value_ref: `{r}` is not a credential of this project (fix: use one of: {})",
-            if known.is_empty() {
-                "none; type literal text with `value`".to_string()
-            } else {
-                known.join(", ")
-            }
-        ));
-    }
-    if a.kind == ActionType::Goto
-        && let Some(u) = &a.url
-    {
-        match rebase(rules.base_url, u) {
-            Ok(url) if !matches!(url.scheme(), "http" | "https") => out.push(format!(
-                "actions[{i}].url: `{u}` is not an http(s) URL (fix: use a path on the app such as \"/\")"
-            )),
-            Ok(url)
-                if url.origin() != rules.base_url.origin()
-                    && !rules.allowed_origins.contains(&url.origin()) =>
-            {
-                out.push(format!(
-                    "actions[{i}].url: `{u}` leaves the application's origin {} (fix: use a path on the app; other origins must be listed in windup.toml [planner] allowed_origins)",
-                    rules.base_url.origin().ascii_serialization()
-                ))
-            }
-            Ok(_) => {}
-            Err(e) => out.push(format!("actions[{i}].url: {e}")),
-        }
-    }
+    out.extend(
+        rules
+            .boundary
+            .step_problems("plan", &format!("actions[{i}]"), a)
+            .iter()
+            .map(describe),
+    );
     out
 }
 
@@ -230,7 +201,7 @@ fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<S
         if is_fill
             && !a.contains_key("value_ref")
             && let Some(Value::String(v)) = a.get("value")
-            && rules.credentials.contains(v.as_str())
+            && rules.boundary.credential_names().any(|n| n == v)
         {
             let name = v.clone();
             a.remove("value");
@@ -312,18 +283,32 @@ mod tests {
         }
     }
 
+    /// The boundary of a project on http://127.0.0.1:9/ whose one account has `credentials`.
+    fn boundary(credentials: &[&str]) -> Boundary {
+        let mut manifest = crate::secrets::Manifest::default();
+        if !credentials.is_empty() {
+            let mut account = crate::secrets::Account::default();
+            for (i, c) in credentials.iter().enumerate() {
+                account.fields.insert(format!("f{i}"), c.to_string());
+            }
+            manifest.accounts.insert("admin".into(), account);
+        }
+        Boundary::new(
+            &url::Url::parse("http://127.0.0.1:9/").unwrap(),
+            &[],
+            &manifest,
+        )
+    }
+
     fn check(answer: Value) -> Result<Segment, Vec<String>> {
         check_text(&answer.to_string())
     }
 
     /// Checks an answer as the model wrote it, with ADMIN_PASSWORD as the one credential.
     fn check_text(text: &str) -> Result<Segment, Vec<String>> {
-        let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
-        let creds: BTreeSet<String> = ["ADMIN_PASSWORD".to_string()].into();
+        let boundary = boundary(&["ADMIN_PASSWORD"]);
         let rules = Rules {
-            base_url: &base,
-            allowed_origins: &[],
-            credentials: &creds,
+            boundary: &boundary,
             fragments: &Fragments::default(),
             taken_ids: BTreeSet::new(),
         };
@@ -406,9 +391,7 @@ mod tests {
                 "I cannot help",
                 &stub(),
                 &Rules {
-                    base_url: &url::Url::parse("http://h/").unwrap(),
-                    allowed_origins: &[],
-                    credentials: &BTreeSet::new(),
+                    boundary: &boundary(&[]),
                     fragments: &Fragments::default(),
                     taken_ids: BTreeSet::new(),
                 }
@@ -420,11 +403,9 @@ mod tests {
 
     #[test]
     fn unfinished_segments_may_end_without_expect_and_ids_continue() {
-        let base = url::Url::parse("http://127.0.0.1:9/").unwrap();
+        let boundary = boundary(&[]);
         let rules = Rules {
-            base_url: &base,
-            allowed_origins: &[],
-            credentials: &BTreeSet::new(),
+            boundary: &boundary,
             fragments: &Fragments::default(),
             taken_ids: ["a1".to_string(), "a2".to_string()].into(),
         };

@@ -9,6 +9,7 @@ use windup_model::{Action, FailureClass, Plan, Scenario};
 
 use super::answer::{answer_schema, with_credentials};
 use super::{Budget, PageView, Purpose, Segment, Settings, Spend, check, prompt};
+use crate::boundary::Boundary;
 use crate::costs::PriceTable;
 use crate::fragments::Fragments;
 use crate::llm::{LlmClient, LlmError, LlmRequest};
@@ -32,7 +33,8 @@ pub struct Ask<'a> {
 
 /// What the project gives every call.
 pub(crate) struct Project<'a> {
-    pub base_url: &'a url::Url,
+    /// Where plans may go and which credentials they may name.
+    pub boundary: &'a Boundary,
     pub fragments: &'a Fragments,
     pub secrets: &'a ProjectSecrets,
     pub budget: &'a Budget,
@@ -89,7 +91,7 @@ impl Planner {
         spend: &mut Spend,
     ) -> Result<Segment, PlanFailure> {
         let own = Instant::now();
-        let credentials = credentials(ask.scenario, project.secrets);
+        let credentials = credentials(project.secrets);
         let allowed: BTreeSet<String> = credentials.iter().map(|(_, env)| env.clone()).collect();
         let stub = Plan {
             plan_version: windup_model::plan::PLAN_VERSION.to_string(),
@@ -100,9 +102,7 @@ impl Planner {
             actions: Vec::new(),
         };
         let rules = check::Rules {
-            base_url: project.base_url,
-            allowed_origins: &self.settings.allowed_origins,
-            credentials: &allowed,
+            boundary: project.boundary,
             fragments: project.fragments,
             taken_ids: ask.done.iter().map(|a| a.id.clone()).collect(),
         };
@@ -189,31 +189,17 @@ impl Planner {
     }
 }
 
-/// The credentials a plan may use: the manifest's ENV names, and ENV-style names (with an
-/// underscore) that the task or hints mention. Labelled `account.field` when the manifest says.
-fn credentials(scenario: &Scenario, secrets: &ProjectSecrets) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = secrets
+/// The credentials a plan may use: the manifest's ENV names, labelled `account.field`. A name
+/// the manifest does not declare is never offered, even when the task mentions it.
+fn credentials(secrets: &ProjectSecrets) -> Vec<(String, String)> {
+    secrets
         .manifest()
         .accounts
         .iter()
-        .flat_map(|(account, fields)| {
-            fields
+        .flat_map(|(account, a)| {
+            a.fields
                 .iter()
                 .map(move |(field, env)| (format!("{account}.{field}"), env.clone()))
         })
-        .collect();
-    let text =
-        std::iter::once(scenario.task.as_str()).chain(scenario.hints.iter().map(String::as_str));
-    for word in text.flat_map(|t| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))) {
-        let env_like = word.len() >= 3
-            && word.contains('_')
-            && word.starts_with(|c: char| c.is_ascii_uppercase())
-            && word
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-        if env_like && !out.iter().any(|(_, env)| env == word) {
-            out.push(("mentioned".to_string(), word.to_string()));
-        }
-    }
-    out
+        .collect()
 }

@@ -76,7 +76,9 @@ impl Runner {
                     };
                     if dashboard_client::prefer_remote(&found, scenario, local) {
                         let file = display(root, &cache.path(&scenario.id));
-                        let problems = fragments.check_uses(&file, "plan.", &found.entry.plan);
+                        // Refused, not stored, when it fails the boundary every plan passes.
+                        let problems =
+                            self.plan_problems(&file, "plan.", &found.entry.plan, fragments);
                         let note = format!(
                             "branch {}, saved {}",
                             found.branch,
@@ -87,10 +89,10 @@ impl Runner {
                         );
                         if let Some(problem) = problems.first() {
                             tracing::warn!(
-                                "the dashboard's plan for {} is not used: {}: {}",
+                                "the dashboard's plan for {} is refused and not stored: {}: {}",
                                 scenario.id,
                                 problem.field,
-                                problem.problem
+                                self.secrets.redact(&problem.problem)
                             );
                         } else if let Err(e) = cache.restore(&found.entry, &note) {
                             tracing::warn!(

@@ -61,11 +61,6 @@ impl Runner {
         events: &dyn EventSink,
         state: Option<&StorageState>,
     ) -> Result<(Execution, Session), BrowserError> {
-        let base_url = self
-            .config
-            .base_url
-            .as_ref()
-            .expect("prepare checked the base URL");
         let opened = std::time::Instant::now();
         let ready = match prefetched {
             Some(handle) => match handle.await {
@@ -91,7 +86,7 @@ impl Runner {
         }
         let cx = ExecContext {
             scenario_id,
-            base_url,
+            boundary: self.boundary(),
             timeouts: self.config.timeouts,
             scenario_timeout: timeout,
             fragments,

@@ -17,7 +17,7 @@ impl Runner {
     ) -> Vec<LedgerRecord> {
         let records: Vec<LedgerRecord> = outcomes
             .iter()
-            .map(|o| self.ledger_record(report, o))
+            .map(|o| self.secrets.redact_all(self.ledger_record(report, o)))
             .collect();
         if let Err(e) = crate::metrics::append(&self.config.root, &records) {
             tracing::warn!("could not append to {}: {e}", Layout::LEDGER_FILE);

@@ -34,6 +34,40 @@ pub(super) enum Start {
     },
 }
 
+/// Why a page could not be read for the planner.
+pub(super) enum Stop {
+    /// The browser failed.
+    Browser(BrowserError),
+    /// The page is outside the app's origins: it never reaches the model.
+    Outside(String),
+}
+
+impl Stop {
+    fn outside(url: String) -> Stop {
+        Stop::Outside(url)
+    }
+
+    /// The scenario's result when planning stops here.
+    pub(super) fn result(self, id: &str, cache: windup_model::CacheOutcome) -> ScenarioResult {
+        match self {
+            Stop::Browser(e) => crashed(id, cache, e),
+            Stop::Outside(url) => {
+                let origin = url::Url::parse(&url)
+                    .map(|u| u.origin().ascii_serialization())
+                    .unwrap_or_else(|_| "a page without an http(s) origin".into());
+                failed(
+                    id,
+                    cache,
+                    FailureClass::NavigationFailed,
+                    format!(
+                        "planning stopped: the page went to {origin}, outside the app's origins, and is never shown to the model (list the origin in windup.toml [planner] allowed_origins if the app really goes there)"
+                    ),
+                )
+            }
+        }
+    }
+}
+
 /// Time a scenario spent in each phase, for its ledger record.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Phases {
@@ -82,15 +116,10 @@ impl Runner {
         let Planning::Ready(planner) = &self.planning else {
             unreachable!("callers check that a planner is ready");
         };
-        let base_url = self
-            .config
-            .base_url
-            .as_ref()
-            .expect("prepare checked the base URL");
         let settings = planner.settings();
         let timeout = self.scenario_timeout(scenario);
         let project = Project {
-            base_url,
+            boundary: self.boundary(),
             fragments: shared.fragments,
             secrets: &self.secrets,
             budget: &self.budget,
@@ -182,7 +211,7 @@ impl Runner {
                         .await;
                     session.close().await;
                     if let Some(url) = &execution.final_url
-                        && !self.allowed_url(url)
+                        && !url::Url::parse(url).is_ok_and(|u| self.boundary().is_app(&u))
                     {
                         return failed(
                             &scenario.id,
@@ -225,7 +254,10 @@ impl Runner {
                     continuations += 1;
                     page = match self.observe(&session, phases).await {
                         Ok(p) => p,
-                        Err(e) => return crashed(&scenario.id, cache_outcome, e),
+                        Err(stop) => {
+                            session.close().await;
+                            return stop.result(&scenario.id, cache_outcome);
+                        }
                     };
                     session.close().await;
                     purpose = Purpose::Continue { failure: None };
@@ -258,7 +290,10 @@ impl Runner {
                         corrected |= !moved;
                         page = match self.observe(&session, phases).await {
                             Ok(p) => p,
-                            Err(e) => return crashed(&scenario.id, cache_outcome, e),
+                            Err(stop) => {
+                                session.close().await;
+                                return stop.result(&scenario.id, cache_outcome);
+                            }
                         };
                         session.close().await;
                         let failed_step = actions[k].clone();
@@ -296,24 +331,35 @@ impl Runner {
         state: Option<&StorageState>,
         phases: &mut Phases,
     ) -> Result<PageView, ScenarioResult> {
-        let base_url = self.config.base_url.as_ref().expect("checked");
-        let url = crate::base_url::rebase(base_url, &scenario.start_url).map_err(|e| {
-            failed(
-                &scenario.id,
-                windup_model::CacheOutcome::Miss,
-                FailureClass::NavigationFailed,
-                e,
-            )
-        })?;
+        let url = self
+            .boundary()
+            .destination(&scenario.start_url)
+            .map_err(|(problem, fix)| {
+                failed(
+                    &scenario.id,
+                    windup_model::CacheOutcome::Miss,
+                    FailureClass::NavigationFailed,
+                    format!("{problem} (fix: {fix})"),
+                )
+            })?;
         let started = Instant::now();
         let session = self
             .browser
             .acquire_session()
             .await
             .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e))?;
-        if let Some(state) = state
-            && let Err(e) = storage::apply(&session, state).await
+        // The page the model sees is on the app: every top-level document is held to its origins.
+        let prepared = match session
+            .hold_to(self.boundary().app_origins().to_vec())
+            .await
         {
+            Ok(()) => match state {
+                Some(state) => storage::apply(&session, state).await,
+                None => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = prepared {
             session.close().await;
             return Err(crashed(&scenario.id, windup_model::CacheOutcome::Miss, e));
         }
@@ -324,7 +370,11 @@ impl Runner {
             Ok(()) => self
                 .observe(&session, phases)
                 .await
-                .map_err(|e| crashed(&scenario.id, windup_model::CacheOutcome::Miss, e)),
+                .map_err(|stop| stop.result(&scenario.id, windup_model::CacheOutcome::Miss)),
+            Err(_) if session.left_origins().is_some() => {
+                Err(Stop::outside(session.left_origins().unwrap_or_default())
+                    .result(&scenario.id, windup_model::CacheOutcome::Miss))
+            }
             Err(crate::browser::NavError::Crashed(why)) => Err(crashed(
                 &scenario.id,
                 windup_model::CacheOutcome::Miss,
@@ -352,35 +402,42 @@ impl Runner {
 
     /// Reads the page for the planner once it has something to act on: pages that render after
     /// `load` get a short grace.
+    /// A page outside the app's origins is never read: it stops planning.
     pub(super) async fn observe(
         &self,
         session: &Session,
         phases: &mut Phases,
-    ) -> Result<PageView, BrowserError> {
+    ) -> Result<PageView, Stop> {
+        let left = match session.check_hold().await {
+            Ok(left) => left,
+            Err(e) => return Err(Stop::Browser(e)),
+        };
+        if let Some(url) = left {
+            return Err(Stop::outside(url));
+        }
         let Planning::Ready(planner) = &self.planning else {
             unreachable!("observing is for planning");
         };
         let s = planner.settings();
         let started = Instant::now();
-        let mut page = PageView::capture(session, s.page_chars, s.max_elements).await?;
+        let mut page = PageView::capture(session, s.page_chars, s.max_elements)
+            .await
+            .map_err(Stop::Browser)?;
         for _ in 0..5 {
             if !page.elements.is_empty() {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
-            page = PageView::capture(session, s.page_chars, s.max_elements).await?;
+            page = PageView::capture(session, s.page_chars, s.max_elements)
+                .await
+                .map_err(Stop::Browser)?;
+        }
+        match url::Url::parse(&page.url) {
+            Ok(u) if self.boundary().is_app(&u) => {}
+            _ => return Err(Stop::outside(page.url)),
         }
         phases.observe_ms += started.elapsed().as_millis() as u64;
         Ok(page)
-    }
-
-    /// Whether a page URL is on the base URL's origin or an allowed one.
-    fn allowed_url(&self, url: &str) -> bool {
-        let Ok(u) = url::Url::parse(url) else {
-            return false;
-        };
-        let base = self.config.base_url.as_ref().map(|b| b.origin());
-        Some(u.origin()) == base || self.config.planner.allowed_origins.contains(&u.origin())
     }
 
     /// Why a scenario cannot be planned in this run, if it cannot.

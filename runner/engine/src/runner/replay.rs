@@ -64,8 +64,13 @@ impl Runner {
         } else {
             None
         };
-        let fragments = Fragments::load(&self.config.root.join(Layout::FRAGMENTS_DIR))?;
-        let problems = fragments.check_uses("plan", "", plan);
+        let dir = self.config.root.join(Layout::FRAGMENTS_DIR);
+        let fragments = Fragments::load(&dir)?;
+        // A plan from a file is untrusted like any other: the same boundary, before it runs.
+        let mut problems = self.plan_problems("plan", "", plan, &fragments);
+        problems.extend(
+            fragments.boundary_problems(&display(&self.config.root, &dir), self.boundary()),
+        );
         if !problems.is_empty() {
             return Err(RunError::Input(Problems(problems)));
         }

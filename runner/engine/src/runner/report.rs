@@ -37,7 +37,8 @@ impl Runner {
                 totals.flaky += 1;
             }
         }
-        RunReport {
+        // Every string of the report is masked, whatever put a secret there.
+        self.secrets.redact_all(RunReport {
             report_version: REPORT_VERSION.to_string(),
             run_id,
             started_at,
@@ -48,7 +49,7 @@ impl Runner {
             ci: crate::ci::ci_info(&self.config.env),
             totals,
             scenarios,
-        }
+        })
     }
 }
 

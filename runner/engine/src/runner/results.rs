@@ -56,26 +56,11 @@ impl Runner {
         }
     }
 
-    /// A message can quote what the page showed, such as a field's value: every credential
-    /// value is masked before a result is shown, reported or kept as evidence.
-    pub(super) fn redacted(&self, mut result: ScenarioResult) -> ScenarioResult {
-        if let Some(m) = &result.message {
-            result.message = Some(self.secrets.redact(m));
-        }
-        if let Some(e) = &mut result.evidence {
-            let mask = |t: &mut String| *t = self.secrets.redact(t);
-            e.url.iter_mut().for_each(mask);
-            e.snapshot.iter_mut().for_each(mask);
-            e.target.iter_mut().for_each(mask);
-            e.console_errors.iter_mut().for_each(mask);
-            e.failed_requests.iter_mut().for_each(mask);
-        }
-        for a in &mut result.actions {
-            if let Some(e) = &a.error {
-                a.error = Some(self.secrets.redact(e));
-            }
-        }
-        result
+    /// A message can quote what the page showed, such as a field's value, and the final URL
+    /// can carry what a form sent: every secret is masked in every string of a result before it
+    /// is shown, reported, uploaded or kept as evidence.
+    pub(super) fn redacted(&self, result: ScenarioResult) -> ScenarioResult {
+        self.secrets.redact_all(result)
     }
 }
 

@@ -9,7 +9,8 @@
 
 use time::OffsetDateTime;
 use windup_model::{
-    CacheEntry, CacheOutcome, Invalidation, Scenario, ScenarioResult, ScenarioStatus,
+    CacheEntry, CacheOutcome, FailureClass, InputError, Invalidation, Plan, Scenario,
+    ScenarioResult, ScenarioStatus,
 };
 
 use super::Runner;
@@ -21,7 +22,9 @@ use crate::browser::Session;
 use crate::cache::Lookup;
 use crate::events::Event;
 use crate::executor::{Execution, Failure};
+use crate::fragments::Fragments;
 use crate::planner::{Spend, StepFailure};
+use crate::project::display;
 
 impl Runner {
     /// Runs one scenario from what the cache holds for it.
@@ -39,8 +42,18 @@ impl Runner {
         });
         match lookup {
             Lookup::Hit(entry) => {
-                self.replay_cached(scenario, &entry, prefetched, shared, spend, phases)
-                    .await
+                let file = display(
+                    &self.config.root,
+                    &shared.cache.path(&entry.key.scenario_id),
+                );
+                let problems = self.plan_problems(&file, "plan.", &entry.plan, shared.fragments);
+                if problems.is_empty() {
+                    self.replay_cached(scenario, &entry, prefetched, shared, spend, phases)
+                        .await
+                } else {
+                    self.refuse_cached(scenario, &entry, &problems, shared, spend, phases)
+                        .await
+                }
             }
             Lookup::Changed(old) => {
                 self.retire(
@@ -69,6 +82,80 @@ impl Runner {
                     .await
             }
         }
+    }
+
+    /// Problems that keep a plan from running here, whatever its road in (the committed cache,
+    /// the dashboard, a file): where it goes, which credentials it names, which fragments it
+    /// uses. `file` names it in each problem, and `prefix` its place in the file (`plan.` in a
+    /// cache entry).
+    pub(super) fn plan_problems(
+        &self,
+        file: &str,
+        prefix: &str,
+        plan: &Plan,
+        fragments: &Fragments,
+    ) -> Vec<InputError> {
+        let mut problems = self.boundary().plan_problems(file, prefix, plan);
+        problems.extend(fragments.check_uses(file, prefix, plan));
+        problems
+    }
+
+    /// A cached plan outside the trust boundary is never executed: it fails as `plan_invalid`,
+    /// moves to stale with the reason, and is planned afresh when this run may plan.
+    async fn refuse_cached(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        problems: &[InputError],
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        let why = problems
+            .iter()
+            .map(|e| format!("{}: {}", e.field, e.problem))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let message =
+            format!("the cached plan was not run: it is outside the trust boundary ({why})");
+        self.retire(
+            scenario,
+            entry,
+            shared,
+            "untrusted",
+            Invalidation {
+                at: OffsetDateTime::now_utc(),
+                reason: "outside the trust boundary".into(),
+                failure_class: Some(FailureClass::PlanInvalid),
+                failed_action_id: None,
+                message: Some(self.secrets.redact(&message)),
+                url: None,
+                run_id: Some(shared.run_id.to_string()),
+            },
+        );
+        if let Some((_, blocked)) = self.planning_blocked(scenario) {
+            return failed(
+                &scenario.id,
+                CacheOutcome::Hit,
+                FailureClass::PlanInvalid,
+                format!("{message}; it is kept as stale evidence and not re-planned: {blocked}"),
+            );
+        }
+        let mut result = self
+            .plan_scenario(
+                scenario,
+                Start::Plan,
+                CacheOutcome::StaleReplanned,
+                shared,
+                spend,
+                phases,
+            )
+            .await;
+        result.message = Some(match result.message {
+            Some(m) => format!("{message}, and was re-planned; the new plan failed too: {m}"),
+            None => format!("{message}, and was re-planned"),
+        });
+        result
     }
 
     /// Replays a verified plan. A failure that says the plan no longer holds moves it to stale;
@@ -170,9 +257,9 @@ impl Runner {
         let run_id = shared.run_id;
         let page = match self.observe(&session, phases).await {
             Ok(p) => p,
-            Err(e) => {
+            Err(stop) => {
                 session.close().await;
-                return crashed(&scenario.id, CacheOutcome::StaleReplanned, e);
+                return stop.result(&scenario.id, CacheOutcome::StaleReplanned);
             }
         };
         session.close().await;
@@ -254,6 +341,8 @@ impl Runner {
         which: &str,
         why: Invalidation,
     ) {
+        // Stale evidence is stored and uploaded: its URL and message are masked like a report.
+        let why = self.secrets.redact_all(why);
         if let Err(e) = shared.cache.invalidate(entry, why) {
             tracing::warn!(
                 "could not move the {which} plan of {} to stale: {e}",

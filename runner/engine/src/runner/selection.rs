@@ -136,6 +136,11 @@ impl Runner {
                 Fragments::default()
             }
         };
+        // Fragments run inside plans: they pass the same boundary.
+        if let Some(boundary) = &self.boundary {
+            let dir = display(root, &root.join(Layout::FRAGMENTS_DIR));
+            problems.extend(fragments.boundary_problems(&dir, boundary));
+        }
         let mut selected = Vec::new();
         if ids.is_empty() {
             selected = scenarios;

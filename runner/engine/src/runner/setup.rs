@@ -7,6 +7,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use windup_model::{InputError, Problems, Scenario};
 
+use crate::boundary::Boundary;
 use crate::browser::Browser;
 use crate::config::Config;
 use crate::planner::{Budget, Planner};
@@ -27,6 +28,8 @@ pub struct Runner {
     pub(super) config: Config,
     pub(super) browser: Browser,
     pub(super) secrets: ProjectSecrets,
+    /// Where plans may go and what they may type; none until a base URL is set.
+    pub(super) boundary: Option<Boundary>,
     pub(super) planning: Planning,
     pub(super) budget: Budget,
 }
@@ -42,7 +45,18 @@ impl Runner {
 
     /// As `new`, on a browser the caller already has (test harnesses share one).
     pub fn with_browser(config: Config, browser: Browser) -> Result<Self, Problems> {
-        let secrets = ProjectSecrets::load(&config.root)?;
+        let mut secrets = ProjectSecrets::load(&config.root, &config.env)?;
+        // The provider's key and the dashboard token are masked wherever a credential is.
+        let other_secrets = config
+            .provider
+            .iter()
+            .filter_map(|(_, p)| p.api_key_env.as_deref())
+            .chain(config.dashboard.iter().map(|d| d.token_env.as_str()));
+        secrets.mask_also(other_secrets);
+        let boundary = config
+            .base_url
+            .as_ref()
+            .map(|base| Boundary::new(base, &config.planner.allowed_origins, secrets.manifest()));
         let config_file = display(&config.root, &config.root.join(Layout::CONFIG_FILE));
         let prices = config.prices.clone();
         let planning = match &config.provider {
@@ -60,7 +74,8 @@ impl Runner {
                     )
                     .into());
                 }
-                match crate::llm::client(name, provider, &config.env.as_fn()) {
+                // The key from the environment, or from `.env.local`.
+                match crate::llm::client(name, provider, &|k| secrets.lookup(k)) {
                     Ok(client) => {
                         Planning::Ready(Planner::new(client, config.planner.clone(), prices))
                     }
@@ -75,9 +90,17 @@ impl Runner {
             config,
             browser,
             secrets,
+            boundary,
             planning,
             budget,
         })
+    }
+
+    /// The project's trust boundary; callers check the base URL first (`require_base_url`).
+    pub(super) fn boundary(&self) -> &Boundary {
+        self.boundary
+            .as_ref()
+            .expect("the base URL is checked before anything runs")
     }
 
     /// The planner, when a provider is configured and usable.

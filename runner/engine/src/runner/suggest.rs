@@ -20,12 +20,11 @@ impl Runner {
         scenarios: &HashMap<String, Scenario>,
         fragments: &Fragments,
     ) {
-        let (Planning::Ready(planner), Some(base_url)) = (&self.planning, &self.config.base_url)
-        else {
+        let (Planning::Ready(planner), Some(boundary)) = (&self.planning, &self.boundary) else {
             return;
         };
         let project = crate::planner::Project {
-            base_url,
+            boundary,
             fragments,
             secrets: &self.secrets,
             budget: &self.budget,

@@ -126,6 +126,17 @@ impl<'a> Run<'a> {
         self
     }
 
+    /// The base URL's origin, with the run's secrets declared as one account's credentials.
+    pub(crate) fn boundary(&self) -> windup_engine::boundary::Boundary {
+        let mut manifest = windup_engine::secrets::Manifest::default();
+        let mut account = windup_engine::secrets::Account::default();
+        for name in self.secrets.keys() {
+            account.fields.insert(name.to_lowercase(), name.clone());
+        }
+        manifest.accounts.insert("test".into(), account);
+        windup_engine::boundary::Boundary::new(self.base, &[], &manifest)
+    }
+
     /// Opens the plan's start URL and runs it in a fresh session of `browser`.
     pub(crate) async fn exec(&self, browser: &Browser, plan: &Plan) -> Execution {
         let mut session = browser.acquire_session().await.expect("session");
@@ -145,9 +156,10 @@ impl<'a> Run<'a> {
         let fragments = Fragments::default();
         let secrets = MapSecrets(self.secrets.clone());
         let no_events = windup_engine::events::NoEvents;
+        let boundary = self.boundary();
         let cx = ExecContext {
             scenario_id: &plan.scenario_id,
-            base_url: self.base,
+            boundary: &boundary,
             timeouts: self.timeouts,
             scenario_timeout: self.scenario_timeout,
             fragments: &fragments,

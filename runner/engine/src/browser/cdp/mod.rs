@@ -7,6 +7,7 @@ mod protocol;
 
 pub(crate) mod browser;
 pub(crate) mod emulation;
+pub(crate) mod fetch;
 pub(crate) mod input;
 pub(crate) mod inspector;
 pub(crate) mod network;

@@ -6,6 +6,7 @@
 //! answers they script.
 
 mod answers;
+mod boundary;
 mod calls;
 mod prompts;
 mod repair;

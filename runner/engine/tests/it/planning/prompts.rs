@@ -44,10 +44,9 @@ async fn prompt_for(
         generated_by: "x/y".into(),
         actions: vec![],
     };
+    let boundary = windup_engine::boundary::Boundary::base_only(&base);
     let rules = check::Rules {
-        base_url: &base,
-        allowed_origins: &[],
-        credentials: &Default::default(),
+        boundary: &boundary,
         fragments: &windup_engine::fragments::Fragments::default(),
         taken_ids: Default::default(),
     };

@@ -1,0 +1,123 @@
+//! The navigation guard: a session held to a set of origins. Every document request of the page
+//! is paused before it is sent (the Fetch domain, documents only); a top-level one for another
+//! origin (a click, a redirect, a form post, a script's `location`) is failed there, so nothing
+//! the page would send with it leaves the browser, and the session remembers where it was
+//! going. Frames may load from anywhere. A tab the page opens is held the same way once it is
+//! followed, and its URL is checked then, since its first request may precede the hold.
+
+use url::{Origin, Url};
+
+use super::cdp::fetch::{
+    ContinueRequest, Disable, Enable, FailRequest, RequestPattern, RequestPaused,
+};
+use super::error::BrowserError;
+use super::session::{Queued, Session, Shared};
+
+/// Where the session may go, and where it was stopped from going.
+#[derive(Debug, Default)]
+pub(super) struct Guard {
+    /// The origins a top-level document may have; none while the session is not held.
+    origins: Option<Vec<Origin>>,
+    /// The first top-level URL outside them the page tried to load (or a followed tab was on).
+    left: Option<String>,
+}
+
+impl Guard {
+    /// Whether the session is held to origins.
+    pub(super) fn is_held(&self) -> bool {
+        self.origins.is_some()
+    }
+
+    fn allows(&self, url: &str) -> bool {
+        let Some(origins) = &self.origins else {
+            return true;
+        };
+        match Url::parse(url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => origins.contains(&u.origin()),
+            // Documents without a network request (about:blank, a data: or blob: frame) never
+            // pause; any other scheme of a top-level document is outside the app.
+            Ok(u) => u.scheme() == "about",
+            Err(_) => false,
+        }
+    }
+}
+
+/// What to do with a paused document request.
+pub(super) enum Decision {
+    Continue(ContinueRequest),
+    Fail(FailRequest),
+}
+
+/// Decides a paused document request of the page whose main frame is `main_frame`: frames go
+/// on; a top-level document outside the held origins is failed and remembered.
+pub(super) fn decide(shared: &Shared, main_frame: &str, paused: RequestPaused) -> Decision {
+    let top_level = paused.frame_id == main_frame
+        && paused
+            .resource_type
+            .as_deref()
+            .is_none_or(|t| t == "Document");
+    let mut guard = shared.guard.lock().expect("guard lock");
+    if !top_level || guard.allows(&paused.request.url) {
+        return Decision::Continue(ContinueRequest {
+            request_id: paused.request_id,
+        });
+    }
+    tracing::debug!("blocked a top-level navigation outside the app's origins");
+    guard.left.get_or_insert(paused.request.url);
+    Decision::Fail(FailRequest {
+        request_id: paused.request_id,
+        error_reason: "BlockedByClient",
+    })
+}
+
+impl Session {
+    /// Holds every top-level document of this page, and of the tabs it opens once followed, to
+    /// `origins`: a document request elsewhere is failed before it is sent, and remembered
+    /// ([`Session::left_origins`]). Replaces an earlier hold; a reset tab is released.
+    pub async fn hold_to(&self, origins: Vec<Origin>) -> Result<(), BrowserError> {
+        {
+            let mut guard = self.shared.guard.lock().expect("guard lock");
+            guard.origins = Some(origins);
+            guard.left = None;
+        }
+        self.send(&enable()).await.map(|_| ())
+    }
+
+    /// The first top-level URL outside the held origins the page tried to load, or that a tab
+    /// it opened was found on; none when it stayed inside.
+    pub fn left_origins(&self) -> Option<String> {
+        self.shared.guard.lock().expect("guard lock").left.clone()
+    }
+
+    /// Checks the current page's URL against the hold (for a tab the page opened, whose first
+    /// request may have gone out before it was followed). Returns the URL when it is outside.
+    pub async fn check_hold(&self) -> Result<Option<String>, BrowserError> {
+        if !self.shared.guard.lock().expect("guard lock").is_held() {
+            return Ok(None);
+        }
+        let url = self.url().await?;
+        let mut guard = self.shared.guard.lock().expect("guard lock");
+        if guard.allows(&url) {
+            return Ok(guard.left.clone());
+        }
+        Ok(Some(guard.left.get_or_insert(url).clone()))
+    }
+
+    /// The command that holds a newly attached page, when the session is held.
+    pub(super) fn hold_command(&self) -> Option<Queued<'_>> {
+        let held = self.shared.guard.lock().expect("guard lock").is_held();
+        held.then(|| self.queued(enable()))
+    }
+
+    /// Releases the hold (a tab reset for the next scenario).
+    pub(super) fn release_command(&self) -> Option<Queued<'_>> {
+        let was = std::mem::take(&mut *self.shared.guard.lock().expect("guard lock"));
+        was.is_held().then(|| self.queued(Disable {}))
+    }
+}
+
+fn enable() -> Enable {
+    Enable {
+        patterns: vec![RequestPattern::documents()],
+    }
+}

@@ -1,0 +1,164 @@
+//! `e2e/manifest.yaml`: the project's accounts, each field the ENV name of its value (never the
+//! value), and the origins besides the app's where the account signs in (single sign-on pages).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use windup_model::InputError;
+
+use crate::project::Layout;
+
+/// `e2e/manifest.yaml`: accounts and the ENV names of their credentials.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Account (`admin`) to its fields and sign-in origins:
+    /// `accounts: {admin: {email: ADMIN_EMAIL, password: ADMIN_PASSWORD}}`.
+    #[serde(default)]
+    pub accounts: BTreeMap<String, Account>,
+}
+
+/// One account: its fields (`email`, `password`), each the ENV name of its value, and the
+/// origins besides the app's where its credentials may be typed.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Account {
+    /// Origins (`https://auth.example.com`) of the sign-on pages the account uses besides the
+    /// app's own. Its credentials are typed there, and the app may navigate there.
+    #[serde(default)]
+    pub origins: Vec<String>,
+    /// Field name to the ENV name of its value.
+    #[serde(flatten)]
+    pub fields: BTreeMap<String, String>,
+}
+
+impl Manifest {
+    /// Parses the manifest's text; the problems name the field and never echo a value.
+    pub(super) fn parse(text: &str) -> Result<Manifest, Vec<InputError>> {
+        let manifest = serde_norway::from_str::<Manifest>(text).map_err(|e| {
+            vec![InputError::new(
+                Layout::MANIFEST_FILE,
+                "(file)",
+                format!("not a valid manifest: {e}"),
+                "write `accounts: {admin: {email: ADMIN_EMAIL, password: ADMIN_PASSWORD}}`, with `origins: [\"https://sso.example.com\"]` for a sign-on page on another origin",
+            )]
+        })?;
+        let mut problems = Vec::new();
+        for (account, a) in &manifest.accounts {
+            for (field, name) in &a.fields {
+                if !is_env_name(name) {
+                    problems.push(InputError::new(
+                        Layout::MANIFEST_FILE,
+                        format!("accounts.{account}.{field}"),
+                        // The value is not echoed: it may be the secret itself.
+                        "this is not an ENV variable name".to_string(),
+                        "write the NAME of the variable that holds the value (such as ADMIN_PASSWORD), never the value itself",
+                    ));
+                }
+            }
+            for (i, raw) in a.origins.iter().enumerate() {
+                if let Err(problem) = parse_origin(raw) {
+                    problems.push(InputError::new(
+                        Layout::MANIFEST_FILE,
+                        format!("accounts.{account}.origins[{i}]"),
+                        problem,
+                        "write an http(s) origin such as \"https://auth.example.com\"",
+                    ));
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(manifest)
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Every ENV name the manifest mentions, sorted and unique.
+    pub fn env_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .accounts
+            .values()
+            .flat_map(|a| a.fields.values().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Each credential's ENV name with the origins its account lists (besides the app's).
+    pub fn credential_origins(&self) -> BTreeMap<String, Vec<url::Origin>> {
+        let mut out: BTreeMap<String, Vec<url::Origin>> = BTreeMap::new();
+        for a in self.accounts.values() {
+            let origins: Vec<url::Origin> = a
+                .origins
+                .iter()
+                .filter_map(|o| parse_origin(o).ok())
+                .collect();
+            for name in a.fields.values() {
+                let entry = out.entry(name.clone()).or_default();
+                for o in &origins {
+                    if !entry.contains(o) {
+                        entry.push(o.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// An http(s) origin, or why it is not one.
+fn parse_origin(raw: &str) -> Result<url::Origin, String> {
+    match url::Url::parse(raw) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(u.origin()),
+        Ok(u) => Err(format!(
+            "`{raw}` is a {}: URL, not an http(s) origin",
+            u.scheme()
+        )),
+        Err(e) => Err(format!("`{raw}` is not a URL ({e})")),
+    }
+}
+
+/// Whether `name` looks like an ENV variable name (`ADMIN_PASSWORD`).
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_uppercase())
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accounts_list_fields_and_sign_on_origins() {
+        let m = Manifest::parse(
+            "accounts:\n  admin:\n    email: ADMIN_EMAIL\n    password: ADMIN_PASSWORD\n    origins: [\"https://auth.example.com\"]\n  viewer:\n    password: VIEWER_PASSWORD\n",
+        )
+        .unwrap();
+        assert_eq!(
+            m.env_names(),
+            ["ADMIN_EMAIL", "ADMIN_PASSWORD", "VIEWER_PASSWORD"]
+        );
+        let origins = m.credential_origins();
+        let auth = url::Url::parse("https://auth.example.com/")
+            .unwrap()
+            .origin();
+        assert_eq!(origins["ADMIN_PASSWORD"], vec![auth]);
+        assert!(origins["VIEWER_PASSWORD"].is_empty());
+    }
+
+    #[test]
+    fn values_and_bad_origins_are_named_without_echoing_values() {
+        let err = Manifest::parse(
+            "accounts:\n  admin:\n    password: hunter2\n    origins: [\"javascript:alert(1)\"]\n",
+        )
+        .unwrap_err();
+        let fields: Vec<&str> = err.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["accounts.admin.password", "accounts.admin.origins[0]"]
+        );
+        assert!(err.iter().all(|e| !e.problem.contains("hunter2")));
+    }
+}

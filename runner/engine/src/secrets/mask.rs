@@ -1,0 +1,183 @@
+//! Masking: every secret value, in the spellings a page or a URL gives it, replaced before a
+//! string is shown, stored or sent.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// What replaces a secret value.
+pub const MASK: &str = "•••";
+
+/// The values to mask, longest first (a value containing another is masked whole).
+#[derive(Debug, Default, Clone)]
+pub struct Masks {
+    values: Vec<String>,
+}
+
+impl Masks {
+    /// Masks for `values` and their URL- and form-encoded spellings. Values shorter than 3
+    /// characters are not masked: they would mask every such run of text.
+    pub fn new(values: impl IntoIterator<Item = String>) -> Masks {
+        let mut out: Vec<String> = Vec::new();
+        for v in values.into_iter().filter(|v| v.chars().count() >= 3) {
+            out.extend(url_spellings(&v));
+            out.push(v);
+        }
+        out.sort();
+        out.dedup();
+        out.sort_by_key(|v| std::cmp::Reverse(v.len()));
+        Masks { values: out }
+    }
+
+    /// Whether there is nothing to mask.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// `text` with every value masked.
+    pub fn redact(&self, text: &str) -> String {
+        if !self.values.iter().any(|v| text.contains(v.as_str())) {
+            return text.to_string();
+        }
+        self.values
+            .iter()
+            .fold(text.to_string(), |out, v| out.replace(v.as_str(), MASK))
+    }
+
+    /// `value` with every string in it masked (keys included), whatever its type: the one way
+    /// an artifact (report, ledger record, stale evidence) is made safe to store or send.
+    pub fn redact_all<T: Serialize + DeserializeOwned>(&self, value: T) -> T {
+        if self.values.is_empty() {
+            return value;
+        }
+        let Ok(mut json) = serde_json::to_value(&value) else {
+            return value;
+        };
+        if !self.mask_value(&mut json) {
+            return value;
+        }
+        // A masked string may no longer parse as what it was (a URL field, say): the field keeps
+        // the mask, and a value that cannot take it at all is not returned unmasked.
+        serde_json::from_value(json).unwrap_or(value)
+    }
+
+    /// Masks every string in `v`; returns whether anything changed.
+    fn mask_value(&self, v: &mut Value) -> bool {
+        match v {
+            Value::String(s) => {
+                let masked = self.redact(s);
+                let changed = masked != *s;
+                *s = masked;
+                changed
+            }
+            Value::Array(items) => {
+                let mut changed = false;
+                for i in items {
+                    changed |= self.mask_value(i);
+                }
+                changed
+            }
+            Value::Object(map) => {
+                let mut changed = false;
+                let keys: Vec<String> = map.keys().cloned().collect();
+                for k in keys {
+                    let masked = self.redact(&k);
+                    if masked != k
+                        && let Some(inner) = map.remove(&k)
+                    {
+                        map.insert(masked, inner);
+                        changed = true;
+                    }
+                }
+                for i in map.values_mut() {
+                    changed |= self.mask_value(i);
+                }
+                changed
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The secrets of every project this process has loaded, for its log lines: the log is
+/// process-wide, so what masks it is too.
+static FOR_LOGS: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// Masks these values in every log line from now on (see [`redact_log`]).
+pub(super) fn mask_in_logs(masks: &Masks) {
+    let mut all = FOR_LOGS.write().unwrap_or_else(|e| e.into_inner());
+    all.extend(masks.values.iter().cloned());
+    all.sort();
+    all.dedup();
+    all.sort_by_key(|v| std::cmp::Reverse(v.len()));
+}
+
+/// A log line with every secret registered by [`mask_in_logs`] masked: the CLI's log writer
+/// passes every line through it.
+pub fn redact_log(line: &str) -> String {
+    let all = FOR_LOGS.read().unwrap_or_else(|e| e.into_inner());
+    all.iter()
+        .filter(|v| line.contains(v.as_str()))
+        .fold(line.to_string(), |out, v| out.replace(v.as_str(), MASK))
+}
+
+/// How a value looks percent-encoded in a URL (`%20` or `+` for a space) or a form body, when
+/// that differs; lower-case hex escapes too.
+fn url_spellings(value: &str) -> Vec<String> {
+    let form: String = url::form_urlencoded::byte_serialize(value.as_bytes()).collect();
+    let mut out = Vec::new();
+    if form != value {
+        let path = form.replace('+', "%20");
+        for s in [form, path] {
+            let lower = lower_hex(&s);
+            if lower != s {
+                out.push(lower);
+            }
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// `%2F` as `%2f`: some encoders write lower-case escapes.
+fn lower_hex(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let esc = rest.get(i..i + 3).unwrap_or(&rest[i..]);
+        out.push_str(&esc.to_ascii_lowercase());
+        rest = &rest[i + esc.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spelling_is_masked_and_longest_first() {
+        let m = Masks::new([
+            "hunter two/7".to_string(),
+            "hunter".to_string(),
+            "ab".into(),
+        ]);
+        assert_eq!(
+            m.redact("a hunter two/7 b hunter+two%2F7 c hunter%20two%2f7 d hunter ab"),
+            "a ••• b ••• c ••• d ••• ab"
+        );
+    }
+
+    #[test]
+    fn every_string_of_a_value_is_masked_keys_included() {
+        let m = Masks::new(["s3cret-value".to_string()]);
+        let v = serde_json::json!({"final_url": "http://h/cb?p=s3cret-value", "n": 3,
+            "list": ["x s3cret-value"], "s3cret-value": {"deep": "s3cret-value"}});
+        let out = m.redact_all(v);
+        assert!(!out.to_string().contains("s3cret"), "{out}");
+        assert_eq!(out["n"], 3);
+        assert_eq!(out["final_url"], "http://h/cb?p=•••");
+    }
+}
