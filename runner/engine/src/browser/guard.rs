@@ -19,7 +19,17 @@ pub(super) struct Guard {
     /// The origins a top-level document may have; none while the session is not held.
     origins: Option<Vec<Origin>>,
     /// The first top-level URL outside them the page tried to load (or a followed tab was on).
-    left: Option<String>,
+    left: Option<Left>,
+}
+
+/// Where a held page went outside its origins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Left {
+    /// The URL it tried to load, or the URL of the tab it opened.
+    pub url: String,
+    /// Whether the request was stopped before it was sent (false for a tab the page opened,
+    /// whose first request goes out before the tab can be held).
+    pub stopped: bool,
 }
 
 impl Guard {
@@ -63,7 +73,10 @@ pub(super) fn decide(shared: &Shared, main_frame: &str, paused: RequestPaused) -
         });
     }
     tracing::debug!("blocked a top-level navigation outside the app's origins");
-    guard.left.get_or_insert(paused.request.url);
+    guard.left.get_or_insert(Left {
+        url: paused.request.url,
+        stopped: true,
+    });
     Decision::Fail(FailRequest {
         request_id: paused.request_id,
         error_reason: "BlockedByClient",
@@ -85,13 +98,13 @@ impl Session {
 
     /// The first top-level URL outside the held origins the page tried to load, or that a tab
     /// it opened was found on; none when it stayed inside.
-    pub fn left_origins(&self) -> Option<String> {
+    pub fn left_origins(&self) -> Option<Left> {
         self.shared.guard.lock().expect("guard lock").left.clone()
     }
 
     /// Checks the current page's URL against the hold (for a tab the page opened, whose first
     /// request may have gone out before it was followed). Returns the URL when it is outside.
-    pub async fn check_hold(&self) -> Result<Option<String>, BrowserError> {
+    pub async fn check_hold(&self) -> Result<Option<Left>, BrowserError> {
         if !self.shared.guard.lock().expect("guard lock").is_held() {
             return Ok(None);
         }
@@ -100,7 +113,15 @@ impl Session {
         if guard.allows(&url) {
             return Ok(guard.left.clone());
         }
-        Ok(Some(guard.left.get_or_insert(url).clone()))
+        Ok(Some(
+            guard
+                .left
+                .get_or_insert(Left {
+                    url,
+                    stopped: false,
+                })
+                .clone(),
+        ))
     }
 
     /// The command that holds a newly attached page, when the session is held.

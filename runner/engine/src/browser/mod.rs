@@ -32,6 +32,7 @@ mod transport;
 
 pub use chromium::Browser;
 pub use error::{BrowserError, NavError};
+pub use guard::Left;
 pub use launch::{BrowserOptions, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
 pub use session::Session;

@@ -135,10 +135,10 @@ impl Runner<'_, '_> {
     /// The failure of a step during which the page tried to leave the app's origins (the
     /// navigation was stopped before its request was sent).
     pub(super) fn left_app(&self, id: Option<&str>) -> Option<Failure> {
-        let url = self.session.left_origins()?;
-        let origin = url::Url::parse(&url)
+        let left = self.session.left_origins()?;
+        let origin = url::Url::parse(&left.url)
             .map(|u| u.origin().ascii_serialization())
-            .unwrap_or_else(|_| url.chars().take(60).collect());
+            .unwrap_or_else(|_| left.url.chars().take(60).collect());
         let app: Vec<String> = self
             .cx
             .boundary
@@ -146,12 +146,22 @@ impl Runner<'_, '_> {
             .iter()
             .map(url::Origin::ascii_serialization)
             .collect();
+        let what = if left.stopped {
+            format!(
+                "the page tried to load {origin} as its top-level document, outside the app's origins ({}); the navigation was stopped before it was sent",
+                app.join(", ")
+            )
+        } else {
+            format!(
+                "the page opened a tab on {origin}, outside the app's origins ({}); the scenario stops there",
+                app.join(", ")
+            )
+        };
         Some(fail(
             FailureClass::NavigationFailed,
             id,
             format!(
-                "the page tried to load {origin} as its top-level document, outside the app's origins ({}); the navigation was stopped before it was sent (list another origin in windup.toml [planner] allowed_origins if the app really goes there)",
-                app.join(", ")
+                "{what} (list another origin in windup.toml [planner] allowed_origins if the app really goes there)"
             ),
         ))
     }

@@ -43,10 +43,6 @@ pub(super) enum Stop {
 }
 
 impl Stop {
-    fn outside(url: String) -> Stop {
-        Stop::Outside(url)
-    }
-
     /// The scenario's result when planning stops here.
     pub(super) fn result(self, id: &str, cache: windup_model::CacheOutcome) -> ScenarioResult {
         match self {
@@ -371,9 +367,8 @@ impl Runner {
                 .observe(&session, phases)
                 .await
                 .map_err(|stop| stop.result(&scenario.id, windup_model::CacheOutcome::Miss)),
-            Err(_) if session.left_origins().is_some() => {
-                Err(Stop::outside(session.left_origins().unwrap_or_default())
-                    .result(&scenario.id, windup_model::CacheOutcome::Miss))
+            Err(_) if let Some(left) = session.left_origins() => {
+                Err(Stop::Outside(left.url).result(&scenario.id, windup_model::CacheOutcome::Miss))
             }
             Err(crate::browser::NavError::Crashed(why)) => Err(crashed(
                 &scenario.id,
@@ -412,8 +407,8 @@ impl Runner {
             Ok(left) => left,
             Err(e) => return Err(Stop::Browser(e)),
         };
-        if let Some(url) = left {
-            return Err(Stop::outside(url));
+        if let Some(left) = left {
+            return Err(Stop::Outside(left.url));
         }
         let Planning::Ready(planner) = &self.planning else {
             unreachable!("observing is for planning");
@@ -434,7 +429,7 @@ impl Runner {
         }
         match url::Url::parse(&page.url) {
             Ok(u) if self.boundary().is_app(&u) => {}
-            _ => return Err(Stop::outside(page.url)),
+            _ => return Err(Stop::Outside(page.url)),
         }
         phases.observe_ms += started.elapsed().as_millis() as u64;
         Ok(page)

@@ -178,7 +178,8 @@ fn leaving_page(app: &Server, evil: &Server) {
             r#"<!doctype html><title>Leave</title>
 <a href="{steal}">Help</a>
 <form method="post" action="{collect}"><label>Password <input name="password" type="password"></label><button>Sign in</button></form>
-<button onclick="location.href='{steal}?via=script'">Go</button>"#
+<button onclick="location.href='{steal}?via=script'">Go</button>
+<a href="{steal}?via=tab" target="_blank">Open in a new tab</a>"#
         ),
     );
 }
@@ -200,6 +201,9 @@ fn a_link_a_form_post_and_a_script_cannot_take_the_page_off_the_app() {
             ]),
             json!([{"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Go\"]"}, "expect": {"url": "**/steal*"}}]),
         ];
+        // A new tab: checked when the step follows it; its first request is not held back (a
+        // known limit, in SECURITY.md).
+        let tab = json!([{"id": "a1", "type": "click", "target": {"selector": "role=link[name=\"Open in a new tab\"]"}, "expect": {"visible": "text=\"Got it\""}}]);
         for actions in tries {
             let plan = plan_from_str(
                 &json!({"plan_version": "0.1", "scenario_id": "s", "task": "t",
@@ -218,6 +222,15 @@ fn a_link_a_form_post_and_a_script_cannot_take_the_page_off_the_app() {
             0,
             "the foreign origin received a request"
         );
+        let plan = plan_from_str(
+            &json!({"plan_version": "0.1", "scenario_id": "s", "task": "t",
+                "start_url": "/leave.html", "generated_by": "x", "actions": tab})
+            .to_string(),
+        );
+        let x = run.exec(browser(), &plan).await;
+        let f = x.failure.expect("the new tab is outside the app");
+        assert_eq!(f.class, FailureClass::NavigationFailed, "{}", f.message);
+        assert!(f.message.contains("opened a tab on"), "{}", f.message);
     });
 }
 
