@@ -180,4 +180,11 @@ mod tests {
         assert_eq!(out["n"], 3);
         assert_eq!(out["final_url"], "http://h/cb?p=•••");
     }
+
+    #[test]
+    fn log_lines_are_masked_for_every_loaded_secret() {
+        assert_eq!(redact_log("a log-canary-77 b"), "a log-canary-77 b");
+        mask_in_logs(&Masks::new(["log-canary-77".to_string()]));
+        assert_eq!(redact_log("a log-canary-77 b"), "a ••• b");
+    }
 }
