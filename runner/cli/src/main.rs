@@ -12,9 +12,11 @@ use std::process::ExitCode as ProcessExit;
 
 use clap::{Args, Parser, Subcommand};
 use windup_engine::config::{Config, Overrides};
+use windup_engine::fsutil::read_capped;
 use windup_engine::reporters::{self, ReportSpec};
 use windup_engine::runner::{RunError, Runner, Selection, parse_shard};
-use windup_model::validate::plan_from_json;
+use windup_model::limits::InputFile;
+use windup_model::validate::{plan_from_json, too_large};
 use windup_model::{ExitCode, Problems, RunReport};
 
 #[derive(Parser)]
@@ -403,14 +405,18 @@ where
 
 fn replay(path: PathBuf, save: bool, common: Common) -> ExitCode {
     let file = path.display().to_string();
-    let plan = match std::fs::read_to_string(&path) {
-        Ok(text) => match plan_from_json(&file, &text) {
+    let plan = match read_capped(&path, InputFile::Plan.max_bytes()) {
+        Ok(Some(text)) => match plan_from_json(&file, &text) {
             Ok(p) => p,
             Err(p) => {
                 print_problems(&p);
                 return ExitCode::BadInput;
             }
         },
+        Ok(None) => {
+            print_problems(&too_large(&file, InputFile::Plan).into());
+            return ExitCode::BadInput;
+        }
         Err(e) => {
             eprintln!(
                 "error: {file}: (file): cannot be read: {e}\n  fix: give the path of a plan JSON file"

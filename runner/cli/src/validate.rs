@@ -6,10 +6,12 @@ use windup_engine::boundary::Boundary;
 use windup_engine::cache::PlanCache;
 use windup_engine::config::{Config, Overrides};
 use windup_engine::fragments::Fragments;
+use windup_engine::fsutil::read_capped;
 use windup_engine::project::{Layout, display, load_scenarios};
 use windup_engine::secrets::ProjectSecrets;
+use windup_model::limits::InputFile;
 use windup_model::validate::{
-    cache_entry_from_json, fragment_from_json, plan_from_json, scenario_from_yaml,
+    cache_entry_from_json, fragment_from_json, plan_from_json, scenario_from_yaml, too_large,
 };
 use windup_model::{ExitCode, InputError, Problems};
 
@@ -71,7 +73,7 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
     for path in cached {
         checked += 1;
         let file = display(root, &path);
-        let Some(text) = read(&path, &file, &mut problems) else {
+        let Some(text) = read(&path, &file, InputFile::CacheEntry, &mut problems) else {
             continue;
         };
         match cache_entry_from_json(&file, &text) {
@@ -124,9 +126,19 @@ fn count_files(dir: &Path, exts: &[&str]) -> usize {
         .count()
 }
 
-fn read(path: &Path, file: &str, problems: &mut Vec<InputError>) -> Option<String> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Some(t),
+/// The file's text; a file over `kind`'s size limit is refused without being read whole.
+fn read(
+    path: &Path,
+    file: &str,
+    kind: InputFile,
+    problems: &mut Vec<InputError>,
+) -> Option<String> {
+    match read_capped(path, kind.max_bytes()) {
+        Ok(Some(t)) => Some(t),
+        Ok(None) => {
+            problems.push(too_large(file, kind));
+            None
+        }
         Err(e) => {
             problems.push(InputError::new(
                 file,
@@ -171,15 +183,23 @@ fn named(files: &[PathBuf], boundary: Option<&Boundary>) -> (Vec<InputError>, us
     let mut problems = Vec::new();
     for path in files {
         let file = path.display().to_string();
-        let Some(text) = read(path, &file, &mut problems) else {
-            continue;
-        };
         let stem = path.file_stem().and_then(|s| s.to_str());
         let ext = path
             .extension()
             .and_then(|x| x.to_str())
             .unwrap_or_default();
-        let result = if ext == "yaml" || ext == "yml" {
+        let yaml = ext == "yaml" || ext == "yml";
+        // A JSON file's kind is known only once it is parsed; plans, fragments and cache
+        // entries share one size limit, so the cap holds whichever it is.
+        let kind = if yaml {
+            InputFile::Scenario
+        } else {
+            InputFile::Plan
+        };
+        let Some(text) = read(path, &file, kind, &mut problems) else {
+            continue;
+        };
+        let result = if yaml {
             scenario_from_yaml(&file, &text, stem).map(|_| ())
         } else {
             let kind = serde_json::from_str::<serde_json::Value>(&text)

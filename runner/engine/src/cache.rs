@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 
 use time::OffsetDateTime;
 use windup_model::cache::CACHE_VERSION;
-use windup_model::validate::cache_entry_from_json;
+use windup_model::limits::InputFile;
+use windup_model::validate::{cache_entry_from_json, too_large};
 use windup_model::{
     CacheEntry, CacheKey, CacheStats, CacheStatus, InputError, Invalidation, Plan, Problems,
     Scenario,
 };
 
-use crate::fsutil::write_json;
+use crate::fsutil::{read_capped, write_json};
 use crate::project::Layout;
 
 /// What the cache holds for a scenario.
@@ -59,8 +60,11 @@ impl PlanCache {
     /// Reads the active entry of a scenario; a malformed file is an error naming it.
     pub fn load(&self, scenario_id: &str) -> Result<Option<CacheEntry>, Problems> {
         let path = self.path(scenario_id);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
+        let text = match read_capped(&path, InputFile::CacheEntry.max_bytes()) {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                return Err(too_large(&path.display().to_string(), InputFile::CacheEntry).into());
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => {
                 return Err(InputError::new(

@@ -3,10 +3,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use windup_model::validate::fragment_from_json;
+use windup_model::limits::InputFile;
+use windup_model::validate::{fragment_from_json, too_large};
 use windup_model::{ActionType, Fragment, InputError, Problems};
 
 use crate::boundary::Boundary;
+use crate::fsutil::read_capped;
 
 /// Every fragment of a project, by id.
 #[derive(Debug, Clone, Default)]
@@ -43,8 +45,12 @@ impl Fragments {
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .unwrap_or_default();
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
+            let text = match read_capped(&path, InputFile::Fragment.max_bytes()) {
+                Ok(Some(t)) => t,
+                Ok(None) => {
+                    problems.push(too_large(&file, InputFile::Fragment));
+                    continue;
+                }
                 Err(e) => {
                     problems.push(InputError::new(
                         &file,

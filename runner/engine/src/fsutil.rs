@@ -1,8 +1,27 @@
 //! Atomic writes: a temporary file in the same folder, then a rename, so a crash never leaves a
-//! half-written cache entry or report.
+//! half-written cache entry or report. And capped reads, so an input file over its size limit
+//! (`windup_model::limits`) is refused without being read whole.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
+
+/// Reads a text file of at most `limit` bytes; `Ok(None)` when it is larger. At most `limit + 1`
+/// bytes are read, so a huge file (or an endless one, such as a pipe) costs no more than that.
+pub fn read_capped(path: &Path, limit: usize) -> std::io::Result<Option<String>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > limit {
+        return Ok(None);
+    }
+    String::from_utf8(bytes).map(Some).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
 
 /// Writes `bytes` to `path` atomically (readers see the old file or the new one, never part of
 /// it), creating the folder if needed.
@@ -33,4 +52,23 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Resul
     let mut text = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
     text.push(b'\n');
     write_atomic(path, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capped_read_stops_one_byte_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "abcd").unwrap();
+        assert_eq!(read_capped(&path, 4).unwrap().as_deref(), Some("abcd"));
+        assert_eq!(read_capped(&path, 3).unwrap(), None);
+        // An endless file is refused after limit + 1 bytes, not read to its end.
+        assert_eq!(read_capped(Path::new("/dev/zero"), 1024).unwrap(), None);
+        std::fs::write(&path, [0xff, 0xfe]).unwrap();
+        let e = read_capped(&path, 4).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+    }
 }

@@ -3,8 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use windup_model::validate::scenario_from_yaml;
+use windup_model::limits::InputFile;
+use windup_model::validate::{scenario_from_yaml, too_large};
 use windup_model::{InputError, Problems, Scenario};
+
+use crate::fsutil::read_capped;
 
 /// Every path Windup reads or writes in a user's repository, relative to the project root: the one
 /// place these names are spelled. Messages quote the constants; code joins them to a root.
@@ -87,8 +90,12 @@ pub fn load_scenarios(root: &Path) -> Result<Vec<ScenarioFile>, Problems> {
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or_default();
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
+        let text = match read_capped(&path, InputFile::Scenario.max_bytes()) {
+            Ok(Some(t)) => t,
+            Ok(None) => {
+                problems.push(too_large(&file, InputFile::Scenario));
+                continue;
+            }
             Err(e) => {
                 problems.push(InputError::new(
                     &file,

@@ -16,6 +16,7 @@ pub mod exit;
 pub mod fragment;
 pub mod keys;
 pub mod ledger;
+pub mod limits;
 pub mod markdown;
 pub mod money;
 pub mod plan;

@@ -292,3 +292,153 @@ mod ledger {
         );
     }
 }
+
+/// Each size limit: the value at the limit passes, one over is refused with the field named,
+/// by every reader that takes the input.
+mod limits {
+    use windup_model::limits::{
+        PLAN_BYTES, PLAN_STEPS, SCENARIO_BYTES, SELECTOR_BYTES, SELECTOR_PARTS,
+    };
+    use windup_model::validate::{
+        cache_entry_from_json, fragment_from_json, plan_from_json, plan_problems,
+        scenario_from_yaml,
+    };
+
+    /// A plan of `steps` clicks on `selector`, the last with a postcondition.
+    fn plan(steps: usize, selector: &str) -> String {
+        let selector = serde_json::to_string(selector).unwrap();
+        let actions: Vec<String> = (0..steps)
+            .map(|i| {
+                let expect = if i + 1 == steps {
+                    r#","expect":{"url":"/done"}"#
+                } else {
+                    ""
+                };
+                format!(
+                    r#"{{"id":"a{i}","type":"click","target":{{"selector":{selector}}}{expect}}}"#
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"plan_version":"0.1","scenario_id":"s","task":"t","start_url":"/","generated_by":"human","actions":[{}]}}"#,
+            actions.join(",")
+        )
+    }
+
+    /// `text` padded with trailing whitespace (JSON and YAML ignore it) to exactly `len` bytes.
+    fn padded(text: &str, len: usize) -> String {
+        assert!(text.len() <= len);
+        format!("{text}{}", "\n".repeat(len - text.len()))
+    }
+
+    fn only_problem(err: windup_model::Problems) -> windup_model::InputError {
+        assert_eq!(err.0.len(), 1, "{err}");
+        err.0.into_iter().next().unwrap()
+    }
+
+    const GO: &str = r#"role=button[name="Go"]"#;
+
+    #[test]
+    fn a_scenario_over_64_kib_is_refused_before_it_is_parsed() {
+        let good = "id: s\ntask: t\nstart_url: /\n";
+        assert!(scenario_from_yaml("s.yaml", &padded(good, SCENARIO_BYTES), Some("s")).is_ok());
+        // Over the limit, even a file that is not YAML at all is refused for its size.
+        let over = "\u{0}".repeat(SCENARIO_BYTES + 1);
+        let e = only_problem(scenario_from_yaml("s.yaml", &over, Some("s")).unwrap_err());
+        assert_eq!((e.file.as_str(), e.field.as_str()), ("s.yaml", "(file)"));
+        assert!(e.problem.contains("larger than 64 KiB"), "{e}");
+        assert!(e.problem.contains("a scenario"), "{e}");
+    }
+
+    #[test]
+    fn a_plan_fragment_or_cache_entry_over_1_mib_is_refused() {
+        let good = plan(2, GO);
+        assert!(plan_from_json("p.json", &padded(&good, PLAN_BYTES)).is_ok());
+        let e = only_problem(plan_from_json("p.json", &padded(&good, PLAN_BYTES + 1)).unwrap_err());
+        assert_eq!(e.field, "(file)");
+        assert!(e.problem.contains("larger than 1 MiB"), "{e}");
+
+        let frag = r#"{"fragment_version":"0.1","id":"f","description":"d","actions":[{"id":"f1","type":"click","target":{"selector":"role=button[name=\"Go\"]"}}]}"#;
+        assert!(fragment_from_json("f.json", &padded(frag, PLAN_BYTES), Some("f")).is_ok());
+        let e = only_problem(
+            fragment_from_json("f.json", &padded(frag, PLAN_BYTES + 1), Some("f")).unwrap_err(),
+        );
+        assert_eq!((e.file.as_str(), e.field.as_str()), ("f.json", "(file)"));
+        assert!(e.problem.contains("a fragment"), "{e}");
+
+        let entry = format!(
+            r#"{{"cache_version":"0.2","key":{{"scenario_id":"s","start_url":"/","scenario_sha":"x"}},"plan":{good},"status":"active",
+            "stats":{{"created_at":"2026-01-01T00:00:00Z","last_verified_at":"2026-01-01T00:00:00Z","verified_runs":1,"last_duration_ms":5}}}}"#
+        );
+        assert!(cache_entry_from_json("s.json", &padded(&entry, PLAN_BYTES)).is_ok());
+        let e = only_problem(
+            cache_entry_from_json("s.json", &padded(&entry, PLAN_BYTES + 1)).unwrap_err(),
+        );
+        assert_eq!(e.field, "(file)");
+        assert!(e.problem.contains("a cache entry"), "{e}");
+    }
+
+    #[test]
+    fn at_most_500_steps() {
+        assert!(plan_from_json("p.json", &plan(PLAN_STEPS, GO)).is_ok());
+        let e = only_problem(plan_from_json("p.json", &plan(PLAN_STEPS + 1, GO)).unwrap_err());
+        assert_eq!(e.field, "actions");
+        assert!(e.problem.contains("501 steps"), "{e}");
+        assert!(e.problem.contains("limit of 500"), "{e}");
+    }
+
+    #[test]
+    fn a_selector_is_at_most_2_kib_and_never_echoed_when_longer() {
+        let at = format!("text=\"{}\"", "x".repeat(SELECTOR_BYTES - 7));
+        assert_eq!(at.len(), SELECTOR_BYTES);
+        assert!(plan_from_json("p.json", &plan(1, &at)).is_ok());
+        let over = format!("text=\"{}\"", "x".repeat(SELECTOR_BYTES - 6));
+        let e = only_problem(plan_from_json("p.json", &plan(1, &over)).unwrap_err());
+        assert_eq!(e.field, "actions[0].target.selector");
+        assert!(
+            e.problem.contains("2049 bytes, over the limit of 2 KiB"),
+            "{e}"
+        );
+        assert!(
+            !e.to_string().contains("xxxxxxxx"),
+            "the selector is not echoed: {e}"
+        );
+        // In a postcondition too.
+        let text = plan(1, GO).replace(
+            r#""expect":{"url":"/done"}"#,
+            &format!(
+                r#""expect":{{"visible":{}}}"#,
+                serde_json::to_string(&over).unwrap()
+            ),
+        );
+        let e = only_problem(plan_from_json("p.json", &text).unwrap_err());
+        assert_eq!(e.field, "actions[0].expect.visible");
+    }
+
+    #[test]
+    fn a_selector_chains_at_most_16_parts() {
+        let chain = |n: usize| vec!["css=div"; n].join(" >> ");
+        assert!(plan_from_json("p.json", &plan(1, &chain(SELECTOR_PARTS))).is_ok());
+        let e = only_problem(
+            plan_from_json("p.json", &plan(1, &chain(SELECTOR_PARTS + 1))).unwrap_err(),
+        );
+        assert_eq!(e.field, "actions[0].target.selector");
+        assert!(e.problem.contains("17 parts"), "{e}");
+        // `>>` inside a quoted value is text, not a part.
+        let quoted = format!("{} >> text=\">> >> >>\"", chain(SELECTOR_PARTS - 1));
+        assert!(plan_from_json("p.json", &plan(1, &quoted)).is_ok());
+    }
+
+    #[test]
+    fn the_planners_check_shares_the_limits() {
+        let over: windup_model::Plan =
+            serde_json::from_str(&plan(1, &vec!["css=div"; SELECTOR_PARTS + 1].join(" >> ")))
+                .unwrap();
+        let problems = plan_problems("plan", &over, true);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].field, "actions[0].target.selector");
+        let long: windup_model::Plan = serde_json::from_str(&plan(PLAN_STEPS + 1, GO)).unwrap();
+        let problems = plan_problems("plan", &long, false);
+        assert_eq!(problems[0].field, "actions", "{problems:?}");
+    }
+}

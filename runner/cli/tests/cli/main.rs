@@ -7,6 +7,7 @@ mod costs;
 mod credentials;
 mod dashboard;
 mod input;
+mod limits;
 mod real_dashboard;
 mod replay;
 mod support;

@@ -280,12 +280,60 @@ pub(crate) async fn failures(session: &Session) -> Result<PageFailures, BrowserE
     call(session, "failures", &[]).await
 }
 
-/// Covers the first visible match of each selector with an opaque box; returns how many.
-pub(crate) async fn mask(session: &Session, selectors: &[Vec<Part>]) -> Result<u32, BrowserError> {
-    call(session, "mask", &[arg(&selectors)]).await
+/// An id of the current document, the same while it lives: which document a field was typed in.
+pub(crate) async fn document_id(session: &Session) -> Result<String, BrowserError> {
+    call(session, "documentId", &[]).await
 }
 
-/// Removes the boxes of [`mask`].
+/// The text a page shows, in document order, for finding credentials in it on our side (the
+/// page is never given one). No `Debug`: the text may hold a credential.
+#[derive(Deserialize)]
+pub(crate) struct TextRuns {
+    pub runs: Vec<TextRun>,
+    /// False when the page showed more than was asked for and the runs stop short.
+    pub complete: bool,
+}
+
+/// One text node's text, or one field's shown value, placeholder or option.
+#[derive(Deserialize)]
+pub(crate) struct TextRun {
+    pub text: String,
+    /// A field's: a run of its own, not joined to the text around it.
+    #[serde(default)]
+    pub field: bool,
+}
+
+/// The text the page shows (never a password field's value), up to `max_chars`; the page keeps
+/// the runs' nodes for [`mask`] until [`unmask`].
+pub(crate) async fn text_runs(
+    session: &Session,
+    max_chars: usize,
+) -> Result<TextRuns, BrowserError> {
+    call(session, "textRuns", &[arg(&max_chars)]).await
+}
+
+/// What [`mask`] could not cover; when anything could not be, nothing stays drawn.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Masked {
+    /// The fields (by index) with no visible match.
+    pub missing: Vec<usize>,
+    /// Runs of [`text_runs`] whose node has left the document since.
+    pub lost: u32,
+    /// Boxes that did not end up on top of what they cover.
+    pub uncovered: u32,
+}
+
+/// Covers, with opaque boxes in the top layer, the first visible match of each of `fields` and
+/// the runs of the last [`text_runs`] listed in `runs`.
+pub(crate) async fn mask(
+    session: &Session,
+    fields: &[Vec<Part>],
+    runs: &[usize],
+) -> Result<Masked, BrowserError> {
+    call(session, "mask", &[arg(&fields), arg(&runs)]).await
+}
+
+/// Removes the boxes of [`mask`] and forgets the runs of [`text_runs`].
 pub(crate) async fn unmask(session: &Session) -> Result<bool, BrowserError> {
     call(session, "unmask", &[]).await
 }

@@ -129,9 +129,15 @@ fn error_of(body: &[u8]) -> (String, String) {
 }
 
 /// One attempt, classified.
+/// The most an answer may hold: the largest API v1 answer is a restored plan, a cache entry of
+/// at most `PLAN_BYTES` with its branch and date around it. A larger one is refused, not read.
+const MAX_ANSWER_BYTES: usize = windup_model::limits::PLAN_BYTES + 64 * 1024;
+
 enum Attempt {
     Done(Vec<u8>),
     Rejected(u16, Vec<u8>),
+    /// An answer larger than [`MAX_ANSWER_BYTES`]: the same answer would come again.
+    TooLarge,
     Transient {
         reason: String,
         retry_after: Option<Duration>,
@@ -211,12 +217,19 @@ impl Dashboard {
                 outcome = match &attempt {
                     Attempt::Done(_) => "done".to_string(),
                     Attempt::Rejected(s, _) => format!("rejected ({s})"),
+                    Attempt::TooLarge => "too large".to_string(),
                     Attempt::Transient { reason, .. } => self.redact(reason.clone()),
                 },
                 "dashboard request"
             );
             match attempt {
                 Attempt::Done(bytes) => return Ok(bytes),
+                Attempt::TooLarge => {
+                    return Err(DashboardError::BadAnswer(format!(
+                        "it is larger than {}, more than any answer of API v1",
+                        windup_model::limits::bytes(MAX_ANSWER_BYTES)
+                    )));
+                }
                 Attempt::Rejected(status, bytes) => {
                     let (code, message) = error_of(&bytes);
                     return Err(DashboardError::Rejected {
@@ -268,8 +281,15 @@ impl Dashboard {
                 .get(RETRY_AFTER)
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| parse_retry_after(v, SystemTime::now()));
-            let bytes = response.bytes().await.map_err(|e| describe(&e))?;
-            Ok::<_, String>((status, retry_after, bytes.to_vec()))
+            let mut response = response;
+            let mut bytes = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e))? {
+                if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
+                    return Ok((status, retry_after, None));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Ok::<_, String>((status, retry_after, Some(bytes)))
         };
         match tokio::time::timeout(self.timeout, exchange).await {
             Err(_) => Attempt::Transient {
@@ -280,15 +300,16 @@ impl Dashboard {
                 reason,
                 retry_after: None,
             },
-            Ok(Ok((status, _, bytes))) if status.is_success() => Attempt::Done(bytes),
-            Ok(Ok((status, retry_after, bytes))) if is_transient(status) => {
+            Ok(Ok((_, _, None))) => Attempt::TooLarge,
+            Ok(Ok((status, _, Some(bytes)))) if status.is_success() => Attempt::Done(bytes),
+            Ok(Ok((status, retry_after, Some(bytes)))) if is_transient(status) => {
                 let (_, message) = error_of(&bytes);
                 Attempt::Transient {
                     reason: format!("HTTP {}: {message}", status.as_u16()),
                     retry_after,
                 }
             }
-            Ok(Ok((status, _, bytes))) => Attempt::Rejected(status.as_u16(), bytes),
+            Ok(Ok((status, _, Some(bytes)))) => Attempt::Rejected(status.as_u16(), bytes),
         }
     }
 

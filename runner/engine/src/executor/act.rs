@@ -81,7 +81,7 @@ impl Runner<'_, '_> {
                     (None, None) => String::new(),
                 };
                 if action.value_ref.is_some() {
-                    self.secret_fields.push(locator.parts().to_vec());
+                    self.remember_secret(&locator, &text).await;
                 }
                 // The engine focused the field and selected its content: typing replaces it.
                 if text.is_empty() {

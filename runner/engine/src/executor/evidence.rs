@@ -1,6 +1,6 @@
 //! A failure's evidence, captured at the failing step: URL, target diagnosis, accessibility
-//! snapshot, the page's errors, failed requests, and a screenshot with every field typed from a
-//! credential covered (or none when they cannot be covered).
+//! snapshot, the page's errors, failed requests, and a screenshot with every credential covered
+//! (`cover`; none when one cannot be covered).
 
 use super::context::Screenshots;
 use super::outcome::{Captured, Failure};
@@ -12,7 +12,7 @@ const EVIDENCE_SNAPSHOT_CHARS: usize = 6_000;
 
 impl Runner<'_, '_> {
     /// Evidence at the failing step: URL, target diagnosis, accessibility snapshot, page errors,
-    /// failed requests and a screenshot with every credential-typed field covered. Best effort:
+    /// failed requests and a screenshot with every credential covered. Best effort:
     /// a page that cannot give a part leaves it out.
     pub(super) async fn capture(&mut self, failure: &Failure, url: Option<String>) -> Captured {
         let mut evidence = windup_model::Evidence {
@@ -42,26 +42,5 @@ impl Runner<'_, '_> {
             evidence,
             screenshot,
         }
-    }
-
-    /// The viewport with every credential-typed field covered; none when they cannot be covered,
-    /// so no screenshot ever shows a credential.
-    pub(super) async fn covered_screenshot(&mut self) -> Option<Vec<u8>> {
-        let covered = if self.secret_fields.is_empty() {
-            true
-        } else {
-            injected::mask(self.session, &self.secret_fields)
-                .await
-                .is_ok()
-        };
-        let screenshot = if covered {
-            self.session.screenshot().await.ok()
-        } else {
-            None
-        };
-        if !self.secret_fields.is_empty() {
-            let _ = injected::unmask(self.session).await;
-        }
-        screenshot
     }
 }

@@ -3,6 +3,7 @@
 
 mod act;
 mod context;
+mod cover;
 mod evidence;
 mod fragment;
 mod navigate;

@@ -11,6 +11,7 @@ use windup_model::{
 };
 
 use super::context::{ExecContext, Screenshots};
+use super::cover::SecretField;
 use super::outcome::{Captured, Execution, Failure, browser_failure, fail, skipped};
 use crate::browser::Session;
 use crate::events::Event;
@@ -24,8 +25,11 @@ pub(super) struct Runner<'s, 'c> {
     pub scenario_deadline: Instant,
     pub results: Vec<ActionResult>,
     dialogs_reported: usize,
-    /// Fields typed from credentials, covered before a failure screenshot.
-    pub secret_fields: Vec<Vec<windup_model::Part>>,
+    /// Fields typed from credentials, covered before a screenshot.
+    pub secret_fields: Vec<SecretField>,
+    /// The credential values typed in this execution: any text showing one is covered before a
+    /// screenshot. Never reported.
+    pub secret_values: Vec<String>,
     /// The failing step's target selector.
     pub failed_target: Option<String>,
 }
@@ -54,6 +58,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         results: Vec::new(),
         dialogs_reported: 0,
         secret_fields: Vec::new(),
+        secret_values: Vec::new(),
         failed_target: None,
     };
     let mut start_sig = None;

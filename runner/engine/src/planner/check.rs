@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
+use windup_model::limits::PLAN_STEPS;
 use windup_model::schema::Format;
 use windup_model::validate::{plan_problems, schema_problems};
 use windup_model::{Action, Plan, Selector};
@@ -56,6 +57,14 @@ pub fn accept(text: &str, plan_stub: &Plan, rules: &Rules<'_>) -> Result<Segment
         .collect();
     for (i, a) in plan.actions.iter().enumerate() {
         problems.extend(own_rules(i, a, rules));
+    }
+    // The segment's steps join those already done: the whole plan keeps to the step limit.
+    let total = rules.taken_ids.len() + plan.actions.len();
+    if total > PLAN_STEPS {
+        problems.push(format!(
+            "actions: with the {} steps already done the plan would have {total} steps, over the limit of {PLAN_STEPS} (fix: finish the task in fewer steps)",
+            rules.taken_ids.len()
+        ));
     }
     if problems.is_empty() {
         Ok(Segment {
@@ -419,5 +428,17 @@ mod tests {
         assert!(!seg.complete);
         let err = check(json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Next\""}}], "complete": true})).unwrap_err();
         assert!(err.join("\n").contains("no postcondition"), "{err:?}");
+        // The steps already done count towards the plan's step limit.
+        let done = Rules {
+            taken_ids: (0..PLAN_STEPS).map(|i| format!("d{i}")).collect(),
+            ..rules
+        };
+        let next = json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Next\""}}], "complete": false}).to_string();
+        let err = accept(&next, &stub(), &done).unwrap_err();
+        assert!(
+            err.join("\n")
+                .contains("would have 501 steps, over the limit of 500"),
+            "{err:?}"
+        );
     }
 }

@@ -276,3 +276,58 @@ fn artifacts_are_the_report_screenshots_of_its_own_run() {
         }]
     );
 }
+
+/// A restored plan passes the same size limits as a committed one: an entry over 1 MiB or with
+/// a selector over its limits is refused naming the field, and an answer larger than any API
+/// v1 answer is not read at all.
+#[test]
+fn a_restored_plan_over_a_size_limit_is_refused_naming_the_field() {
+    use windup_model::limits::{PLAN_BYTES, SELECTOR_PARTS};
+    let fake = FakeDashboard::start(TOKEN);
+    let dash = client(&fake.url(), TOKEN);
+    let scenario = windup_model::validate::scenario_from_yaml(
+        "s.yaml",
+        "id: s\ntask: t\nstart_url: /\n",
+        Some("s"),
+    )
+    .unwrap();
+    let entry = |selector: &str, padding: usize| {
+        serde_json::json!({
+            "cache_version": "0.2",
+            "key": {"scenario_id": "s", "start_url": "/", "scenario_sha": scenario.sha()},
+            "plan": {"plan_version": "0.1", "scenario_id": "s", "task": "t", "start_url": "/",
+                     "generated_by": "human",
+                     "actions": [{"id": "a1", "type": "click", "target": {"selector": selector},
+                                  "expect": {"url": "/done"}}]},
+            "status": "active",
+            "stats": {"created_at": "2026-01-01T00:00:00Z", "last_verified_at": "2026-01-01T00:00:00Z",
+                      "verified_runs": 1, "last_duration_ms": 5},
+            // A field from a newer windup is tolerated; here it only makes the entry large.
+            "padding": "x".repeat(padding),
+        })
+    };
+    let refusal = |entry: serde_json::Value| {
+        fake.set_plan("main", "2026-01-02T00:00:00Z", entry);
+        match block_on(dash.get_plan(&scenario, None)) {
+            Err(DashboardError::BadAnswer(why)) => why,
+            other => panic!("{other:?}"),
+        }
+    };
+    fake.set_plan("main", "2026-01-02T00:00:00Z", entry("role=button", 0));
+    assert!(block_on(dash.get_plan(&scenario, None)).unwrap().is_some());
+
+    let chain = vec!["css=div"; SELECTOR_PARTS + 1].join(" >> ");
+    let why = refusal(entry(&chain, 0));
+    assert!(
+        why.contains("plan.actions[0].target.selector: the selector chains 17 parts"),
+        "{why}"
+    );
+    let why = refusal(entry("role=button", PLAN_BYTES));
+    assert!(
+        why.contains("(file): the file is larger than 1 MiB"),
+        "{why}"
+    );
+    let why = refusal(entry("role=button", 2 * PLAN_BYTES));
+    assert!(why.contains("larger than"), "{why}");
+    assert!(why.contains("more than any answer"), "{why}");
+}

@@ -6,5 +6,6 @@ mod isolation;
 mod locators;
 mod planning;
 mod report_runs;
+mod screenshots;
 mod support;
 mod thirdparty;

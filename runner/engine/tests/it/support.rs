@@ -185,3 +185,14 @@ pub(crate) fn assert_passed(x: &Execution, what: &str) {
         x.actions
     );
 }
+
+/// The RGB of one pixel of a PNG screenshot.
+pub(crate) fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let at = (y as usize * info.width as usize + x as usize) * channels;
+    [buf[at], buf[at + 1], buf[at + 2]]
+}

@@ -3,11 +3,13 @@
 
 mod error;
 mod json_schema;
+mod limits;
 mod read;
 mod rules;
 
 pub use error::{Checked, InputError, Problems};
 pub use json_schema::{field_name, schema_problems};
+pub use limits::too_large;
 pub use read::{
     cache_entry_from_json, fragment_from_json, plan_from_json, plan_problems, scenario_from_yaml,
 };

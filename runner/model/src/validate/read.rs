@@ -1,20 +1,24 @@
-//! The entry points, one per format: parse, check against the JSON Schema, deserialise, then
-//! apply the format's own rules (versions, ids that must match the file name, the plan rules).
+//! The entry points, one per format: refuse text over the format's size limit, parse, check
+//! against the JSON Schema, deserialise, then apply the format's own rules (versions, ids that
+//! must match the file name, the plan rules).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::{Checked, InputError, Problems, WHOLE_FILE, version_problem};
 use super::json_schema::schema_problems;
+use super::limits::within_limit;
 use super::rules::{actions_semantics, expect_semantics, plan_semantics};
 use crate::cache::{CACHE_VERSION, CacheEntry};
 use crate::fragment::{FRAGMENT_VERSION, Fragment};
+use crate::limits::InputFile;
 use crate::plan::{PLAN_VERSION, Plan};
 use crate::scenario::Scenario;
 use crate::schema::Format;
 
-/// Parses a scenario from YAML. `expected_id` is the file's stem, which must equal `id`.
+/// Parses a scenario from YAML (refused unparsed when over its size limit). `expected_id` is the file's stem, which must equal `id`.
 pub fn scenario_from_yaml(file: &str, text: &str, expected_id: Option<&str>) -> Checked<Scenario> {
+    within_limit(file, InputFile::Scenario, text)?;
     let value: Value = serde_norway::from_str(text).map_err(|e| {
         InputError::new(
             file,
@@ -43,6 +47,7 @@ pub fn scenario_from_yaml(file: &str, text: &str, expected_id: Option<&str>) -> 
 
 /// Parses and fully checks a plan from JSON.
 pub fn plan_from_json(file: &str, text: &str) -> Checked<Plan> {
+    within_limit(file, InputFile::Plan, text)?;
     let plan: Plan = typed(file, Format::Plan, json(file, text)?)?;
     let problems = plan_semantics(file, "", &plan);
     if problems.is_empty() {
@@ -74,6 +79,7 @@ pub fn plan_problems(file: &str, plan: &Plan, finished: bool) -> Vec<InputError>
 
 /// Parses and fully checks a fragment from JSON. `expected_id` is the file's stem.
 pub fn fragment_from_json(file: &str, text: &str, expected_id: Option<&str>) -> Checked<Fragment> {
+    within_limit(file, InputFile::Fragment, text)?;
     let fragment: Fragment = typed(file, Format::Fragment, json(file, text)?)?;
     let mut problems = Vec::new();
     if fragment.fragment_version != FRAGMENT_VERSION {
@@ -107,6 +113,7 @@ pub fn fragment_from_json(file: &str, text: &str, expected_id: Option<&str>) -> 
 
 /// Parses and fully checks a cache entry (and the plan inside it) from JSON.
 pub fn cache_entry_from_json(file: &str, text: &str) -> Checked<CacheEntry> {
+    within_limit(file, InputFile::CacheEntry, text)?;
     let entry: CacheEntry = typed(file, Format::CacheEntry, json(file, text)?)?;
     let mut problems = Vec::new();
     if entry.cache_version != CACHE_VERSION {

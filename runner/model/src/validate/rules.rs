@@ -1,10 +1,11 @@
 //! The semantic rules a schema cannot say: of a plan's and a fragment's actions (unique ids,
-//! which fields each action type takes, parseable selectors, keys and URL globs) and of their
-//! postconditions.
+//! which fields each action type takes, parseable selectors within their limits, keys and URL
+//! globs, at most so many steps) and of their postconditions.
 
 use std::collections::HashSet;
 
 use super::error::{InputError, version_problem};
+use super::limits::{chain_too_long, selector_too_long, too_many_steps};
 use crate::plan::{Action, ActionType, PLAN_VERSION, Plan};
 use crate::selector::Selector;
 
@@ -38,6 +39,9 @@ pub(super) fn actions_semantics(
     final_needs_expect: bool,
 ) -> Vec<InputError> {
     let mut problems = Vec::new();
+    if let Some((what, fix)) = too_many_steps(actions.len()) {
+        problems.push(InputError::new(file, format!("{prefix}actions"), what, fix));
+    }
     let mut ids = HashSet::new();
     for (i, action) in actions.iter().enumerate() {
         let at = format!("{prefix}actions[{i}]");
@@ -54,12 +58,11 @@ pub(super) fn actions_semantics(
         let kind = action.kind;
         match &action.target {
             Some(t) => {
-                if let Err(e) = Selector::parse(&t.selector) {
-                    problem(
-                        ".target.selector",
-                        format!("bad selector `{}`: {e}", t.selector),
-                        "write a selector such as role=button[name=\"Save\"]".into(),
-                    );
+                if let Some((what, fix)) = selector_problem(
+                    &t.selector,
+                    "write a selector such as role=button[name=\"Save\"]",
+                ) {
+                    problem(".target.selector", what, fix);
                 }
                 if !kind.needs_target() && kind != ActionType::Press {
                     problem(
@@ -193,13 +196,10 @@ pub(super) fn expect_semantics(
         ));
     }
     for (field, selector) in expect.selectors() {
-        if let Err(e) = Selector::parse(selector) {
-            problems.push(InputError::new(
-                file,
-                format!("{at}.{field}"),
-                format!("bad selector `{selector}`: {e}"),
-                "write a selector such as text=\"Saved\"",
-            ));
+        if let Some((what, fix)) =
+            selector_problem(selector, "write a selector such as text=\"Saved\"")
+        {
+            problems.push(InputError::new(file, format!("{at}.{field}"), what, fix));
         }
     }
     if let Some(url) = &expect.url
@@ -213,4 +213,16 @@ pub(super) fn expect_semantics(
         ));
     }
     problems
+}
+
+/// Why a selector cannot be used, and the fix: over a size limit (checked before it is parsed,
+/// and never echoed), or not parseable (`example` is then the fix).
+fn selector_problem(selector: &str, example: &str) -> Option<(String, String)> {
+    if let Some(p) = selector_too_long(selector) {
+        return Some(p);
+    }
+    match Selector::parse(selector) {
+        Err(e) => Some((format!("bad selector `{selector}`: {e}"), example.into())),
+        Ok(parsed) => chain_too_long(parsed.parts.len()),
+    }
 }
