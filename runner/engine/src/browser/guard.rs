@@ -108,7 +108,21 @@ impl Session {
         if !self.shared.guard.lock().expect("guard lock").is_held() {
             return Ok(None);
         }
-        let url = self.url().await?;
+        // A navigation may be replacing the document right now: read the URL of the next one.
+        let mut url = self.url().await;
+        for _ in 0..20 {
+            match url {
+                Err(BrowserError::ContextLost) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+                    url = self.url().await;
+                }
+                _ => break,
+            }
+        }
+        let url = match url {
+            Ok(url) => url,
+            Err(e) => return self.left_origins().map(Some).ok_or(e),
+        };
         let mut guard = self.shared.guard.lock().expect("guard lock");
         if guard.allows(&url) {
             return Ok(guard.left.clone());

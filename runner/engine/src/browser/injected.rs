@@ -338,6 +338,12 @@ pub(crate) async fn unmask(session: &Session) -> Result<bool, BrowserError> {
     call(session, "unmask", &[]).await
 }
 
+/// Whether the document is being left: a navigation it started (a link, a form, a script) is
+/// under way.
+pub(crate) async fn is_leaving(session: &Session) -> Result<bool, BrowserError> {
+    call(session, "isLeaving", &[]).await
+}
+
 /// The current document's URL.
 pub(crate) async fn url(session: &Session) -> Result<String, BrowserError> {
     call(session, "url", &[]).await

@@ -9,6 +9,9 @@ use super::error::{BrowserError, NavError};
 use super::injected;
 use super::session::Session;
 
+/// How long [`Session::settle`] watches a page that is not leaving before it counts as staying.
+const SETTLE_WINDOW: Duration = Duration::from_millis(300);
+
 /// Lifecycle of the main frame's documents, keyed by loader id.
 #[derive(Default)]
 pub(super) struct DocState {
@@ -112,6 +115,25 @@ impl Session {
                 .wait_lifecycle(&loader, "DOMContentLoaded", false, deadline)
                 .await;
         }
+    }
+
+    /// Waits (up to `max`) while the page leaves its document (a click started a navigation),
+    /// then for the next document to parse, so what is read next is the page the navigation
+    /// reached, or the hold has stopped it ([`Session::left_origins`]). A navigation a step
+    /// planned starts a little after the step (a form's submission is a task of its own): the
+    /// page is watched for [`SETTLE_WINDOW`] before it counts as staying.
+    pub async fn settle(&self, max: Duration) {
+        let start = tokio::time::Instant::now();
+        let deadline = start + max;
+        while tokio::time::Instant::now() < deadline && self.left_origins().is_none() {
+            match injected::is_leaving(self).await {
+                Ok(true) | Err(BrowserError::ContextLost) => {}
+                Ok(false) if start.elapsed() < SETTLE_WINDOW => {}
+                Ok(false) | Err(_) => break,
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.wait_document_ready(deadline).await;
     }
 
     /// Forgets every document but the current one (a reset tab starts with only its blank

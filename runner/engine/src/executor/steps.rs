@@ -27,7 +27,7 @@ pub(super) struct Runner<'s, 'c> {
     dialogs_reported: usize,
     /// Fields typed from credentials, covered before a screenshot.
     pub secret_fields: Vec<SecretField>,
-    /// The credential values typed in this execution: any text showing one is covered before a
+    /// The project's credential values: any text showing one is covered before a
     /// screenshot. Never reported.
     pub secret_values: Vec<String>,
     /// The failing step's target selector.
@@ -58,7 +58,14 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         results: Vec::new(),
         dialogs_reported: 0,
         secret_fields: Vec::new(),
-        secret_values: Vec::new(),
+        // Every declared credential, typed here or not (a setup signed in, the page shows the
+        // account's email): text showing one is covered before a screenshot.
+        secret_values: cx
+            .boundary
+            .credential_names()
+            .filter_map(|name| cx.secrets.resolve(name))
+            .filter(|v| !v.trim().is_empty())
+            .collect(),
         failed_target: None,
     };
     let mut start_sig = None;

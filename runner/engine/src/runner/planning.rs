@@ -403,10 +403,11 @@ impl Runner {
         session: &Session,
         phases: &mut Phases,
     ) -> Result<PageView, Stop> {
-        let left = match session.check_hold().await {
-            Ok(left) => left,
-            Err(e) => return Err(Stop::Browser(e)),
-        };
+        // A navigation the last step started is waited for: it may be leaving the app.
+        session
+            .settle(self.config.timeouts.navigation.min(Duration::from_secs(2)))
+            .await;
+        let left = session.check_hold().await.map_err(Stop::Browser)?;
         if let Some(left) = left {
             return Err(Stop::Outside(left.url));
         }
@@ -415,9 +416,14 @@ impl Runner {
         };
         let s = planner.settings();
         let started = Instant::now();
+        // A page that fails to read because it is leaving the app stops for that reason.
+        let stop = |e| match session.left_origins() {
+            Some(left) => Stop::Outside(left.url),
+            None => Stop::Browser(e),
+        };
         let mut page = PageView::capture(session, s.page_chars, s.max_elements)
             .await
-            .map_err(Stop::Browser)?;
+            .map_err(stop)?;
         for _ in 0..5 {
             if !page.elements.is_empty() {
                 break;
@@ -425,7 +431,7 @@ impl Runner {
             tokio::time::sleep(Duration::from_millis(200)).await;
             page = PageView::capture(session, s.page_chars, s.max_elements)
                 .await
-                .map_err(Stop::Browser)?;
+                .map_err(stop)?;
         }
         match url::Url::parse(&page.url) {
             Ok(u) if self.boundary().is_app(&u) => {}
