@@ -5,8 +5,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// What the workflow run tells the entrypoint about itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+use secrecy::SecretString;
+
+/// What the workflow run tells the entrypoint about itself. `Debug` shows no token
+/// (`GITHUB_TOKEN` is a [`SecretString`]).
+#[derive(Debug, Clone, Default)]
 pub struct Context {
     /// `GITHUB_WORKSPACE`: the checked-out repository (the current folder when unset).
     pub workspace: PathBuf,
@@ -22,7 +25,7 @@ pub struct Context {
     pub server_url: String,
     pub api_url: String,
     /// `GITHUB_TOKEN` passed to the step's environment, for the PR comment.
-    pub token: Option<String>,
+    pub token: Option<SecretString>,
     pub pull_request: Option<PullRequest>,
     /// `GITHUB_STEP_SUMMARY`: the job summary file.
     pub step_summary: Option<PathBuf>,
@@ -58,7 +61,7 @@ impl Context {
             job: var("GITHUB_JOB"),
             server_url: var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into()),
             api_url: var("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
-            token: var("GITHUB_TOKEN"),
+            token: var("GITHUB_TOKEN").map(SecretString::from),
             pull_request,
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             output: var("GITHUB_OUTPUT").map(PathBuf::from),
@@ -228,5 +231,37 @@ mod tests {
         };
         assert_eq!(ctx.branch(), Some("main"));
         assert_eq!(ctx.commit(), Some("123"));
+    }
+
+    #[test]
+    fn debug_never_shows_the_github_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let event = dir.path().join("event.json");
+        std::fs::write(
+            &event,
+            json!({"pull_request": {"number": 7, "head": {"sha": "abc", "ref": "feature"}}})
+                .to_string(),
+        )
+        .unwrap();
+        let token = "ghs_0123456789abcdefSECRET";
+        let env = |k: &str| -> Option<String> {
+            Some(match k {
+                "GITHUB_TOKEN" => token.to_string(),
+                "GITHUB_EVENT_PATH" => event.display().to_string(),
+                "GITHUB_WORKSPACE" => "/github/workspace".into(),
+                "GITHUB_REPOSITORY" => "acme/app".into(),
+                "GITHUB_RUN_ID" => "4242".into(),
+                _ => return None,
+            })
+        };
+        let ctx = Context::read(&env);
+        assert!(ctx.token.is_some() && ctx.pull_request.is_some());
+        let shown = format!("{ctx:?} {ctx:#?}");
+        assert!(
+            shown.contains("acme/app") && shown.contains("token: Some("),
+            "{shown}"
+        );
+        assert!(!shown.contains(token), "{shown}");
+        assert!(!shown.contains("SECRET"), "{shown}");
     }
 }

@@ -13,6 +13,7 @@ pub mod summary;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use secrecy::ExposeSecret;
 use windup_engine::config::{Config, Overrides};
 use windup_engine::events::{Event, EventSink};
 use windup_engine::reporters::{self, ReportFormat, ReportSpec};
@@ -173,7 +174,7 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         // to the engine's view of the environment, never set in the process's own.
         config.env = config.env.with(BTreeMap::from([(
             settings.token_env.clone(),
-            token.clone(),
+            token.expose_secret().to_string(),
         )]));
     }
     let dashboard = config.dashboard.clone();
@@ -439,7 +440,15 @@ async fn post_comment(report: &RunReport, notes: &Notes, ctx: &Context, dashboar
         return;
     };
     let body = summary::comment(report, notes);
-    match comment::upsert(&ctx.api_url, token, repository, pr.number, &body).await {
+    match comment::upsert(
+        &ctx.api_url,
+        token.expose_secret(),
+        repository,
+        pr.number,
+        &body,
+    )
+    .await
+    {
         Ok(posted) => println!("windup: pull request comment {posted:?}"),
         Err(e) => warn_if(Some(&format!("no pull request comment: {e}"))),
     }
