@@ -15,6 +15,11 @@ use windup_action::inputs::{INPUTS, Inputs, env_name};
 use windup_testkit::fake_dashboard::{FakeDashboard, closed_port_url};
 use windup_testkit::{Server, repo_root};
 
+// Further tests of this binary live in `action/` (`#[path]`: a crate root's modules would
+// otherwise sit beside it, where cargo would take each for a test binary of its own).
+#[path = "action/secrets.rs"]
+mod secrets;
+
 /// A simulated workflow run: a workspace holding the example project under `acme/`.
 struct Workflow {
     dir: tempfile::TempDir,
@@ -81,6 +86,11 @@ impl Workflow {
 
     /// Runs the entrypoint; the summary and output files start empty each time.
     fn run(&self) -> Output {
+        self.command().output().expect("run windup-action")
+    }
+
+    /// The entrypoint as GitHub starts it, with empty summary and output files.
+    fn command(&self) -> Command {
         let _ = std::fs::remove_file(self.path("summary.md"));
         let _ = std::fs::remove_file(self.path("output.txt"));
         let mut cmd = Command::new(entrypoint());
@@ -89,10 +99,8 @@ impl Workflow {
                 cmd.env_remove(k);
             }
         }
-        cmd.current_dir(self.dir.path())
-            .envs(&self.env)
-            .output()
-            .expect("run windup-action")
+        cmd.current_dir(self.dir.path()).envs(&self.env);
+        cmd
     }
 
     fn summary(&self) -> String {
