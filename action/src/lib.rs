@@ -178,13 +178,24 @@ fn prepare(
         spec.path = root.join(&spec.path);
         reports.push(spec);
     }
+    // Handed to the engine's view of the environment, never set in the process's own.
+    let mut engine_vars = BTreeMap::new();
     if let (Some(settings), Some(token)) = (&config.dashboard, &inputs.dashboard_token) {
-        // The engine reads the dashboard token from the variable `token_env` names: it is handed
-        // to the engine's view of the environment, never set in the process's own.
-        config.env = config.env.with(BTreeMap::from([(
+        // The engine reads the dashboard token from the variable `token_env` names.
+        engine_vars.insert(
             settings.token_env.clone(),
             token.expose_secret().to_string(),
-        )]));
+        );
+    }
+    if let Some(pr) = ctx.pull_request.as_ref().filter(|p| p.from_fork)
+        && let Some(branch) = pr.branch()
+    {
+        // The engine restores and saves plans on `GITHUB_HEAD_REF`, which for a fork is the
+        // fork's bare branch name (often `main`): the qualified name replaces it.
+        engine_vars.insert("GITHUB_HEAD_REF".to_string(), branch);
+    }
+    if !engine_vars.is_empty() {
+        config.env = config.env.with(engine_vars);
     }
     let child_env = environment.stripped(&environment::secret_names(&config));
     config.browser.env = Some(child_env.clone());
@@ -339,7 +350,7 @@ fn stamp(report: &mut RunReport, ctx: &Context) {
     if let Some(commit) = ctx.commit() {
         report.git = Some(GitInfo {
             commit: commit.to_string(),
-            branch: ctx.branch().map(str::to_string),
+            branch: ctx.branch(),
         });
     }
     if ctx.run_id.is_some() {

@@ -17,6 +17,8 @@ use windup_testkit::{Server, repo_root};
 
 // Further tests of this binary live in `action/` (`#[path]`: a crate root's modules would
 // otherwise sit beside it, where cargo would take each for a test binary of its own).
+#[path = "action/fork.rs"]
+mod fork;
 #[path = "action/secrets.rs"]
 mod secrets;
 
@@ -772,6 +774,7 @@ struct RealDashboard {
     token: String,
     store: Arc<dyn windup_dashboard::store::Store>,
     project_id: i64,
+    project: windup_dashboard::store::Project,
     rt: tokio::runtime::Runtime,
     _db: tempfile::TempDir,
 }
@@ -785,7 +788,7 @@ impl RealDashboard {
             .enable_all()
             .build()
             .unwrap();
-        let (url, token, store, project_id) = rt.block_on(async {
+        let (url, token, store, project) = rt.block_on(async {
             let st = store::open(db.path().join("dashboard.db").to_str().unwrap())
                 .await
                 .unwrap();
@@ -811,16 +814,48 @@ impl RealDashboard {
                 listener,
                 AppState::new(st.clone(), config),
             ));
-            (url, token, st, project.id)
+            (url, token, st, project)
         });
         RealDashboard {
             url,
             token,
             store,
-            project_id,
+            project_id: project.id,
+            project,
             rt,
             _db: db,
         }
+    }
+
+    /// A token with the Action's scopes that may write the cache only on branches matching
+    /// `branch_glob`.
+    fn scoped_token(&self, branch_glob: &str) -> String {
+        let scopes = ["ingest", "cache:read", "cache:write"].map(String::from);
+        self.rt
+            .block_on(windup_dashboard::admin::create_token(
+                &*self.store,
+                &self.project,
+                &scopes,
+                Some(branch_glob),
+            ))
+            .unwrap()
+            .token
+    }
+
+    /// The active plan on `branch` for the key of `entry` (a cache entry, as JSON).
+    fn plan_on(&self, entry: &Value, branch: &str) -> Option<Value> {
+        let key = |k: &str| entry["key"][k].as_str().unwrap().to_string();
+        let row = self
+            .rt
+            .block_on(self.store.cache_get(
+                self.project_id,
+                &key("scenario_id"),
+                &key("start_url"),
+                &key("scenario_sha"),
+                branch,
+            ))
+            .unwrap()?;
+        Some(serde_json::from_str(&row.entry_json).unwrap())
     }
 
     fn runs(&self) -> Vec<windup_dashboard::store::RunSummary> {
