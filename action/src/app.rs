@@ -198,7 +198,8 @@ mod tests {
     #[test]
     fn a_command_that_exits_is_reported_and_nothing_is_left() {
         let url = url::Url::parse("http://127.0.0.1:9/").unwrap();
-        let err = App::start("exit 3", Path::new("."), &url, &ChildEnv::default())
+        // `/`: a folder any user may enter (as root, the test's app runs as nobody).
+        let err = App::start("exit 3", Path::new("/"), &url, &ChildEnv::default())
             .err()
             .expect("no app");
         assert!(err.to_string().contains("exited"), "{err}");
