@@ -23,4 +23,6 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/bin/windup /usr/local/bin/windup-action /usr/local/bin/
 # GitHub runs Docker actions as root with the workspace mounted at GITHUB_WORKSPACE: no USER.
+# The entrypoint hands start-command's app to `nobody` (65534:65534, in the base image), with no
+# token or key in its environment (action/src/app.rs, action/src/environment.rs).
 ENTRYPOINT ["/usr/local/bin/windup-action"]

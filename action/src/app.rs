@@ -1,23 +1,46 @@
 //! `start-command` and `wait-for`: the app under test started inside the Action's container,
 //! waited for, and stopped (with everything it started) when the run ends.
+//!
+//! The app is the pull request's code, so it gets nothing of the Action's: an environment
+//! without tokens or keys (`environment`), its own process group, and, when the Action runs as
+//! root (GitHub runs Docker actions as root), the user `nobody` (65534:65534) with a private
+//! `HOME`. As `nobody` it cannot read the Action's `/proc/PID/environ`, signal it, or write
+//! the runner's workflow-command files; it reads the workspace as any other user can
+//! (actions/checkout leaves it readable), and writes only its `HOME` and `/tmp`. Run as
+//! another user, the Action keeps that user for the app: it cannot switch, and is not root.
 
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use windup_engine::env::ChildEnv;
+
 /// How long the app may take to answer at `wait-for`.
 pub const WAIT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Who runs start-command when the Action is root: `nobody` (uid, gid), who owns nothing in
+/// the container. Numeric, so no passwd entry is needed (Debian's image has one).
+pub const NOBODY: (u32, u32) = (65534, 65534);
+
+/// The user start-command runs as, for an Action running as `euid`: `nobody` for root, else
+/// the current user (`None`).
+pub fn app_user(euid: u32) -> Option<(u32, u32)> {
+    (euid == 0).then_some(NOBODY)
+}
 
 /// The app's process group; dropping it stops the app.
 pub struct App {
     child: Child,
+    /// The private `HOME` of an app run as `nobody`, removed after it.
+    _home: Option<tempfile::TempDir>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error("start-command could not be started: {0}")]
-    Spawn(std::io::Error),
+    Spawn(String),
     #[error("start-command exited before the app answered ({0})")]
     Exited(String),
     #[error("the app did not answer at {0} within {secs} s", secs = WAIT_TIMEOUT.as_secs())]
@@ -25,18 +48,43 @@ pub enum AppError {
 }
 
 impl App {
-    /// Runs `command` with `sh -c` in `dir`, in its own process group, its output going to the
-    /// step's log; then waits until `wait_for` answers HTTP.
-    pub fn start(command: &str, dir: &Path, wait_for: &url::Url) -> Result<App, AppError> {
-        let child = Command::new("sh")
-            .arg("-c")
+    /// Runs `command` with `sh -c` in `dir`, in its own process group, with exactly `env`, as
+    /// [`app_user`], its output going to the step's log; then waits until `wait_for` answers
+    /// HTTP.
+    pub fn start(
+        command: &str,
+        dir: &Path,
+        wait_for: &url::Url,
+        env: &ChildEnv,
+    ) -> Result<App, AppError> {
+        // By path: the cleared environment may have no PATH to find it on.
+        let mut sh = Command::new("/bin/sh");
+        sh.arg("-c")
             .arg(command)
             .current_dir(dir)
             .stdin(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .map_err(AppError::Spawn)?;
-        let mut app = App { child };
+            .process_group(0);
+        env.apply(&mut sh);
+        let user = app_user(euid());
+        let home = match user {
+            Some((uid, gid)) => {
+                let home = private_home(uid, gid)
+                    .map_err(|e| AppError::Spawn(format!("no private HOME for uid {uid}: {e}")))?;
+                sh.env("HOME", home.path()).uid(uid).gid(gid);
+                Some(home)
+            }
+            None => None,
+        };
+        let child = sh.spawn().map_err(|e| match user {
+            Some((uid, _)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                AppError::Spawn(format!(
+                    "{e}: it runs as uid {uid} (nobody), not root, so `{}` and the folders above it must be readable by others (as actions/checkout leaves them)",
+                    dir.display()
+                ))
+            }
+            _ => AppError::Spawn(e.to_string()),
+        })?;
+        let mut app = App { child, _home: home };
         let deadline = Instant::now() + WAIT_TIMEOUT;
         loop {
             if answers(wait_for) {
@@ -91,6 +139,26 @@ impl Drop for App {
     }
 }
 
+/// A fresh `HOME` for the app (caches such as npm's go there), owned by the app's user and
+/// closed to everyone else.
+fn private_home(uid: u32, gid: u32) -> std::io::Result<tempfile::TempDir> {
+    let home = tempfile::Builder::new()
+        .prefix("windup-app-home-")
+        .tempdir()?;
+    std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o700))?;
+    std::os::unix::fs::chown(home.path(), Some(uid), Some(gid))?;
+    Ok(home)
+}
+
+#[expect(
+    unsafe_code,
+    reason = "geteuid(2): std does not say who the process runs as"
+)]
+fn euid() -> u32 {
+    // SAFETY: geteuid(2) takes no arguments, always succeeds and touches no memory.
+    unsafe { libc::geteuid() }
+}
+
 /// Whether anything answers HTTP at `url` (any status: a 404 still means the server is up).
 fn answers(url: &url::Url) -> bool {
     use std::io::{Read, Write};
@@ -130,9 +198,16 @@ mod tests {
     #[test]
     fn a_command_that_exits_is_reported_and_nothing_is_left() {
         let url = url::Url::parse("http://127.0.0.1:9/").unwrap();
-        let err = App::start("exit 3", Path::new("."), &url)
+        // `/`: a folder any user may enter (as root, the test's app runs as nobody).
+        let err = App::start("exit 3", Path::new("/"), &url, &ChildEnv::default())
             .err()
             .expect("no app");
         assert!(err.to_string().contains("exited"), "{err}");
+    }
+
+    #[test]
+    fn root_hands_the_app_to_nobody_and_anyone_else_keeps_itself() {
+        assert_eq!(app_user(0), Some((65534, 65534)));
+        assert_eq!(app_user(1001), None);
     }
 }

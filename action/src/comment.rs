@@ -1,10 +1,20 @@
 //! The sticky PR comment, posted with `GITHUB_TOKEN` when no dashboard posts it: one comment
-//! per pull request, found again by its marker and updated in place.
+//! per pull request, found again by its marker and its author and updated in place. Anyone can
+//! write the marker into a comment; only a comment the token's own identity wrote is edited.
+//!
+//! The author is the login `GET /user` returns for the token (a personal access token's
+//! user). A GitHub App installation token, `GITHUB_TOKEN` among them, may not call `GET /user`
+//! (403): its comments are taken to be [`ACTIONS_BOT`]'s, `GITHUB_TOKEN`'s identity. Another
+//! App's installation token therefore never finds its earlier comment and adds a new one each
+//! run: a duplicate, never someone else's comment edited.
 
 use octocrab::Octocrab;
 use octocrab::models::CommentId;
 
 use crate::summary::COMMENT_MARKER;
+
+/// The login of `GITHUB_TOKEN`'s comments: the GitHub Actions app's bot.
+pub const ACTIONS_BOT: &str = "github-actions[bot]";
 
 /// What happened to the comment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +41,7 @@ pub async fn upsert(
         .personal_token(token.to_string())
         .build()
         .map_err(|e| format!("cannot set up the GitHub client: {e}"))?;
+    let author = author(&github).await?;
     let issues = github.issues(owner, repo);
     let mut existing: Option<CommentId> = None;
     let mut page = issues
@@ -41,9 +52,10 @@ pub async fn upsert(
         .map_err(|e| describe("list the comments", e))?;
     loop {
         if let Some(c) = page.items.iter().find(|c| {
-            c.body
-                .as_deref()
-                .is_some_and(|b| b.contains(COMMENT_MARKER))
+            c.user.login.eq_ignore_ascii_case(&author)
+                && c.body
+                    .as_deref()
+                    .is_some_and(|b| b.contains(COMMENT_MARKER))
         }) {
             existing = Some(c.id);
             break;
@@ -74,6 +86,18 @@ pub async fn upsert(
                 .map_err(|e| describe("create the comment", e))?;
             Ok(Posted::Created)
         }
+    }
+}
+
+/// Who the token comments as: `GET /user`'s login, or [`ACTIONS_BOT`] for an installation
+/// token, which `GET /user` refuses with 403.
+async fn author(github: &Octocrab) -> Result<String, String> {
+    match github.current().user().await {
+        Ok(user) => Ok(user.login),
+        Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 403 => {
+            Ok(ACTIONS_BOT.to_string())
+        }
+        Err(e) => Err(describe("find whom the token belongs to (GET /user)", e)),
     }
 }
 

@@ -5,8 +5,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// What the workflow run tells the entrypoint about itself.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+use secrecy::SecretString;
+
+/// What the workflow run tells the entrypoint about itself. `Debug` shows no token
+/// (`GITHUB_TOKEN` is a [`SecretString`]).
+#[derive(Debug, Clone, Default)]
 pub struct Context {
     /// `GITHUB_WORKSPACE`: the checked-out repository (the current folder when unset).
     pub workspace: PathBuf,
@@ -22,7 +25,7 @@ pub struct Context {
     pub server_url: String,
     pub api_url: String,
     /// `GITHUB_TOKEN` passed to the step's environment, for the PR comment.
-    pub token: Option<String>,
+    pub token: Option<SecretString>,
     pub pull_request: Option<PullRequest>,
     /// `GITHUB_STEP_SUMMARY`: the job summary file.
     pub step_summary: Option<PathBuf>,
@@ -36,8 +39,31 @@ pub struct PullRequest {
     pub number: u64,
     pub head_sha: Option<String>,
     pub head_ref: Option<String>,
-    /// The head branch lives in another repository: the run gets no secrets.
+    /// `owner/name` of the head branch's repository; `None` when it was deleted.
+    pub head_repo: Option<String>,
+    /// The head branch lives in another repository (or in one since deleted): under
+    /// `pull_request` the run gets no secrets; under `pull_request_target` it does, and runs a
+    /// stranger's branch.
     pub from_fork: bool,
+}
+
+/// Where a fork's branches go on the dashboard: `fork/OWNER/REPO/BRANCH`. A token scope such
+/// as `feature/*` never matches them (globs match the whole name); `fork/**` does.
+pub const FORK_BRANCHES: &str = "fork/";
+
+impl PullRequest {
+    /// The branch this pull request's runs belong to, which plans are restored from and saved
+    /// to: the head branch, qualified by its repository when that is a fork
+    /// (`fork/evil/app/main`), so that a fork's `main` is never the base repository's `main`.
+    pub fn branch(&self) -> Option<String> {
+        let head = self.head_ref.as_deref()?;
+        Some(if self.from_fork {
+            let repo = self.head_repo.as_deref().unwrap_or("unknown");
+            format!("{FORK_BRANCHES}{repo}/{head}")
+        } else {
+            head.to_string()
+        })
+    }
 }
 
 impl Context {
@@ -58,7 +84,7 @@ impl Context {
             job: var("GITHUB_JOB"),
             server_url: var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into()),
             api_url: var("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into()),
-            token: var("GITHUB_TOKEN"),
+            token: var("GITHUB_TOKEN").map(SecretString::from),
             pull_request,
             step_summary: var("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             output: var("GITHUB_OUTPUT").map(PathBuf::from),
@@ -73,12 +99,16 @@ impl Context {
             .or(self.sha.as_deref())
     }
 
-    /// The branch: a pull request's head branch, else the branch of `GITHUB_REF`.
-    pub fn branch(&self) -> Option<&str> {
+    /// The branch: a pull request's ([`PullRequest::branch`], a fork's qualified), else the
+    /// branch of `GITHUB_REF`.
+    pub fn branch(&self) -> Option<String> {
         self.pull_request
             .as_ref()
-            .and_then(|p| p.head_ref.as_deref())
-            .or_else(|| self.git_ref.as_deref()?.strip_prefix("refs/heads/"))
+            .and_then(PullRequest::branch)
+            .or_else(|| {
+                let name = self.git_ref.as_deref()?.strip_prefix("refs/heads/")?;
+                Some(name.to_string())
+            })
     }
 
     /// A link to this workflow run.
@@ -110,7 +140,9 @@ fn pull_request(event: &serde_json::Value) -> Option<PullRequest> {
             .pointer("/head/ref")
             .and_then(|v| v.as_str())
             .map(str::to_string),
-        from_fork: head_repo.is_some() && head_repo != base_repo,
+        // A deleted fork's event has `head.repo: null`; the base's is always there.
+        from_fork: head_repo != base_repo && base_repo.is_some(),
+        head_repo,
     })
 }
 
@@ -226,7 +258,96 @@ mod tests {
             sha: Some("123".into()),
             ..Context::default()
         };
-        assert_eq!(ctx.branch(), Some("main"));
+        assert_eq!(ctx.branch().as_deref(), Some("main"));
         assert_eq!(ctx.commit(), Some("123"));
+    }
+
+    /// GitHub's event payloads (`tests/events/`), read as the runner hands them over.
+    #[test]
+    fn a_forks_branch_is_qualified_by_its_repository_and_a_same_repo_branch_is_not() {
+        let events = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/events");
+        for (file, event_name, head_ref, branch, fork) in [
+            (
+                "pull_request_target-fork-main.json",
+                "pull_request_target",
+                "main",
+                "fork/evil/app/main",
+                true,
+            ),
+            (
+                "pull_request_target-fork-feature.json",
+                "pull_request_target",
+                "feature/x",
+                "fork/evil/app/feature/x",
+                true,
+            ),
+            (
+                "pull_request_target-deleted-fork.json",
+                "pull_request_target",
+                "main",
+                "fork/unknown/main",
+                true,
+            ),
+            (
+                "pull_request-same-repo.json",
+                "pull_request",
+                "feature/x",
+                "feature/x",
+                false,
+            ),
+        ] {
+            let path = events.join(file).display().to_string();
+            let env = |k: &str| -> Option<String> {
+                Some(match k {
+                    "GITHUB_EVENT_PATH" => path.clone(),
+                    "GITHUB_EVENT_NAME" => event_name.into(),
+                    "GITHUB_HEAD_REF" => head_ref.into(),
+                    // pull_request_target runs on the base's default branch.
+                    "GITHUB_REF" => "refs/heads/main".into(),
+                    "GITHUB_REPOSITORY" => "acme/app".into(),
+                    _ => return None,
+                })
+            };
+            let ctx = Context::read(&env);
+            let pr = ctx.pull_request.as_ref().expect(file);
+            assert_eq!(pr.from_fork, fork, "{file}");
+            assert_eq!(ctx.branch().as_deref(), Some(branch), "{file}");
+            assert_eq!(
+                ctx.commit(),
+                Some("0123456789abcdef0123456789abcdef01234567")
+            );
+        }
+    }
+
+    #[test]
+    fn debug_never_shows_the_github_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let event = dir.path().join("event.json");
+        std::fs::write(
+            &event,
+            json!({"pull_request": {"number": 7, "head": {"sha": "abc", "ref": "feature"}}})
+                .to_string(),
+        )
+        .unwrap();
+        let token = "ghs_0123456789abcdefSECRET";
+        let env = |k: &str| -> Option<String> {
+            Some(match k {
+                "GITHUB_TOKEN" => token.to_string(),
+                "GITHUB_EVENT_PATH" => event.display().to_string(),
+                "GITHUB_WORKSPACE" => "/github/workspace".into(),
+                "GITHUB_REPOSITORY" => "acme/app".into(),
+                "GITHUB_RUN_ID" => "4242".into(),
+                _ => return None,
+            })
+        };
+        let ctx = Context::read(&env);
+        assert!(ctx.token.is_some() && ctx.pull_request.is_some());
+        let shown = format!("{ctx:?} {ctx:#?}");
+        assert!(
+            shown.contains("acme/app") && shown.contains("token: Some("),
+            "{shown}"
+        );
+        assert!(!shown.contains(token), "{shown}");
+        assert!(!shown.contains("SECRET"), "{shown}");
     }
 }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use secrecy::SecretString;
+
 /// One declared input and the default `action.yml` gives it (applied here too, so the
 /// entrypoint behaves the same when run outside GitHub). A test holds `action.yml` to this list.
 #[derive(Debug, Clone, Copy)]
@@ -78,8 +80,8 @@ pub struct ScenarioFilter {
     pub tags: Vec<String>,
 }
 
-/// The inputs, validated.
-#[derive(Debug, Clone, PartialEq)]
+/// The inputs, validated. `Debug` shows no token (`dashboard-token` is a [`SecretString`]).
+#[derive(Debug, Clone)]
 pub struct Inputs {
     pub scenarios: ScenarioFilter,
     pub working_directory: String,
@@ -100,7 +102,7 @@ pub struct Inputs {
     pub summary: bool,
     pub comment: bool,
     pub dashboard_url: Option<url::Url>,
-    pub dashboard_token: Option<String>,
+    pub dashboard_token: Option<SecretString>,
 }
 
 /// The environment variable GitHub sets for an input.
@@ -213,7 +215,7 @@ impl Inputs {
             "give the dashboard's https:// address, such as https://windup.example.com",
             false,
         );
-        let dashboard_token = opt("dashboard-token");
+        let dashboard_token = opt("dashboard-token").map(SecretString::from);
         if dashboard_token.is_some() && dashboard_url.is_none() {
             bad.push(BadInput::new(
                 "dashboard-url",
@@ -369,5 +371,29 @@ mod tests {
             assert!(named.contains(&input), "{input} not in {named:?}");
         }
         assert!(bad.iter().all(|b| !b.fix.is_empty()));
+    }
+
+    #[test]
+    fn debug_never_shows_the_dashboard_token() {
+        let token = "wdp_0123456789abcdefSECRET";
+        let i = read(&[
+            ("scenarios", "sign-in @smoke"),
+            ("base-url", "http://127.0.0.1:3000"),
+            ("start-command", "npm start"),
+            ("wait-for", "http://127.0.0.1:3000/"),
+            ("provider", "openai"),
+            ("model", "gpt-4.1-mini"),
+            ("shard", "1/2"),
+            ("budget-usd", "0.5"),
+            ("comment", "true"),
+            ("dashboard-url", "https://windup.example.com"),
+            ("dashboard-token", token),
+        ])
+        .unwrap();
+        let shown = format!("{i:?} {i:#?}");
+        assert!(shown.contains("windup.example.com"), "{shown}");
+        assert!(shown.contains("dashboard_token: Some("), "{shown}");
+        assert!(!shown.contains(token), "{shown}");
+        assert!(!shown.contains("SECRET"), "{shown}");
     }
 }

@@ -6,6 +6,7 @@
 pub mod app;
 pub mod comment;
 pub mod dashboard;
+pub mod environment;
 pub mod github;
 pub mod inputs;
 pub mod summary;
@@ -13,7 +14,9 @@ pub mod summary;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use secrecy::ExposeSecret;
 use windup_engine::config::{Config, Overrides};
+use windup_engine::env::ChildEnv;
 use windup_engine::events::{Event, EventSink};
 use windup_engine::reporters::{self, ReportFormat, ReportSpec};
 use windup_engine::runner::{RunError, Runner, Selection};
@@ -21,15 +24,15 @@ use windup_model::{
     CacheOutcome, CiInfo, ExitCode, GitInfo, InputError, Problems, RunReport, ScenarioStatus,
 };
 
+use crate::environment::Environment;
 use crate::github::{Context, error_command, warning_command};
 use crate::inputs::{BadInput, Inputs};
 use crate::summary::Notes;
 
-/// Reads the environment through `env` (the process's in production, a map in unit tests).
-pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-/// The whole Action: inputs, run, outputs. Prints the log and workflow commands on stdout.
-pub fn run(env: Env<'_>) -> ExitCode {
+/// The whole Action: inputs, run, outputs, from `environment` (the process's, read once).
+/// Prints the log and workflow commands on stdout.
+pub fn run(environment: &Environment) -> ExitCode {
+    let env = &|k: &str| environment.get(k);
     let inputs = match Inputs::read(env) {
         Ok(i) => i,
         Err(bad) => return bad_inputs(&bad),
@@ -43,7 +46,7 @@ pub fn run(env: Env<'_>) -> ExitCode {
             "check out the repository first (actions/checkout) and give the folder that holds windup.toml and e2e/",
         )]);
     }
-    let prepared = match prepare(env, &inputs, &ctx, &root) {
+    let prepared = match prepare(environment, &inputs, &ctx, &root) {
         Ok(p) => p,
         Err(Stop::Bad(bad)) => return bad_inputs(&bad),
         Err(Stop::Problems(p)) => return problems(&p, &ctx.workspace),
@@ -55,7 +58,7 @@ pub fn run(env: Env<'_>) -> ExitCode {
                 .as_ref()
                 .expect("checked with start-command");
             println!("Starting the app: {command} (waiting for {wait_for})");
-            match app::App::start(command, &root, wait_for) {
+            match app::App::start(command, &root, wait_for, &prepared.child_env) {
                 Ok(app) => Some(app),
                 Err(e) => {
                     println!(
@@ -101,6 +104,8 @@ struct Prepared {
     dashboard: Option<windup_engine::dashboard_client::Settings>,
     /// The engine's view of the environment (with the dashboard token).
     engine_env: windup_engine::env::Env,
+    /// What start-command's app and Chromium get: the environment without secrets.
+    child_env: ChildEnv,
 }
 
 enum Stop {
@@ -108,7 +113,12 @@ enum Stop {
     Problems(Problems),
 }
 
-fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<Prepared, Stop> {
+fn prepare(
+    environment: &Environment,
+    inputs: &Inputs,
+    ctx: &Context,
+    root: &Path,
+) -> Result<Prepared, Stop> {
     let overrides = Overrides {
         base_url: inputs.base_url.clone(),
         headed: false,
@@ -147,7 +157,7 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
     if !config.require_cached
         && let Some((name, provider)) = &config.provider
         && let Some(key) = &provider.api_key_env
-        && env(key).is_none_or(|v| v.is_empty())
+        && environment.get(key).is_none_or(|v| v.is_empty())
     {
         let fork = if ctx.pull_request.as_ref().is_some_and(|p| p.from_fork) {
             " (a pull request from a fork gets no secrets)"
@@ -168,14 +178,27 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         spec.path = root.join(&spec.path);
         reports.push(spec);
     }
+    // Handed to the engine's view of the environment, never set in the process's own.
+    let mut engine_vars = BTreeMap::new();
     if let (Some(settings), Some(token)) = (&config.dashboard, &inputs.dashboard_token) {
-        // The engine reads the dashboard token from the variable `token_env` names: it is handed
-        // to the engine's view of the environment, never set in the process's own.
-        config.env = config.env.with(BTreeMap::from([(
+        // The engine reads the dashboard token from the variable `token_env` names.
+        engine_vars.insert(
             settings.token_env.clone(),
-            token.clone(),
-        )]));
+            token.expose_secret().to_string(),
+        );
     }
+    if let Some(pr) = ctx.pull_request.as_ref().filter(|p| p.from_fork)
+        && let Some(branch) = pr.branch()
+    {
+        // The engine restores and saves plans on `GITHUB_HEAD_REF`, which for a fork is the
+        // fork's bare branch name (often `main`): the qualified name replaces it.
+        engine_vars.insert("GITHUB_HEAD_REF".to_string(), branch);
+    }
+    if !engine_vars.is_empty() {
+        config.env = config.env.with(engine_vars);
+    }
+    let child_env = environment.stripped(&environment::secret_names(&config));
+    config.browser.env = Some(child_env.clone());
     let dashboard = config.dashboard.clone();
     let engine_env = config.env.clone();
     notes.run_link = ctx.run_url();
@@ -186,6 +209,7 @@ fn prepare(env: Env<'_>, inputs: &Inputs, ctx: &Context, root: &Path) -> Result<
         notes,
         dashboard,
         engine_env,
+        child_env,
     })
 }
 
@@ -257,6 +281,7 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         mut notes,
         dashboard,
         engine_env,
+        child_env: _,
     } = p;
     if let Some(reason) = &notes.require_cached_reason {
         println!(
@@ -325,7 +350,7 @@ fn stamp(report: &mut RunReport, ctx: &Context) {
     if let Some(commit) = ctx.commit() {
         report.git = Some(GitInfo {
             commit: commit.to_string(),
-            branch: ctx.branch().map(str::to_string),
+            branch: ctx.branch(),
         });
     }
     if ctx.run_id.is_some() {
@@ -439,7 +464,15 @@ async fn post_comment(report: &RunReport, notes: &Notes, ctx: &Context, dashboar
         return;
     };
     let body = summary::comment(report, notes);
-    match comment::upsert(&ctx.api_url, token, repository, pr.number, &body).await {
+    match comment::upsert(
+        &ctx.api_url,
+        token.expose_secret(),
+        repository,
+        pr.number,
+        &body,
+    )
+    .await
+    {
         Ok(posted) => println!("windup: pull request comment {posted:?}"),
         Err(e) => warn_if(Some(&format!("no pull request comment: {e}"))),
     }

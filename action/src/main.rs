@@ -21,5 +21,5 @@ fn main() -> std::process::ExitCode {
                 .with_filter(log),
         )
         .init();
-    windup_action::run(&|k| std::env::var(k).ok()).into()
+    windup_action::run(&windup_action::environment::Environment::of_process()).into()
 }

@@ -15,6 +15,15 @@ use windup_action::inputs::{INPUTS, Inputs, env_name};
 use windup_testkit::fake_dashboard::{FakeDashboard, closed_port_url};
 use windup_testkit::{Server, repo_root};
 
+// Further tests of this binary live in `action/` (`#[path]`: a crate root's modules would
+// otherwise sit beside it, where cargo would take each for a test binary of its own).
+#[path = "action/comment_author.rs"]
+mod comment_author;
+#[path = "action/fork.rs"]
+mod fork;
+#[path = "action/secrets.rs"]
+mod secrets;
+
 /// A simulated workflow run: a workspace holding the example project under `acme/`.
 struct Workflow {
     dir: tempfile::TempDir,
@@ -81,6 +90,11 @@ impl Workflow {
 
     /// Runs the entrypoint; the summary and output files start empty each time.
     fn run(&self) -> Output {
+        self.command().output().expect("run windup-action")
+    }
+
+    /// The entrypoint as GitHub starts it, with empty summary and output files.
+    fn command(&self) -> Command {
         let _ = std::fs::remove_file(self.path("summary.md"));
         let _ = std::fs::remove_file(self.path("output.txt"));
         let mut cmd = Command::new(entrypoint());
@@ -89,10 +103,8 @@ impl Workflow {
                 cmd.env_remove(k);
             }
         }
-        cmd.current_dir(self.dir.path())
-            .envs(&self.env)
-            .output()
-            .expect("run windup-action")
+        cmd.current_dir(self.dir.path()).envs(&self.env);
+        cmd
     }
 
     fn summary(&self) -> String {
@@ -456,7 +468,9 @@ fn three_shards_of_one_workflow_run_cover_every_scenario_once() {
     assert_eq!(runs.iter().map(|r| r.scenarios).sum::<i64>(), 4);
 }
 
-/// A fake GitHub REST API: the comments of issue 7 of acme/app, in memory.
+/// A fake GitHub REST API: the comments of issue 7 of acme/app, in memory, and who each token
+/// is: `ghs_…` an installation token (`GET /user` answers 403, its comments are
+/// `github-actions[bot]`'s, as with `GITHUB_TOKEN`), `ghp_LOGIN` the personal token of LOGIN.
 struct FakeGitHub {
     base: String,
     comments: Arc<Mutex<Vec<Value>>>,
@@ -493,7 +507,12 @@ impl FakeGitHub {
     }
 }
 
+/// A comment by `github-actions[bot]`.
 fn comment_json(base: &str, id: u64, body: &str) -> Value {
+    comment_by(base, id, body, "github-actions[bot]")
+}
+
+fn comment_by(base: &str, id: u64, body: &str, login: &str) -> Value {
     let u = |p: &str| format!("{base}/{p}");
     json!({
         "id": id, "node_id": format!("IC_{id}"),
@@ -501,15 +520,28 @@ fn comment_json(base: &str, id: u64, body: &str) -> Value {
         "html_url": u(&format!("acme/app/pull/7#issuecomment-{id}")),
         "body": body,
         "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
-        "user": {
-            "login": "github-actions[bot]", "id": 41898282, "node_id": "MDM6Qm90NDE4OTgyODI=",
-            "avatar_url": u("a"), "gravatar_id": "", "url": u("u"), "html_url": u("h"),
-            "followers_url": u("f"), "following_url": u("g"), "gists_url": u("g"),
-            "starred_url": u("s"), "subscriptions_url": u("s"), "organizations_url": u("o"),
-            "repos_url": u("r"), "events_url": u("e"), "received_events_url": u("e"),
-            "type": "Bot", "site_admin": false
-        }
+        "user": user_json(base, login)
     })
+}
+
+/// A user as GitHub's REST API spells one.
+fn user_json(base: &str, login: &str) -> Value {
+    let u = |p: &str| format!("{base}/{p}");
+    let bot = login.ends_with("[bot]");
+    json!({
+        "login": login, "id": if bot { 41898282 } else { 1000 + login.len() as u64 },
+        "node_id": format!("U_{login}"),
+        "avatar_url": u("a"), "gravatar_id": "", "url": u("u"), "html_url": u("h"),
+        "followers_url": u("f"), "following_url": u("g"), "gists_url": u("g"),
+        "starred_url": u("s"), "subscriptions_url": u("s"), "organizations_url": u("o"),
+        "repos_url": u("r"), "events_url": u("e"), "received_events_url": u("e"),
+        "type": if bot { "Bot" } else { "User" }, "site_admin": false
+    })
+}
+
+/// Whom a token of the fake belongs to: `None` for an installation token (`ghs_…`).
+fn login_of(token: &str) -> Option<&str> {
+    token.strip_prefix("ghp_")
 }
 
 fn serve_github(
@@ -532,16 +564,20 @@ fn serve_github(
             parts.next().unwrap_or("").to_string(),
         );
         let mut length = 0;
+        let mut token = String::new();
         loop {
             let mut h = String::new();
             reader.read_line(&mut h).unwrap();
             if h == "\r\n" || h.is_empty() {
                 break;
             }
-            if let Some((k, v)) = h.split_once(':')
-                && k.eq_ignore_ascii_case("content-length")
-            {
-                length = v.trim().parse().unwrap();
+            if let Some((k, v)) = h.split_once(':') {
+                if k.eq_ignore_ascii_case("content-length") {
+                    length = v.trim().parse().unwrap();
+                } else if k.eq_ignore_ascii_case("authorization") {
+                    let v = v.trim();
+                    token = v.strip_prefix("Bearer ").unwrap_or(v).to_string();
+                }
             }
         }
         let mut body = vec![0; length];
@@ -554,14 +590,22 @@ fn serve_github(
         } else {
             let mut comments = comments.lock().unwrap();
             match (method.as_str(), path.as_str()) {
+                ("GET", "/user") => match login_of(&token) {
+                    Some(login) => (200, user_json(base, login)),
+                    None => (
+                        403,
+                        json!({"message": "Resource not accessible by integration", "status": "403"}),
+                    ),
+                },
                 ("GET", "/repos/acme/app/issues/7/comments") => {
                     (200, Value::Array(comments.clone()))
                 }
                 ("POST", "/repos/acme/app/issues/7/comments") => {
-                    let c = comment_json(
+                    let c = comment_by(
                         base,
                         100 + comments.len() as u64,
                         sent["body"].as_str().unwrap(),
+                        login_of(&token).unwrap_or("github-actions[bot]"),
                     );
                     comments.push(c.clone());
                     (201, c)
@@ -641,7 +685,7 @@ fn the_sticky_comment_is_created_then_updated_and_a_github_outage_is_a_warning()
     let log = stdout(&third);
     assert_eq!(third.status.code(), Some(0), "the verdict stands: {log}");
     assert!(
-        log.contains("::warning title=windup::no pull request comment: could not list the comments: GitHub answered 500"),
+        log.contains("::warning title=windup::no pull request comment: could not find whom the token belongs to (GET /user): GitHub answered 500"),
         "{log}"
     );
 }
@@ -764,6 +808,7 @@ struct RealDashboard {
     token: String,
     store: Arc<dyn windup_dashboard::store::Store>,
     project_id: i64,
+    project: windup_dashboard::store::Project,
     rt: tokio::runtime::Runtime,
     _db: tempfile::TempDir,
 }
@@ -777,7 +822,7 @@ impl RealDashboard {
             .enable_all()
             .build()
             .unwrap();
-        let (url, token, store, project_id) = rt.block_on(async {
+        let (url, token, store, project) = rt.block_on(async {
             let st = store::open(db.path().join("dashboard.db").to_str().unwrap())
                 .await
                 .unwrap();
@@ -803,16 +848,48 @@ impl RealDashboard {
                 listener,
                 AppState::new(st.clone(), config),
             ));
-            (url, token, st, project.id)
+            (url, token, st, project)
         });
         RealDashboard {
             url,
             token,
             store,
-            project_id,
+            project_id: project.id,
+            project,
             rt,
             _db: db,
         }
+    }
+
+    /// A token with the Action's scopes that may write the cache only on branches matching
+    /// `branch_glob`.
+    fn scoped_token(&self, branch_glob: &str) -> String {
+        let scopes = ["ingest", "cache:read", "cache:write"].map(String::from);
+        self.rt
+            .block_on(windup_dashboard::admin::create_token(
+                &*self.store,
+                &self.project,
+                &scopes,
+                Some(branch_glob),
+            ))
+            .unwrap()
+            .token
+    }
+
+    /// The active plan on `branch` for the key of `entry` (a cache entry, as JSON).
+    fn plan_on(&self, entry: &Value, branch: &str) -> Option<Value> {
+        let key = |k: &str| entry["key"][k].as_str().unwrap().to_string();
+        let row = self
+            .rt
+            .block_on(self.store.cache_get(
+                self.project_id,
+                &key("scenario_id"),
+                &key("start_url"),
+                &key("scenario_sha"),
+                branch,
+            ))
+            .unwrap()?;
+        Some(serde_json::from_str(&row.entry_json).unwrap())
     }
 
     fn runs(&self) -> Vec<windup_dashboard::store::RunSummary> {

@@ -399,6 +399,43 @@ async fn a_feature_glob_token_cannot_write_main() {
     assert_eq!(feature.status_code(), StatusCode::CREATED);
 }
 
+/// The Action saves a fork's plans under `fork/OWNER/REPO/BRANCH`. A scope matches the whole
+/// name, so one written for the repository's own branches never covers a fork's branch of the
+/// same name; one written for forks does.
+#[tokio::test]
+async fn a_forks_qualified_branch_needs_a_scope_written_for_forks() {
+    let dash = Dash::new().await;
+    dash.project("acme").await;
+    let entry = cache_entry("login", "/", "aa", &["Sign in"]);
+    for (scope, branch, allowed) in [
+        ("feature/*", "fork/evil/app/feature/x", false),
+        ("main", "fork/evil/app/main", false),
+        ("fork/**", "fork/evil/app/feature/x", true),
+        ("fork/**", "fork/evil/app/main", true),
+        ("fork/evil/**", "fork/evil/app/main", true),
+        ("fork/evil/**", "fork/other/app/main", false),
+        ("feature/*", "feature/x", true),
+    ] {
+        let token = dash
+            .token("acme", &["cache:read", "cache:write"], Some(scope))
+            .await;
+        let put = dash
+            .server
+            .put(&format!("/api/v1/cache/login?branch={branch}"))
+            .authorization_bearer(&token)
+            .json(&entry)
+            .await;
+        // 201 for a new entry, 200 for the same one again on that branch.
+        let status = put.status_code();
+        if allowed {
+            assert!(status.is_success(), "{scope} on {branch}: {status}");
+        } else {
+            assert_eq!(status, StatusCode::FORBIDDEN, "{scope} on {branch}");
+            assert_eq!(error_code(&put.json()), "branch_not_allowed");
+        }
+    }
+}
+
 #[tokio::test]
 async fn oversized_bodies_get_413() {
     let dash = Dash::new().await;

@@ -15,6 +15,7 @@ use super::cdp::target::SetDiscoverTargets;
 use super::connection::Connection;
 use super::error::BrowserError;
 use super::transport::Pipe;
+use crate::env::ChildEnv;
 
 /// How to start Chromium.
 #[derive(Debug, Clone)]
@@ -34,6 +35,10 @@ pub struct BrowserOptions {
     /// Whether a closed session's tab is reset and handed to the next scenario instead of
     /// disposing of its context (see [`super::Session::close`]).
     pub reuse_tabs: bool,
+    /// Chromium's whole environment; `None` inherits this process's. A caller whose
+    /// environment holds secrets gives a copy without them (pages never read the environment,
+    /// but a browser process that does not hold a secret cannot leak it).
+    pub env: Option<ChildEnv>,
 }
 
 impl Default for BrowserOptions {
@@ -45,6 +50,7 @@ impl Default for BrowserOptions {
             args: Vec::new(),
             launch_timeout: Duration::from_secs(20),
             reuse_tabs: true,
+            env: None,
         }
     }
 }
@@ -222,6 +228,9 @@ pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, Browser
     let child_reads = commands_in.as_raw_fd();
     let child_writes = answers_out.as_raw_fd();
     let mut command = tokio::process::Command::new(&executable);
+    if let Some(env) = &options.env {
+        env.apply(command.as_std_mut());
+    }
     command
         .args(command_line(options, profile.path()))
         .stdin(std::process::Stdio::null())

@@ -3,6 +3,7 @@
 mod dashboard_client;
 mod failures;
 mod isolation;
+mod launch;
 mod locators;
 mod planning;
 mod report_runs;
