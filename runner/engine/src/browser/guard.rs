@@ -2,8 +2,9 @@
 //! is paused before it is sent (the Fetch domain, documents only); a top-level one for another
 //! origin (a click, a redirect, a form post, a script's `location`) is failed there, so nothing
 //! the page would send with it leaves the browser, and the session remembers where it was
-//! going. Frames may load from anywhere. A tab the page opens is held the same way once it is
-//! followed, and its URL is checked then, since its first request may precede the hold.
+//! going. Frames may load from anywhere. A tab the page opens is checked as each of its
+//! documents commits (its first request may precede any hold), and held like the page once it
+//! is followed.
 
 use url::{Origin, Url};
 
@@ -27,8 +28,9 @@ pub(super) struct Guard {
 pub struct Left {
     /// The URL it tried to load, or the URL of the tab it opened.
     pub url: String,
-    /// Whether the request was stopped before it was sent (false for a tab the page opened,
-    /// whose first request goes out before the tab can be held).
+    /// Whether the request was stopped before it was sent (false for a document found as it
+    /// committed, such as a tab the page opened, whose first request goes out before the tab
+    /// can be held).
     pub stopped: bool,
 }
 
@@ -81,6 +83,21 @@ pub(super) fn decide(shared: &Shared, main_frame: &str, paused: RequestPaused) -
         request_id: paused.request_id,
         error_reason: "BlockedByClient",
     })
+}
+
+/// Notes a top-level document that committed (the page's, or a tab's it opened): outside the
+/// held origins, the page has left, though its request was not held back (a tab's first one
+/// goes out before the tab can be held).
+pub(super) fn on_commit(shared: &Shared, url: &str) {
+    let mut guard = shared.guard.lock().expect("guard lock");
+    // The error page of a navigation the hold stopped commits too: it is already recorded.
+    if !guard.allows(url) && guard.left.is_none() && !url.starts_with("chrome-error:") {
+        tracing::debug!("a top-level document outside the app's origins committed");
+        guard.left = Some(Left {
+            url: url.to_string(),
+            stopped: false,
+        });
+    }
 }
 
 impl Session {

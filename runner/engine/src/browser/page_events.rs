@@ -10,10 +10,10 @@ use super::cdp::network::{
     self, LoadingFailed, LoadingFinished, RequestWillBeSent, ResponseReceived,
 };
 use super::cdp::page::{
-    self, AddScriptToEvaluateOnNewDocument, HandleJavaScriptDialog, JavascriptDialogOpening,
-    LifecycleEvent, SetLifecycleEventsEnabled,
+    self, AddScriptToEvaluateOnNewDocument, FrameNavigated, HandleJavaScriptDialog,
+    JavascriptDialogOpening, LifecycleEvent, SetLifecycleEventsEnabled,
 };
-use super::cdp::target::TargetCreated;
+use super::cdp::target::{TargetCreated, TargetInfoChanged};
 use super::error::BrowserError;
 use super::guard::{self, Decision};
 use super::injected::INJECTED_JS;
@@ -86,6 +86,15 @@ impl Session {
                             in_flight.on_failed(failed, &shared.log);
                         }
                     }
+                    // Every top-level document is checked as it commits too: a tab the page
+                    // opened loads its first one before it can be held.
+                    FrameNavigated::METHOD => {
+                        if let Some(FrameNavigated { frame }) = event.parse::<FrameNavigated>()
+                            && frame.parent_id.is_none()
+                        {
+                            guard::on_commit(&shared, &frame.url);
+                        }
+                    }
                     RequestPaused::METHOD => {
                         // Every paused request must be answered, or the page waits for ever.
                         let Some(paused) = event.parse::<RequestPaused>() else {
@@ -141,22 +150,43 @@ impl Session {
         Self::page_batch(setup).await
     }
 
-    /// Records pages opened by the current page (`target=_blank`, `window.open`).
+    /// Records pages opened by the current page (`target=_blank`, `window.open`), and checks
+    /// each URL they commit against the hold.
     pub(super) fn watch_popups(&mut self) {
         let mut created = self.instance.conn.subscribe(None);
         let shared = self.shared.clone();
         let opener = self.target.clone();
         self.tasks.push(tokio::spawn(async move {
+            let mut ours: Vec<String> = Vec::new();
             while let Some(event) = created.recv().await {
-                let Some(TargetCreated { target_info: info }) = event.parse() else {
-                    continue;
+                let info = match event.method.as_str() {
+                    TargetCreated::METHOD => match event.parse::<TargetCreated>() {
+                        Some(TargetCreated { target_info: info })
+                            if info.is_page()
+                                && info.opener_id.as_deref() == Some(opener.as_str()) =>
+                        {
+                            ours.push(info.target_id.clone());
+                            shared
+                                .popups
+                                .lock()
+                                .expect("popups lock")
+                                .push_back(info.target_id.clone());
+                            info
+                        }
+                        _ => continue,
+                    },
+                    TargetInfoChanged::METHOD => match event.parse::<TargetInfoChanged>() {
+                        Some(TargetInfoChanged { target_info: info })
+                            if ours.contains(&info.target_id) =>
+                        {
+                            info
+                        }
+                        _ => continue,
+                    },
+                    _ => continue,
                 };
-                if info.is_page() && info.opener_id.as_deref() == Some(opener.as_str()) {
-                    shared
-                        .popups
-                        .lock()
-                        .expect("popups lock")
-                        .push_back(info.target_id);
+                if !info.url.is_empty() {
+                    guard::on_commit(&shared, &info.url);
                 }
             }
         }));
@@ -184,6 +214,11 @@ impl Session {
         self.followed_popup = true;
         self.watch_page().await?;
         self.watch_popups();
+        // A document the tab committed before it was watched is checked now; later ones are
+        // checked as they commit.
+        if let Err(e @ BrowserError::Crashed(_)) = self.check_hold().await {
+            return Err(e);
+        }
         Ok(true)
     }
 }

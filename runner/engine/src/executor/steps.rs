@@ -165,7 +165,7 @@ impl Runner<'_, '_> {
             )
         } else {
             format!(
-                "the page opened a tab on {origin}, outside the app's origins ({}); the scenario stops there",
+                "the page (or a tab it opened) reached {origin}, outside the app's origins ({}); the scenario stops there",
                 app.join(", ")
             )
         };

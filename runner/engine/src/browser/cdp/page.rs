@@ -124,6 +124,27 @@ impl Event for LifecycleEvent {
     const METHOD: &'static str = "Page.lifecycleEvent";
 }
 
+/// A frame's new document committed.
+#[derive(Debug, Deserialize)]
+pub(crate) struct FrameNavigated {
+    pub frame: NavigatedFrame,
+}
+
+/// The frame of [`FrameNavigated`].
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NavigatedFrame {
+    pub id: String,
+    /// None for a top-level document.
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    pub url: String,
+}
+
+impl Event for FrameNavigated {
+    const METHOD: &'static str = "Page.frameNavigated";
+}
+
 /// A JavaScript dialog opened; the page waits until it is handled.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

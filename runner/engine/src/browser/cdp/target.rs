@@ -18,6 +18,9 @@ pub(crate) struct TargetInfo {
     /// The target that opened this one (`window.open`, `target=_blank`).
     #[serde(default)]
     pub opener_id: Option<String>,
+    /// The URL of its document, as it last committed.
+    #[serde(default)]
+    pub url: String,
 }
 
 impl TargetInfo {
@@ -138,4 +141,15 @@ pub(crate) struct TargetCreated {
 
 impl Event for TargetCreated {
     const METHOD: &'static str = "Target.targetCreated";
+}
+
+/// A target's details changed: a page's document committed a new URL (with discovery on).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TargetInfoChanged {
+    pub target_info: TargetInfo,
+}
+
+impl Event for TargetInfoChanged {
+    const METHOD: &'static str = "Target.targetInfoChanged";
 }

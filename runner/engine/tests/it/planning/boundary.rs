@@ -179,7 +179,8 @@ fn leaving_page(app: &Server, evil: &Server) {
 <a href="{steal}">Help</a>
 <form method="post" action="{collect}"><label>Password <input name="password" type="password"></label><button>Sign in</button></form>
 <button onclick="location.href='{steal}?via=script'">Go</button>
-<a href="{steal}?via=tab" target="_blank">Open in a new tab</a>"#
+<a href="{steal}?via=tab" target="_blank">Open in a new tab</a>
+<script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Later</p>'), 1500)</script>"#
         ),
     );
 }
@@ -230,7 +231,34 @@ fn a_link_a_form_post_and_a_script_cannot_take_the_page_off_the_app() {
         let x = run.exec(browser(), &plan).await;
         let f = x.failure.expect("the new tab is outside the app");
         assert_eq!(f.class, FailureClass::NavigationFailed, "{}", f.message);
-        assert!(f.message.contains("opened a tab on"), "{}", f.message);
+        assert!(
+            f.message.contains("(or a tab it opened) reached"),
+            "{}",
+            f.message
+        );
+        // Checked as the tab's document commits, even by a step that never follows it.
+        let plan = plan_from_str(
+            &json!({"plan_version": "0.1", "scenario_id": "s", "task": "t",
+                "start_url": "/leave.html", "generated_by": "x", "actions": [
+                    {"id": "a1", "type": "click", "target": {"selector": "role=link[name=\"Open in a new tab\"]"}},
+                    {"id": "a2", "type": "wait_for", "target": {"selector": "text=\"Later\""}},
+                    {"id": "a3", "type": "press", "key": "Tab", "expect": {"visible": "text=\"Later\""}}
+                ]})
+            .to_string(),
+        );
+        let x = run.exec(browser(), &plan).await;
+        let f = x.failure.expect("the new tab is outside the app");
+        assert_eq!(f.class, FailureClass::NavigationFailed, "{}", f.message);
+        assert!(
+            f.message.contains("(or a tab it opened) reached"),
+            "{}",
+            f.message
+        );
+        assert_eq!(
+            f.action_id.as_deref(),
+            Some("a2"),
+            "found before any step follows the tab"
+        );
     });
 }
 
