@@ -121,7 +121,7 @@ impl Session {
     /// then for the next document to parse, so what is read next is the page the navigation
     /// reached, or the hold has stopped it ([`Session::left_origins`]). A navigation a step
     /// planned starts a little after the step (a form's submission is a task of its own): the
-    /// page is watched for [`SETTLE_WINDOW`] before it counts as staying.
+    /// page is watched for a short window (300 ms) before it counts as staying.
     pub async fn settle(&self, max: Duration) {
         let start = tokio::time::Instant::now();
         let deadline = start + max;

@@ -91,6 +91,7 @@ impl Session {
                     FrameNavigated::METHOD => {
                         if let Some(FrameNavigated { frame }) = event.parse::<FrameNavigated>()
                             && frame.parent_id.is_none()
+                            && frame.id == main_frame
                         {
                             guard::on_commit(&shared, &frame.url);
                         }

@@ -112,7 +112,7 @@ pub(super) fn mask_in_logs(masks: &Masks) {
     all.sort_by_key(|v| std::cmp::Reverse(v.len()));
 }
 
-/// A log line with every secret registered by [`mask_in_logs`] masked: the CLI's log writer
+/// A log line with every secret of every project loaded so far masked: the CLI's log writer
 /// passes every line through it.
 pub fn redact_log(line: &str) -> String {
     let all = FOR_LOGS.read().unwrap_or_else(|e| e.into_inner());
