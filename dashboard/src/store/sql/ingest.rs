@@ -10,6 +10,35 @@ use crate::store::{NewRun, Result};
 /// Rows per multi-row INSERT: 14 values each stay far below SQLite's 32,766 bound parameters.
 const ROWS_PER_STATEMENT: usize = 500;
 
+/// The most a spend rollup column holds (CHECK-ed by migration 0003): sums stop there rather
+/// than overflow. SQLite turns an overflowing integer sum into a REAL, which the pages then
+/// cannot read; PostgreSQL fails the statement. Ingest bounds each record far below this
+/// (`ingest::MAX_COST_MICRO_USD`), so only millions of absurd uploads could reach it.
+const ROLLUP_MAX: i64 = 1_000_000_000_000_000_000;
+
+/// `column = table.column + excluded.column`, held at [`ROLLUP_MAX`] without ever computing a
+/// sum past it (a macro, to be `concat!`-ed; see `sql/mod.rs`).
+macro_rules! add_capped {
+    ($table:literal, $column:literal) => {
+        concat!(
+            $column,
+            " = CASE WHEN ",
+            $table,
+            ".",
+            $column,
+            " > 1000000000000000000 - excluded.",
+            $column,
+            " THEN 1000000000000000000 ELSE ",
+            $table,
+            ".",
+            $column,
+            " + excluded.",
+            $column,
+            " END"
+        )
+    };
+}
+
 // One text, compiled for each backend below.
 macro_rules! ingest_sql {
     ($store:ty, $db:ty) => {
@@ -160,10 +189,9 @@ macro_rules! ingest_sql {
                     q.build_query_as().fetch_all(&mut *tx).await?;
                 for (day, provider, model, calls, input, output, cost) in added {
                     let e = spend.entry((day, provider, model)).or_default();
-                    e[0] += calls;
-                    e[1] += input;
-                    e[2] += output;
-                    e[3] += cost;
+                    for (sum, n) in e.iter_mut().zip([calls, input, output, cost]) {
+                        *sum = sum.saturating_add(n).min(ROLLUP_MAX);
+                    }
                 }
             }
             let spend: Vec<_> = spend.into_iter().collect();
@@ -182,13 +210,16 @@ macro_rules! ingest_sql {
                         .push_bind(sums[2])
                         .push_bind(sums[3]);
                 });
-                q.push(
-                    " ON CONFLICT (project_id, day, provider, model) DO UPDATE SET \
-                     calls = spend_days.calls + excluded.calls, \
-                     input_tokens = spend_days.input_tokens + excluded.input_tokens, \
-                     output_tokens = spend_days.output_tokens + excluded.output_tokens, \
-                     cost_micro_usd = spend_days.cost_micro_usd + excluded.cost_micro_usd",
-                );
+                q.push(concat!(
+                    " ON CONFLICT (project_id, day, provider, model) DO UPDATE SET ",
+                    add_capped!("spend_days", "calls"),
+                    ", ",
+                    add_capped!("spend_days", "input_tokens"),
+                    ", ",
+                    add_capped!("spend_days", "output_tokens"),
+                    ", ",
+                    add_capped!("spend_days", "cost_micro_usd"),
+                ));
                 q.build().execute(&mut *tx).await?;
             }
             tx.commit().await?;
@@ -215,4 +246,20 @@ pub(super) mod sqlite {
 pub(super) mod postgres {
     use super::*;
     ingest_sql!(PgStore, sqlx::Postgres);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_capped_sum_caps_at_the_rollup_bound() {
+        let sql = add_capped!("spend_days", "calls");
+        assert_eq!(sql.matches(&ROLLUP_MAX.to_string()).count(), 2, "{sql}");
+        let migration = include_str!("../../../../migrations/sqlite/0003_repo_spend_retention.sql");
+        assert!(
+            migration.contains(&ROLLUP_MAX.to_string()),
+            "0003 checks the same bound"
+        );
+    }
 }

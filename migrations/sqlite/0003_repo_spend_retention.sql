@@ -1,0 +1,41 @@
+-- Issue 16: the spend rollup is held to integers. Same text on both backends.
+
+-- The spend rollup, rebuilt with CHECKs (SQLite cannot add one to a table): whole numbers from
+-- 0 to 10^18, the bound ingest's sums stop at. An overflowing sum used to turn a day into a REAL
+-- on SQLite (and the spend page into a 500); `x = CAST(x AS BIGINT)` refuses any fraction there
+-- and is always true on PostgreSQL. Refilled from the ledger, leaving out the records today's
+-- ingest refuses (a cost over 10^12 micro-dollars, token counts over 10^10, negative values).
+CREATE TABLE spend_days_checked (
+    project_id BIGINT NOT NULL REFERENCES projects(id),
+    day TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    calls BIGINT NOT NULL,
+    input_tokens BIGINT NOT NULL,
+    output_tokens BIGINT NOT NULL,
+    cost_micro_usd BIGINT NOT NULL,
+    PRIMARY KEY (project_id, day, provider, model),
+    CONSTRAINT spend_days_whole_numbers CHECK (
+        calls = CAST(calls AS BIGINT) AND calls BETWEEN 0 AND 1000000000000000000
+        AND input_tokens = CAST(input_tokens AS BIGINT)
+        AND input_tokens BETWEEN 0 AND 1000000000000000000
+        AND output_tokens = CAST(output_tokens AS BIGINT)
+        AND output_tokens BETWEEN 0 AND 1000000000000000000
+        AND cost_micro_usd = CAST(cost_micro_usd AS BIGINT)
+        AND cost_micro_usd BETWEEN 0 AND 1000000000000000000
+    )
+);
+INSERT INTO spend_days_checked (project_id, day, provider, model, calls, input_tokens,
+                                output_tokens, cost_micro_usd)
+SELECT project_id, day, COALESCE(provider, ''), COALESCE(model, ''), SUM(calls),
+       SUM(input_tokens), SUM(output_tokens), SUM(cost_micro_usd)
+FROM ledger
+WHERE cost_micro_usd BETWEEN 0 AND 1000000000000
+  AND calls BETWEEN 0 AND 4000000
+  AND input_tokens BETWEEN 0 AND 10000000000
+  AND output_tokens BETWEEN 0 AND 10000000000
+  AND cached_tokens BETWEEN 0 AND 10000000000
+GROUP BY project_id, day, COALESCE(provider, ''), COALESCE(model, '');
+DROP TABLE spend_days;
+ALTER TABLE spend_days_checked RENAME TO spend_days;
+
