@@ -56,8 +56,9 @@ pub trait Store: Send + Sync + 'static {
     /// Forgets sessions that expired before `now_ms`.
     async fn delete_expired_sessions(&self, now_ms: i64) -> Result<()>;
 
-    /// Inserts the run, its scenario results and ledger records. `false` when the run was
-    /// already there: then only ledger records not yet stored are added.
+    /// Inserts the run, its scenario results and ledger records, and adds them to the rollups.
+    /// `false` when the run was already there: then nothing changes, whatever the upload
+    /// carries.
     async fn insert_run(&self, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool>;
     async fn run(&self, project_id: i64, run_id: &str) -> Result<Option<RunDetail>>;
     async fn runs(&self, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>>;

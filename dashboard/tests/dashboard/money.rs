@@ -1,5 +1,6 @@
-//! Issue 16, finding 4, on SQLite and PostgreSQL: absurd or negative amounts are refused
-//! naming the field, and the spend rollup stays whole numbers.
+//! Issue 16, findings 4 and 5, on SQLite and PostgreSQL: absurd or negative amounts are
+//! refused naming the field, the spend rollup stays whole numbers, and a repeated run id
+//! changes nothing, its ledger records included.
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
@@ -206,7 +207,76 @@ async fn the_spend_rollup_stops_at_its_bound_and_refuses_fractions(backend: Back
     }
 }
 
+async fn a_repeated_run_id_changes_nothing_not_even_the_ledger(backend: Backend) {
+    let (dash, token, _url) = dash(backend).await;
+    let (session, _) = dash.sign_in().await;
+    let first = upload(
+        "r-1",
+        "passed",
+        &[ledger("r-1", "login", Some("gemini"), 2, 1500)],
+    );
+    assert_eq!(
+        post(&dash, &token, &first).await.status_code(),
+        StatusCode::CREATED
+    );
+    let before = spend(&dash).await;
+    let (_, page_before) = spend_page(&dash, &session).await;
+    // The replay of the finding: the same run id, another report, more and dearer records.
+    let again = upload(
+        "r-1",
+        "failed",
+        &[
+            ledger("r-1", "login", Some("gemini"), 9, 900_000),
+            ledger("r-1", "cart", Some("gemini"), 5, 50_000),
+            ledger("r-1", "logout", Some("openai"), 1, 7),
+        ],
+    );
+    let r = post(&dash, &token, &again).await;
+    assert_eq!(r.status_code(), StatusCode::OK);
+    assert_eq!(
+        r.json::<Value>(),
+        json!({"run_id": "r-1", "url": "http://dash.test/p/acme/runs/r-1", "created": false})
+    );
+    assert_eq!(spend(&dash).await, before, "spend unchanged");
+    assert_eq!(before, (2, 2000, 400, 1500));
+    let (status, page_after) = spend_page(&dash, &session).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(page_after, page_before);
+    let project = dash.state.store.project("acme").await.unwrap().unwrap();
+    let records = dash
+        .state
+        .store
+        .ledger_for_run(project.id, "r-1")
+        .await
+        .unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    let run = dash
+        .state
+        .store
+        .run(project.id, "r-1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (run.summary.passed, run.summary.failed),
+        (1, 0),
+        "the first report stays"
+    );
+    let rates = dash
+        .state
+        .store
+        .pass_rates(
+            project.id,
+            windup_dashboard::store::Grouping::Scenario,
+            "2000-01-01",
+        )
+        .await
+        .unwrap();
+    assert_eq!(rates.iter().map(|r| r.total).sum::<i64>(), 1);
+}
+
 on_both_backends!(
     absurd_amounts_get_422_naming_the_field,
     the_spend_rollup_stops_at_its_bound_and_refuses_fractions,
+    a_repeated_run_id_changes_nothing_not_even_the_ledger,
 );

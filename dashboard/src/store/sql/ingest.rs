@@ -78,87 +78,90 @@ macro_rules! ingest_sql {
             .bind(now_ms)
             .fetch_optional(&mut *tx)
             .await?;
-            if let Some((run_pk,)) = inserted {
-                let day = crate::time::day(run.started_ms);
-                let branch = run.branch.as_deref().unwrap_or("");
-                let commit = run.commit_sha.as_deref().unwrap_or("");
-                for chunk in run.results.chunks(ROWS_PER_STATEMENT) {
-                    let mut q = sqlx::QueryBuilder::<$db>::new(
-                        "INSERT INTO scenario_results (project_id, run_pk, scenario_id, status, passed, \
-                         failed, flaky, cache, failure_class, message, branch, commit_sha, day, started_ms) ",
-                    );
-                    q.push_values(chunk, |mut b, r| {
-                        b.push_bind(project_id)
-                            .push_bind(run_pk)
-                            .push_bind(r.scenario_id.as_str())
-                            .push_bind(r.status.as_str())
-                            .push_bind(i64::from(r.status == "passed"))
-                            .push_bind(i64::from(r.status == "failed"))
-                            .push_bind(i64::from(r.flaky))
-                            .push_bind(r.cache.as_str())
-                            .push_bind(r.failure_class.as_deref())
-                            .push_bind(r.message.as_deref())
-                            .push_bind(run.branch.as_deref())
-                            .push_bind(run.commit_sha.as_deref())
-                            .push_bind(day.as_str())
-                            .push_bind(run.started_ms);
-                    });
-                    q.build().execute(&mut *tx).await?;
-                }
-                // One row per scenario in each rollup (a report names a scenario once; a
-                // repeat is summed here, as one statement may not touch a row twice).
-                let mut per_scenario: BTreeMap<&str, (i64, i64, i64)> = BTreeMap::new();
-                for r in &run.results {
-                    let e = per_scenario.entry(r.scenario_id.as_str()).or_default();
-                    e.0 += i64::from(r.status == "passed");
-                    e.1 += i64::from(r.status == "failed");
-                    e.2 += i64::from(r.flaky);
-                }
-                let rows: Vec<_> = per_scenario.into_iter().collect();
-                for chunk in rows.chunks(ROWS_PER_STATEMENT) {
-                    let mut q = sqlx::QueryBuilder::<$db>::new(
-                        "INSERT INTO scenario_days (project_id, day, branch, scenario_id, passed, failed) ",
-                    );
-                    q.push_values(chunk, |mut b, (id, (passed, failed, _))| {
-                        b.push_bind(project_id)
-                            .push_bind(day.as_str())
-                            .push_bind(branch)
-                            .push_bind(*id)
-                            .push_bind(*passed)
-                            .push_bind(*failed);
-                    });
-                    q.push(
-                        " ON CONFLICT (project_id, day, branch, scenario_id) DO UPDATE SET \
-                         passed = scenario_days.passed + excluded.passed, \
-                         failed = scenario_days.failed + excluded.failed",
-                    );
-                    q.build().execute(&mut *tx).await?;
-                    let mut q = sqlx::QueryBuilder::<$db>::new(
-                        "INSERT INTO scenario_commits (project_id, scenario_id, commit_sha, passed, \
-                         failed, retried, last_ms) ",
-                    );
-                    q.push_values(chunk, |mut b, (id, (passed, failed, retried))| {
-                        b.push_bind(project_id)
-                            .push_bind(*id)
-                            .push_bind(commit)
-                            .push_bind(*passed)
-                            .push_bind(*failed)
-                            .push_bind(*retried)
-                            .push_bind(run.started_ms);
-                    });
-                    q.push(
-                        " ON CONFLICT (project_id, scenario_id, commit_sha) DO UPDATE SET \
-                         passed = scenario_commits.passed + excluded.passed, \
-                         failed = scenario_commits.failed + excluded.failed, \
-                         retried = scenario_commits.retried + excluded.retried, \
-                         last_ms = CASE WHEN excluded.last_ms > scenario_commits.last_ms \
-                         THEN excluded.last_ms ELSE scenario_commits.last_ms END",
-                    );
-                    q.build().execute(&mut *tx).await?;
-                }
+            // A run already there changes nothing: not its report, not its
+            // rollups, not the ledger. A retry carrying other records is the same run.
+            let Some((run_pk,)) = inserted else {
+                return Ok(false);
+            };
+            let day = crate::time::day(run.started_ms);
+            let branch = run.branch.as_deref().unwrap_or("");
+            let commit = run.commit_sha.as_deref().unwrap_or("");
+            for chunk in run.results.chunks(ROWS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO scenario_results (project_id, run_pk, scenario_id, status, passed, \
+                     failed, flaky, cache, failure_class, message, branch, commit_sha, day, started_ms) ",
+                );
+                q.push_values(chunk, |mut b, r| {
+                    b.push_bind(project_id)
+                        .push_bind(run_pk)
+                        .push_bind(r.scenario_id.as_str())
+                        .push_bind(r.status.as_str())
+                        .push_bind(i64::from(r.status == "passed"))
+                        .push_bind(i64::from(r.status == "failed"))
+                        .push_bind(i64::from(r.flaky))
+                        .push_bind(r.cache.as_str())
+                        .push_bind(r.failure_class.as_deref())
+                        .push_bind(r.message.as_deref())
+                        .push_bind(run.branch.as_deref())
+                        .push_bind(run.commit_sha.as_deref())
+                        .push_bind(day.as_str())
+                        .push_bind(run.started_ms);
+                });
+                q.build().execute(&mut *tx).await?;
             }
-            // Ledger records are deduplicated by (run, scenario); only those inserted now
-            // count towards the spend rollup.
+            // One row per scenario in each rollup (a report names a scenario once; a
+            // repeat is summed here, as one statement may not touch a row twice).
+            let mut per_scenario: BTreeMap<&str, (i64, i64, i64)> = BTreeMap::new();
+            for r in &run.results {
+                let e = per_scenario.entry(r.scenario_id.as_str()).or_default();
+                e.0 += i64::from(r.status == "passed");
+                e.1 += i64::from(r.status == "failed");
+                e.2 += i64::from(r.flaky);
+            }
+            let rows: Vec<_> = per_scenario.into_iter().collect();
+            for chunk in rows.chunks(ROWS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO scenario_days (project_id, day, branch, scenario_id, passed, failed) ",
+                );
+                q.push_values(chunk, |mut b, (id, (passed, failed, _))| {
+                    b.push_bind(project_id)
+                        .push_bind(day.as_str())
+                        .push_bind(branch)
+                        .push_bind(*id)
+                        .push_bind(*passed)
+                        .push_bind(*failed);
+                });
+                q.push(
+                    " ON CONFLICT (project_id, day, branch, scenario_id) DO UPDATE SET \
+                     passed = scenario_days.passed + excluded.passed, \
+                     failed = scenario_days.failed + excluded.failed",
+                );
+                q.build().execute(&mut *tx).await?;
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO scenario_commits (project_id, scenario_id, commit_sha, passed, \
+                     failed, retried, last_ms) ",
+                );
+                q.push_values(chunk, |mut b, (id, (passed, failed, retried))| {
+                    b.push_bind(project_id)
+                        .push_bind(*id)
+                        .push_bind(commit)
+                        .push_bind(*passed)
+                        .push_bind(*failed)
+                        .push_bind(*retried)
+                        .push_bind(run.started_ms);
+                });
+                q.push(
+                    " ON CONFLICT (project_id, scenario_id, commit_sha) DO UPDATE SET \
+                     passed = scenario_commits.passed + excluded.passed, \
+                     failed = scenario_commits.failed + excluded.failed, \
+                     retried = scenario_commits.retried + excluded.retried, \
+                     last_ms = CASE WHEN excluded.last_ms > scenario_commits.last_ms \
+                     THEN excluded.last_ms ELSE scenario_commits.last_ms END",
+                );
+                q.build().execute(&mut *tx).await?;
+            }
+            // Ledger records are deduplicated by (run, scenario) within the upload; each
+            // counts towards the spend rollup once.
             let mut spend: BTreeMap<(String, String, String), [i64; 4]> = BTreeMap::new();
             for chunk in run.ledger.chunks(ROWS_PER_STATEMENT) {
                 let mut q = sqlx::QueryBuilder::<$db>::new(
@@ -223,7 +226,7 @@ macro_rules! ingest_sql {
                 q.build().execute(&mut *tx).await?;
             }
             tx.commit().await?;
-            Ok(inserted.is_some())
+            Ok(true)
         }
 
         pub(crate) async fn set_comment_status(store: &$store, project_id: i64, run_id: &str, status: &str) -> Result<()> {
