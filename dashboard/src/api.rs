@@ -270,25 +270,27 @@ async fn ingest_run(
         .insert_run(auth.project.id, &run, now_ms())
         .await?;
     let url = state.config.run_url(&auth.project.slug, &run.run_id);
-    if let Some(pr) = body.pull_request {
-        let retry = !created
-            && state
+    if let Some(pr) = &body.pull_request {
+        // A new run's PR gets the comment; a retried upload only re-posts a comment that
+        // failed, to the pull request stored with the run, not the one the retry names.
+        let target = if created {
+            Some((pr.repo.clone(), pr.number))
+        } else {
+            state
                 .store
                 .run(auth.project.id, &run.run_id)
                 .await?
-                .is_some_and(|r| {
-                    r.summary
-                        .comment_status
+                .map(|r| r.summary)
+                .filter(|s| {
+                    s.comment_status
                         .as_deref()
                         .is_some_and(|s| s.starts_with("failed"))
-                });
-        if created || retry {
-            crate::github::spawn_sticky_comment(
-                state.clone(),
-                auth.project.clone(),
-                run.run_id.clone(),
-                pr,
-            );
+                })
+                .and_then(|s| Some((s.pr_repo?, u64::try_from(s.pr_number?).ok()?)))
+        };
+        if let Some((repo, number)) = target {
+            crate::github::comment_for_upload(&state, &auth.project, &run.run_id, &repo, number)
+                .await?;
         }
     }
     let status = if created {

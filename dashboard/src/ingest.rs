@@ -4,6 +4,7 @@ use windup_model::api::PullRequest;
 use windup_model::{CacheOutcome, LedgerRecord, RunReport, ScenarioStatus};
 
 use crate::error::ApiError;
+use crate::repo::RepoName;
 use crate::store::{NewLedger, NewResult, NewRun};
 use crate::time::{day, to_ms};
 
@@ -177,13 +178,18 @@ pub fn to_new_run(
             ));
         }
     }
-    if let Some(pr) = pr
-        && (pr.owner_name().is_none() || pr.number == 0)
-    {
-        return Err(ApiError::unprocessable(
-            "invalid_pull_request",
-            "pull_request.repo must be `owner/name` and pull_request.number a positive number",
-        ));
+    if let Some(pr) = pr {
+        // Checked by GitHub's naming rules though it is only ever compared with the project's
+        // setting: what a run stores and shows is a repository name or nothing.
+        RepoName::parse(&pr.repo).map_err(|why| {
+            ApiError::unprocessable("invalid_pull_request", format!("pull_request.repo: {why}"))
+        })?;
+        if pr.number == 0 {
+            return Err(ApiError::unprocessable(
+                "invalid_pull_request",
+                "pull_request.number must be a positive number",
+            ));
+        }
     }
     let report_json = serde_json::to_string(report)
         .map_err(|e| ApiError::unprocessable("invalid_body", e.to_string()))?;

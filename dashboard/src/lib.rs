@@ -10,6 +10,7 @@ pub mod diff;
 pub mod error;
 pub mod github;
 pub mod ingest;
+pub mod repo;
 pub mod secret;
 pub mod store;
 pub mod svg;

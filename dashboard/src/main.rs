@@ -71,6 +71,17 @@ enum ProjectCommand {
         #[arg(long, default_value = "main")]
         default_branch: String,
     },
+    /// Set the GitHub repository whose pull requests get the project's comment.
+    SetRepo {
+        /// The project's slug.
+        slug: String,
+        /// `owner/name`. An upload naming another repository gets no comment.
+        #[arg(value_name = "OWNER/NAME", required_unless_present = "clear")]
+        repo: Option<String>,
+        /// Post no comments for the project.
+        #[arg(long, conflicts_with = "repo")]
+        clear: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -220,6 +231,25 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 "created project {} (default branch {})",
                 p.slug, p.default_branch
             );
+            Ok(())
+        }
+        Command::Project(ProjectCommand::SetRepo { slug, repo, clear }) => {
+            let p = store
+                .project(&slug)
+                .await
+                .map_err(|e| Failure::Infra(e.into()))?
+                .ok_or_else(|| {
+                    Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first"))
+                })?;
+            let repo = if clear {
+                String::new()
+            } else {
+                repo.unwrap_or_default()
+            };
+            match admin::set_repo(&*store, &p, &repo).await.map_err(input)? {
+                Some(r) => println!("project {} comments on pull requests of {r}", p.slug),
+                None => println!("project {} posts no PR comments", p.slug),
+            }
             Ok(())
         }
         Command::Token(TokenCommand::Create {

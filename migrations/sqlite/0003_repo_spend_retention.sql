@@ -1,4 +1,10 @@
--- Issue 16: the spend rollup is held to integers. Same text on both backends.
+-- Issue 16: the PR comment's repository becomes a project setting, and the spend rollup is held
+-- to integers. Same text on both backends.
+
+-- `owner/name` of the repository that gets the project's sticky PR comment; NULL: none, so no
+-- comment. Nothing is carried over from past uploads: the repository an upload names is not
+-- trusted, only checked against this.
+ALTER TABLE projects ADD COLUMN github_repo TEXT;
 
 -- The spend rollup, rebuilt with CHECKs (SQLite cannot add one to a table): whole numbers from
 -- 0 to 10^18, the bound ingest's sums stop at. An overflowing sum used to turn a day into a REAL

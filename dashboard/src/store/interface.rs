@@ -28,6 +28,8 @@ pub trait Store: Send + Sync + 'static {
     async fn project(&self, slug: &str) -> Result<Option<Project>>;
     async fn project_by_id(&self, id: i64) -> Result<Option<Project>>;
     async fn projects(&self) -> Result<Vec<Project>>;
+    /// Sets (or, with `None`, clears) the repository that gets the project's PR comments.
+    async fn set_project_repo(&self, project_id: i64, github_repo: Option<&str>) -> Result<()>;
 
     async fn create_token(
         &self,

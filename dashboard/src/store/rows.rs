@@ -6,6 +6,9 @@ pub struct Project {
     pub slug: String,
     pub default_branch: String,
     pub created_ms: i64,
+    /// `owner/name` that gets the project's PR comments (checked by `repo::RepoName` before
+    /// it is stored); none: no comments.
+    pub github_repo: Option<String>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]

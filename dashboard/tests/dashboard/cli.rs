@@ -237,3 +237,57 @@ fn bad_github_credentials_exit_2_naming_the_variable() {
         assert!(!stderr.contains("not-a-key-but-secret"), "{stderr}");
     }
 }
+
+#[tokio::test]
+async fn set_repo_takes_only_a_github_repository_name() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        run(dir.path(), &["project", "create", "shop"])
+            .status
+            .success()
+    );
+    let set = run(
+        dir.path(),
+        &["project", "set-repo", "shop", "octo-org/shop"],
+    );
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    assert!(String::from_utf8_lossy(&set.stdout).contains("octo-org/shop"));
+    let stored = || async {
+        let db = dir.path().join("windup-dashboard.db");
+        let store = windup_dashboard::store::open(db.to_str().unwrap())
+            .await
+            .unwrap();
+        store.project("shop").await.unwrap().unwrap().github_repo
+    };
+    assert_eq!(stored().await.as_deref(), Some("octo-org/shop"));
+    for bad in [
+        &["shop", "../.."][..],
+        &["shop", "octo/shop/x"],
+        &["nope", "octo/shop"],
+        &["shop"],
+    ] {
+        let mut args = vec!["project", "set-repo"];
+        args.extend_from_slice(bad);
+        let out = run(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let refused = run(dir.path(), &["project", "set-repo", "shop", "../.."]);
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("not a GitHub"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(stored().await.as_deref(), Some("octo-org/shop"));
+    let cleared = run(dir.path(), &["project", "set-repo", "shop", "--clear"]);
+    assert!(cleared.status.success());
+    assert_eq!(stored().await, None);
+}

@@ -21,7 +21,9 @@ macro_rules! on_both_backends {
 
 mod api;
 mod cli;
+mod comment_repo;
 mod common;
+mod fake_github;
 mod github;
 mod money;
 mod pages;

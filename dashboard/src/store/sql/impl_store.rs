@@ -32,6 +32,13 @@ macro_rules! impl_store {
             async fn projects(&self) -> Result<Vec<Project>> {
                 accounts::$backend::projects(self).await
             }
+            async fn set_project_repo(
+                &self,
+                project_id: i64,
+                github_repo: Option<&str>,
+            ) -> Result<()> {
+                accounts::$backend::set_project_repo(self, project_id, github_repo).await
+            }
             async fn create_token(
                 &self,
                 project_id: i64,
