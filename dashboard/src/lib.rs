@@ -11,6 +11,7 @@ pub mod error;
 pub mod github;
 pub mod ingest;
 pub mod repo;
+pub mod retention;
 pub mod secret;
 pub mod store;
 pub mod svg;

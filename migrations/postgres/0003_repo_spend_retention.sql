@@ -1,5 +1,5 @@
--- Issue 16: the PR comment's repository becomes a project setting, and the spend rollup is held
--- to integers. Same text on both backends.
+-- Issue 16: the PR comment's repository becomes a project setting, the spend rollup is held to
+-- integers, and retention keeps the ids of the runs it pruned. Same text on both backends.
 
 -- `owner/name` of the repository that gets the project's sticky PR comment; NULL: none, so no
 -- comment. Nothing is carried over from past uploads: the repository an upload names is not
@@ -45,3 +45,16 @@ GROUP BY project_id, day, COALESCE(provider, ''), COALESCE(model, '');
 DROP TABLE spend_days;
 ALTER TABLE spend_days_checked RENAME TO spend_days;
 
+-- Run ids that retention pruned: a late retry of one is the same run, counted already, so
+-- ingest treats it as present. Only ids; they are few bytes a run.
+CREATE TABLE pruned_runs (
+    project_id BIGINT NOT NULL REFERENCES projects(id),
+    run_id TEXT NOT NULL,
+    pruned_ms BIGINT NOT NULL,
+    PRIMARY KEY (project_id, run_id)
+);
+
+-- Retention's daily pass looks for old runs and old screenshots across projects. Without its
+-- own index, finding an artifact's `created_ms` would read past its image on SQLite.
+CREATE INDEX runs_started ON runs(started_ms);
+CREATE INDEX artifacts_created ON artifacts(created_ms);

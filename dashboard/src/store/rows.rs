@@ -197,3 +197,10 @@ pub struct CachePut<'a> {
     /// "replaced" when not given.
     pub stale_reason: Option<&'a str>,
 }
+
+/// What one retention pass deleted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pruned {
+    pub runs: u64,
+    pub artifacts: u64,
+}

@@ -27,4 +27,5 @@ mod fake_github;
 mod github;
 mod money;
 mod pages;
+mod retention;
 mod store_suite;

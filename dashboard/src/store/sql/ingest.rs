@@ -45,13 +45,17 @@ macro_rules! ingest_sql {
         pub(crate) async fn insert_run(store: &$store, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
             let _serial = store.serial_writes().await;
             let mut tx = store.pool.begin().await?;
+            // A run id that retention pruned stays taken (`pruned_runs`), so a late retry of
+            // it cannot count it a second time. One statement, so the check and the insert see
+            // one snapshot: retention commits a tombstone before it deletes its run.
             let inserted: Option<(i64,)> = sqlx::query_as::<$db, (i64,)>(
                 "INSERT INTO runs (project_id, run_id, started_ms, finished_ms, branch, commit_sha, \
                  workflow_run, shard, scenarios, passed, failed, skipped, flaky, llm_calls, \
                  cost_micro_usd, cache_hits, duration_ms, report_json, pr_repo, pr_number, \
                  pr_head_sha, ingested_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
-                 $17, $18, $19, $20, $21, $22) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+                 $17, $18, $19, $20, $21, $22 \
+                 WHERE NOT EXISTS (SELECT 1 FROM pruned_runs WHERE project_id = $1 AND run_id = $2) \
                  ON CONFLICT (project_id, run_id) DO NOTHING RETURNING id",
             )
             .bind(project_id)
@@ -78,7 +82,7 @@ macro_rules! ingest_sql {
             .bind(now_ms)
             .fetch_optional(&mut *tx)
             .await?;
-            // A run already there changes nothing: not its report, not its
+            // A run already there (or pruned) changes nothing: not its report, not its
             // rollups, not the ledger. A retry carrying other records is the same run.
             let Some((run_pk,)) = inserted else {
                 return Ok(false);
