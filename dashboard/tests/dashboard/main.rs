@@ -29,3 +29,4 @@ mod money;
 mod pages;
 mod retention;
 mod store_suite;
+mod upgrade;
