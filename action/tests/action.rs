@@ -829,6 +829,8 @@ impl RealDashboard {
             let project = admin::create_project(&*st, "acme", Some("main"))
                 .await
                 .unwrap();
+            // The dashboard comments only on the repository set for the project.
+            admin::set_repo(&*st, &project, "acme/app").await.unwrap();
             let scopes = ["ingest", "cache:read", "cache:write"].map(String::from);
             let token = admin::create_token(&*st, &project, &scopes, None)
                 .await
@@ -840,7 +842,9 @@ impl RealDashboard {
                 public_url: url.clone(),
                 secure_cookies: false,
                 github: github_api.map(|api| GithubConfig {
-                    auth: GithubAuth::Token("ghs_dashboard".into()),
+                    // A bot account's token: GitHub names its owner (`GET /user`), whose
+                    // comments alone the dashboard edits.
+                    auth: GithubAuth::Token("ghp_windup-dashboard".into()),
                     api_url: api.to_string(),
                 }),
             };
@@ -998,6 +1002,7 @@ fn a_pull_request_run_reaches_the_real_dashboard_which_comments_once_and_an_outa
     let body = comments[0]["body"].as_str().unwrap();
     assert!(body.starts_with("<!-- windup:acme -->"), "{body}");
     assert!(body.contains("sign-in"), "{body}");
+    assert_eq!(comments[0]["user"]["login"], "windup-dashboard");
     let requests = github.requests.lock().unwrap().clone();
     assert_eq!(
         requests

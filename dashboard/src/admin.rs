@@ -1,6 +1,8 @@
-//! Creating projects, tokens and people: shared by the CLI, the API and the pages.
+//! Creating projects, tokens and people, and a project's settings: shared by the CLI, the API
+//! and the pages.
 
 use crate::error::ApiError;
+use crate::repo::RepoName;
 use crate::secret::{self, Scope};
 use crate::store::{Project, Store};
 use crate::time::now_ms;
@@ -35,6 +37,28 @@ pub async fn create_project(
         ));
     }
     Ok(store.create_project(slug, branch, now_ms()).await?)
+}
+
+/// Sets the repository that gets the project's PR comments, from what a person typed:
+/// `owner/name` by GitHub's rules, or nothing (blank) to stop commenting. The stored text is
+/// the checked name's, so a GitHub API path is only ever built from a checked name.
+pub async fn set_repo(
+    store: &dyn Store,
+    project: &Project,
+    repo: &str,
+) -> Result<Option<RepoName>, ApiError> {
+    let repo = repo.trim();
+    let parsed = if repo.is_empty() {
+        None
+    } else {
+        Some(RepoName::parse(repo).map_err(|why| ApiError::unprocessable("invalid_repo", why))?)
+    };
+    let stored = parsed.as_ref().map(RepoName::to_string);
+    store
+        .set_project_repo(project.id, stored.as_deref())
+        .await?;
+    tracing::info!(project = %project.slug, repo = stored.as_deref().unwrap_or("(none)"), "PR comment repository set");
+    Ok(parsed)
 }
 
 pub struct CreatedToken {

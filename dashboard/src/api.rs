@@ -142,7 +142,7 @@ impl FromRequestParts<AppState> for ApiAuth {
 }
 
 /// A JSON body read under the route's size limit: 413 over it, 422 naming the field when the
-/// JSON does not fit the type.
+/// JSON does not fit the type, e.g. `ledger[0].cost_micro_usd: invalid value: integer -1, …`.
 pub struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> axum::extract::FromRequest<S> for JsonBody<T> {
@@ -150,9 +150,24 @@ impl<T: DeserializeOwned, S: Send + Sync> axum::extract::FromRequest<S> for Json
 
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
         let bytes = Bytes::from_request(req, state).await.map_err(body_error)?;
-        serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| {
-            ApiError::unprocessable("invalid_body", format!("the JSON body does not fit: {e}"))
-        })
+        let unfit = |at: String, e: serde_json::Error| {
+            ApiError::unprocessable(
+                "invalid_body",
+                format!("the JSON body does not fit: {at}{e}"),
+            )
+        };
+        let mut json = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+            let path = e.path().to_string();
+            let at = if path == "." {
+                String::new()
+            } else {
+                format!("{path}: ")
+            };
+            unfit(at, e.into_inner())
+        })?;
+        json.end().map_err(|e| unfit(String::new(), e))?;
+        Ok(JsonBody(value))
     }
 }
 
@@ -255,25 +270,27 @@ async fn ingest_run(
         .insert_run(auth.project.id, &run, now_ms())
         .await?;
     let url = state.config.run_url(&auth.project.slug, &run.run_id);
-    if let Some(pr) = body.pull_request {
-        let retry = !created
-            && state
+    if let Some(pr) = &body.pull_request {
+        // A new run's PR gets the comment; a retried upload only re-posts a comment that
+        // failed, to the pull request stored with the run, not the one the retry names.
+        let target = if created {
+            Some((pr.repo.clone(), pr.number))
+        } else {
+            state
                 .store
                 .run(auth.project.id, &run.run_id)
                 .await?
-                .is_some_and(|r| {
-                    r.summary
-                        .comment_status
+                .map(|r| r.summary)
+                .filter(|s| {
+                    s.comment_status
                         .as_deref()
                         .is_some_and(|s| s.starts_with("failed"))
-                });
-        if created || retry {
-            crate::github::spawn_sticky_comment(
-                state.clone(),
-                auth.project.clone(),
-                run.run_id.clone(),
-                pr,
-            );
+                })
+                .and_then(|s| Some((s.pr_repo?, u64::try_from(s.pr_number?).ok()?)))
+        };
+        if let Some((repo, number)) = target {
+            crate::github::comment_for_upload(&state, &auth.project, &run.run_id, &repo, number)
+                .await?;
         }
     }
     let status = if created {

@@ -4,11 +4,117 @@ use windup_model::api::PullRequest;
 use windup_model::{CacheOutcome, LedgerRecord, RunReport, ScenarioStatus};
 
 use crate::error::ApiError;
+use crate::repo::RepoName;
 use crate::store::{NewLedger, NewResult, NewRun};
 use crate::time::{day, to_ms};
 
 fn i(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The most one record (a ledger record, a report's totals, one scenario's result) may claim
+/// to have cost: $1,000,000 in micro-dollars. A real scenario costs cents; the bound keeps every
+/// sum the dashboard makes (a day's spend, a PR's shards) far inside a signed 64-bit integer.
+pub const MAX_COST_MICRO_USD: u64 = 1_000_000_000_000;
+/// The most tokens of one kind one ledger record may claim (ten billion).
+pub const MAX_TOKENS: u64 = 10_000_000_000;
+/// The most LLM calls, scenarios or cache hits one record may count.
+pub const MAX_COUNT: u32 = 1_000_000;
+/// The longest duration or step time one record may claim, in milliseconds (about 31 years).
+pub const MAX_DURATION_MS: u64 = 1_000_000_000_000;
+
+/// `field` is at most `max`, else a 422 naming the field.
+fn at_most<T: PartialOrd + std::fmt::Display>(
+    field: &str,
+    value: T,
+    max: T,
+) -> Result<(), ApiError> {
+    if value <= max {
+        Ok(())
+    } else {
+        Err(ApiError::unprocessable(
+            "out_of_range",
+            format!("{field} is {value}, over the most one record may claim ({max})"),
+        ))
+    }
+}
+
+/// Every number the dashboard stores, sums or draws is within its bound: an upload that
+/// claims an absurd cost, token count or duration is refused whole, naming the first such
+/// field. (A negative number never gets here: the types are unsigned, so the body is refused
+/// while it is read, naming the field too.)
+pub fn check_amounts(report: &RunReport, ledger: &[LedgerRecord]) -> Result<(), ApiError> {
+    let t = &report.totals;
+    at_most(
+        "report.totals.cost_micro_usd",
+        t.cost_micro_usd,
+        MAX_COST_MICRO_USD,
+    )?;
+    at_most("report.totals.duration_ms", t.duration_ms, MAX_DURATION_MS)?;
+    for (name, n) in [
+        ("scenarios", t.scenarios),
+        ("passed", t.passed),
+        ("failed", t.failed),
+        ("skipped", t.skipped),
+        ("flaky", t.flaky),
+        ("llm_calls", t.llm_calls),
+        ("cache_hits", t.cache_hits),
+    ] {
+        at_most(&format!("report.totals.{name}"), n, MAX_COUNT)?;
+    }
+    for (k, s) in report.scenarios.iter().enumerate() {
+        let field = |name: &str| format!("report.scenarios[{k}].{name}");
+        at_most(
+            &field("cost_micro_usd"),
+            s.cost_micro_usd,
+            MAX_COST_MICRO_USD,
+        )?;
+        at_most(&field("duration_ms"), s.duration_ms, MAX_DURATION_MS)?;
+        at_most(&field("llm_calls"), s.llm_calls, MAX_COUNT)?;
+        at_most(&field("attempts"), s.attempts, MAX_COUNT)?;
+        for (j, a) in s.actions.iter().enumerate() {
+            for (name, ms) in [
+                ("started_ms", a.started_ms),
+                ("duration_ms", a.duration_ms),
+                ("wait_ms", a.wait_ms),
+                ("act_ms", a.act_ms),
+                ("verify_ms", a.verify_ms),
+            ] {
+                at_most(&field(&format!("actions[{j}].{name}")), ms, MAX_DURATION_MS)?;
+            }
+        }
+    }
+    for (n, l) in ledger.iter().enumerate() {
+        let field = |name: &str| format!("ledger[{n}].{name}");
+        at_most(
+            &field("cost_micro_usd"),
+            l.cost_micro_usd,
+            MAX_COST_MICRO_USD,
+        )?;
+        for (name, tokens) in [
+            ("tokens.input", l.tokens.input),
+            ("tokens.output", l.tokens.output),
+            ("tokens.cached", l.tokens.cached),
+        ] {
+            at_most(&field(name), tokens, MAX_TOKENS)?;
+        }
+        for (name, calls) in [
+            ("calls.planning", l.calls.planning),
+            ("calls.continuation", l.calls.continuation),
+            ("calls.replan", l.calls.repair),
+            ("calls.suggest", l.calls.suggest),
+        ] {
+            at_most(&field(name), calls, MAX_COUNT)?;
+        }
+        for (name, ms) in [
+            ("timings.plan_ms", l.timings.plan_ms),
+            ("timings.execute_ms", l.timings.execute_ms),
+            ("timings.verify_ms", l.timings.verify_ms),
+        ] {
+            at_most(&field(name), ms, MAX_DURATION_MS)?;
+        }
+    }
+    Ok(())
 }
 
 /// A run id or artifact name the store and URLs can hold: 1-200 of `A-Z a-z 0-9 . _ -`, not
@@ -60,6 +166,7 @@ pub fn to_new_run(
             ),
         ));
     }
+    check_amounts(report, ledger)?;
     for (n, record) in ledger.iter().enumerate() {
         if record.run_id != report.run_id {
             return Err(ApiError::unprocessable(
@@ -71,13 +178,18 @@ pub fn to_new_run(
             ));
         }
     }
-    if let Some(pr) = pr
-        && (pr.owner_name().is_none() || pr.number == 0)
-    {
-        return Err(ApiError::unprocessable(
-            "invalid_pull_request",
-            "pull_request.repo must be `owner/name` and pull_request.number a positive number",
-        ));
+    if let Some(pr) = pr {
+        // Checked by GitHub's naming rules though it is only ever compared with the project's
+        // setting: what a run stores and shows is a repository name or nothing.
+        RepoName::parse(&pr.repo).map_err(|why| {
+            ApiError::unprocessable("invalid_pull_request", format!("pull_request.repo: {why}"))
+        })?;
+        if pr.number == 0 {
+            return Err(ApiError::unprocessable(
+                "invalid_pull_request",
+                "pull_request.number must be a positive number",
+            ));
+        }
     }
     let report_json = serde_json::to_string(report)
         .map_err(|e| ApiError::unprocessable("invalid_body", e.to_string()))?;

@@ -10,6 +10,8 @@ pub mod diff;
 pub mod error;
 pub mod github;
 pub mod ingest;
+pub mod repo;
+pub mod retention;
 pub mod secret;
 pub mod store;
 pub mod svg;

@@ -61,6 +61,14 @@ struct ServeArgs {
         default_value = "https://api.github.com"
     )]
     github_api_url: String,
+    /// Once a day, delete runs (with their results, ledger records and screenshots) older than
+    /// this many days; the totals on the pages and the plan cache are kept. Default: keep all.
+    #[arg(
+        long,
+        env = "WINDUP_DASHBOARD_RETAIN_DAYS",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    retain_days: Option<u32>,
 }
 
 #[derive(Subcommand)]
@@ -70,6 +78,17 @@ enum ProjectCommand {
         slug: String,
         #[arg(long, default_value = "main")]
         default_branch: String,
+    },
+    /// Set the GitHub repository whose pull requests get the project's comment.
+    SetRepo {
+        /// The project's slug.
+        slug: String,
+        /// `owner/name`. An upload naming another repository gets no comment.
+        #[arg(value_name = "OWNER/NAME", required_unless_present = "clear")]
+        repo: Option<String>,
+        /// Post no comments for the project.
+        #[arg(long, conflicts_with = "repo")]
+        clear: bool,
     },
 }
 
@@ -173,6 +192,20 @@ fn github_auth() -> anyhow::Result<Option<GithubAuth>> {
     }
 }
 
+/// `WINDUP_DASHBOARD_RETAIN_DAYS` when `serve` is implied (no subcommand), held to the flag's
+/// rule: a whole number of days, at least 1.
+fn retain_days_from_env() -> Result<Option<u32>, Failure> {
+    match std::env::var("WINDUP_DASHBOARD_RETAIN_DAYS") {
+        Ok(v) if !v.trim().is_empty() => match v.trim().parse::<u32>() {
+            Ok(days) if days >= 1 => Ok(Some(days)),
+            _ => Err(Failure::Input(anyhow::anyhow!(
+                "WINDUP_DASHBOARD_RETAIN_DAYS: `{v}` is not a number of days of at least 1"
+            ))),
+        },
+        _ => Ok(None),
+    }
+}
+
 async fn run(cli: Cli) -> Result<(), Failure> {
     let store = store::open(&cli.database)
         .await
@@ -184,6 +217,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             .unwrap_or_else(|_| "https://api.github.com".into()),
         insecure_cookies: std::env::var_os("WINDUP_DASHBOARD_INSECURE_COOKIES").is_some(),
         public_url: std::env::var("WINDUP_DASHBOARD_URL").ok(),
+        retain_days: retain_days_from_env()?,
     })) {
         Command::Serve(args) => {
             let listener = tokio::net::TcpListener::bind(&args.addr)
@@ -203,7 +237,15 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 secure_cookies: !args.insecure_cookies,
                 github,
             };
-            tracing::info!(addr = %args.addr, github = config.github.is_some(), "serving");
+            tracing::info!(
+                addr = %args.addr,
+                github = config.github.is_some(),
+                retain_days = ?args.retain_days,
+                "serving"
+            );
+            if let Some(days) = args.retain_days {
+                windup_dashboard::retention::spawn_daily(store.clone(), days);
+            }
             windup_dashboard::launch(listener, AppState::new(store, config))
                 .await
                 .context("serving")
@@ -220,6 +262,25 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 "created project {} (default branch {})",
                 p.slug, p.default_branch
             );
+            Ok(())
+        }
+        Command::Project(ProjectCommand::SetRepo { slug, repo, clear }) => {
+            let p = store
+                .project(&slug)
+                .await
+                .map_err(|e| Failure::Infra(e.into()))?
+                .ok_or_else(|| {
+                    Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first"))
+                })?;
+            let repo = if clear {
+                String::new()
+            } else {
+                repo.unwrap_or_default()
+            };
+            match admin::set_repo(&*store, &p, &repo).await.map_err(input)? {
+                Some(r) => println!("project {} comments on pull requests of {r}", p.slug),
+                None => println!("project {} posts no PR comments", p.slug),
+            }
             Ok(())
         }
         Command::Token(TokenCommand::Create {

@@ -115,7 +115,11 @@ pub fn bar_chart(bars: &[(String, i64, String)]) -> String {
     );
     for (k, (label, value, text)) in bars.iter().enumerate() {
         let yy = k as i64 * row;
-        let width = (W - 260) * value / max;
+        // In i128: a width times a value near i64::MAX (a stored total from before ingest
+        // bounded costs) must not overflow.
+        let width =
+            i64::try_from(i128::from(W - 260) * i128::from((*value).max(0)) / i128::from(max))
+                .unwrap_or(0);
         let _ = write!(
             s,
             r#"<text class="legend" x="0" y="{}">{}</text><rect class="bar" x="110" y="{}" width="{width}" height="14"/><text class="legend" x="{}" y="{}">{}</text>"#,
@@ -145,14 +149,24 @@ pub struct Step {
 pub fn timeline(steps: &[Step]) -> String {
     let total = steps
         .iter()
-        .map(|s| s.started_ms + s.wait_ms + s.act_ms + s.verify_ms)
+        .map(|s| {
+            s.started_ms
+                .saturating_add(s.wait_ms)
+                .saturating_add(s.act_ms)
+                .saturating_add(s.verify_ms)
+        })
         .max()
         .unwrap_or(0)
         .max(1);
     let left: u64 = 220;
     let width: u64 = W as u64 - left - 10;
     let row = 20;
-    let scale = |ms: u64| ms * width / total;
+    // In u128, and never past the axis: step times come from an uploaded report.
+    let scale = |ms: u64| {
+        u64::try_from(u128::from(ms) * u128::from(width) / u128::from(total))
+            .unwrap_or(width)
+            .min(width)
+    };
     let mut s = String::new();
     let _ = write!(
         s,
@@ -181,7 +195,7 @@ pub fn timeline(steps: &[Step]) -> String {
                 y + 3,
                 escape(&step.label)
             );
-            x += w;
+            x = x.saturating_add(w);
         }
     }
     let _ = write!(

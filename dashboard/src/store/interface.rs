@@ -28,6 +28,8 @@ pub trait Store: Send + Sync + 'static {
     async fn project(&self, slug: &str) -> Result<Option<Project>>;
     async fn project_by_id(&self, id: i64) -> Result<Option<Project>>;
     async fn projects(&self) -> Result<Vec<Project>>;
+    /// Sets (or, with `None`, clears) the repository that gets the project's PR comments.
+    async fn set_project_repo(&self, project_id: i64, github_repo: Option<&str>) -> Result<()>;
 
     async fn create_token(
         &self,
@@ -56,8 +58,9 @@ pub trait Store: Send + Sync + 'static {
     /// Forgets sessions that expired before `now_ms`.
     async fn delete_expired_sessions(&self, now_ms: i64) -> Result<()>;
 
-    /// Inserts the run, its scenario results and ledger records. `false` when the run was
-    /// already there: then only ledger records not yet stored are added.
+    /// Inserts the run, its scenario results and ledger records, and adds them to the rollups.
+    /// `false` when the run was already there or retention pruned it: then nothing changes,
+    /// whatever the upload carries.
     async fn insert_run(&self, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool>;
     async fn run(&self, project_id: i64, run_id: &str) -> Result<Option<RunDetail>>;
     async fn runs(&self, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>>;
@@ -108,4 +111,9 @@ pub trait Store: Send + Sync + 'static {
     async fn cache_put(&self, project_id: i64, put: &CachePut<'_>) -> Result<bool>;
     async fn stale_entries(&self, project_id: i64, limit: i64) -> Result<Vec<StaleRow>>;
     async fn stale_entry(&self, project_id: i64, id: i64) -> Result<Option<StaleRow>>;
+
+    /// Deletes the runs that started before `before_ms` with their results, ledger records
+    /// and screenshots, and screenshots uploaded before it; keeps every rollup and the plan
+    /// cache. A pruned run's id stays taken: uploading it again changes nothing.
+    async fn prune_runs(&self, before_ms: i64, now_ms: i64) -> Result<Pruned>;
 }

@@ -8,7 +8,7 @@ mod sql;
 
 pub use interface::{Result, Store, StoreError};
 pub use rows::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewLedger, NewResult, NewRun, Project, RateRow,
+    CachePut, CacheRow, FlakyRow, Grouping, NewLedger, NewResult, NewRun, Project, Pruned, RateRow,
     RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, TokenRow, UserRow,
 };
 pub use sql::{PgStore, SqliteStore, open};

@@ -6,6 +6,9 @@ pub struct Project {
     pub slug: String,
     pub default_branch: String,
     pub created_ms: i64,
+    /// `owner/name` that gets the project's PR comments (checked by `repo::RepoName` before
+    /// it is stored); none: no comments.
+    pub github_repo: Option<String>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -193,4 +196,11 @@ pub struct CachePut<'a> {
     /// Why the entry it replaces went stale (the runner's words, e.g. "replay failed: …");
     /// "replaced" when not given.
     pub stale_reason: Option<&'a str>,
+}
+
+/// What one retention pass deleted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pruned {
+    pub runs: u64,
+    pub artifacts: u64,
 }

@@ -1,21 +1,23 @@
-//! A project's main page: pass rates per branch and per scenario over the last 30 days, and
-//! the runs list.
+//! A project's main page: pass rates per branch and per scenario over the last 30 days, the
+//! runs list, and the setting of the repository that gets the project's PR comments.
 
 use std::collections::HashMap;
 
 use askama::Template;
 use askama_web::WebTemplate;
+use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
+use serde::Deserialize;
 
 use super::error::{PageError, PageResult, not_found};
 use super::layout::Layout;
 use super::runs::{RunsPartial, RunsQuery, runs_list};
-use super::session::Person;
-use crate::AppState;
+use super::session::{Person, redirect};
 use crate::store::{Grouping, Project};
 use crate::svg::{self, Series};
 use crate::time::days_ago;
+use crate::{AppState, admin};
 
 /// The project a page's path names, or a 404 page.
 pub(super) async fn project_of(state: &AppState, slug: &str) -> Result<Project, PageError> {
@@ -46,6 +48,10 @@ struct ProjectPage {
     scenario_chart: String,
     scenarios: Vec<ScenarioRate>,
     runs: RunsPartial,
+    /// `owner/name` that gets PR comments, or empty.
+    github_repo: String,
+    /// Why the repository just typed was refused, or empty.
+    repo_error: String,
 }
 
 const CHART_DAYS: i64 = 30;
@@ -94,6 +100,16 @@ pub(super) async fn project_page(
     Query(q): Query<RunsQuery>,
 ) -> PageResult {
     let project = project_of(&state, &slug).await?;
+    render(&state, &person, &project, &q, String::new()).await
+}
+
+async fn render(
+    state: &AppState,
+    person: &Person,
+    project: &Project,
+    q: &RunsQuery,
+    repo_error: String,
+) -> PageResult {
     let days = chart_days();
     let since = days[0].clone();
     let by_branch = state
@@ -142,7 +158,38 @@ pub(super) async fn project_page(
         branch_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_branch, 6)),
         scenario_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_scenario, 6)),
         scenarios: totals,
-        runs: runs_list(&state, &project, &q).await?,
+        runs: runs_list(state, project, q).await?,
+        github_repo: project.github_repo.clone().unwrap_or_default(),
+        repo_error,
     };
     Ok(page.into_response())
+}
+
+#[derive(Deserialize)]
+pub(super) struct RepoForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    repo: String,
+}
+
+/// The repository form: `owner/name`, or blank to stop commenting. Back to the project page;
+/// a refused name is shown there with why.
+pub(super) async fn set_repo(
+    State(state): State<AppState>,
+    person: Person,
+    Path(slug): Path<String>,
+    Form(form): Form<RepoForm>,
+) -> PageResult {
+    person.check_csrf(&form.csrf)?;
+    let project = project_of(&state, &slug).await?;
+    match admin::set_repo(&*state.store, &project, &form.repo).await {
+        Ok(_) => Ok(redirect(&format!("/p/{}", project.slug))),
+        Err(e) => {
+            let mut response =
+                render(&state, &person, &project, &RunsQuery::default(), e.message).await?;
+            *response.status_mut() = e.status;
+            Ok(response)
+        }
+    }
 }

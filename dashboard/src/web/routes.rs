@@ -8,7 +8,7 @@ use super::artifacts::artifact;
 use super::assets::{self, HTMX_PATH};
 use super::flaky::flaky_page;
 use super::overview::{create_project, overview};
-use super::project::project_page;
+use super::project::{project_page, set_repo};
 use super::run_detail::run_page;
 use super::runs::runs_partial;
 use super::session::{login, login_page, logout};
@@ -24,6 +24,7 @@ pub fn routes() -> Router<AppState> {
         .route("/", get(overview))
         .route("/projects", post(create_project))
         .route("/p/{slug}", get(project_page))
+        .route("/p/{slug}/repo", post(set_repo))
         .route("/p/{slug}/runs", get(runs_partial))
         .route("/p/{slug}/runs/{run_id}", get(run_page))
         .route("/p/{slug}/runs/{run_id}/artifacts/{name}", get(artifact))

@@ -62,8 +62,10 @@ pub(super) async fn spend_page(
     let mut models: Vec<(String, String, i64, i64)> = Vec::new();
     let mut total = 0i64;
     for r in &rows {
+        // Saturating: a rollup holds up to 10^18, and a stored total from before ingest
+        // bounded costs may be near i64::MAX.
         if let Some(d) = per_day.iter_mut().find(|d| d.0 == r.day) {
-            d.1 += r.cost_micro_usd;
+            d.1 = d.1.saturating_add(r.cost_micro_usd);
         }
         let provider = r
             .provider
@@ -72,12 +74,12 @@ pub(super) async fn spend_page(
         let model = r.model.clone().unwrap_or_else(|| "(none)".into());
         match models.iter_mut().find(|m| m.0 == provider && m.1 == model) {
             Some(m) => {
-                m.2 += r.calls;
-                m.3 += r.cost_micro_usd;
+                m.2 = m.2.saturating_add(r.calls);
+                m.3 = m.3.saturating_add(r.cost_micro_usd);
             }
             None => models.push((provider, model, r.calls, r.cost_micro_usd)),
         }
-        total += r.cost_micro_usd;
+        total = total.saturating_add(r.cost_micro_usd);
     }
     for d in &mut per_day {
         d.2 = money(d.1);

@@ -237,3 +237,136 @@ fn bad_github_credentials_exit_2_naming_the_variable() {
         assert!(!stderr.contains("not-a-key-but-secret"), "{stderr}");
     }
 }
+
+#[tokio::test]
+async fn set_repo_takes_only_a_github_repository_name() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(
+        run(dir.path(), &["project", "create", "shop"])
+            .status
+            .success()
+    );
+    let set = run(
+        dir.path(),
+        &["project", "set-repo", "shop", "octo-org/shop"],
+    );
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    assert!(String::from_utf8_lossy(&set.stdout).contains("octo-org/shop"));
+    let stored = || async {
+        let db = dir.path().join("windup-dashboard.db");
+        let store = windup_dashboard::store::open(db.to_str().unwrap())
+            .await
+            .unwrap();
+        store.project("shop").await.unwrap().unwrap().github_repo
+    };
+    assert_eq!(stored().await.as_deref(), Some("octo-org/shop"));
+    for bad in [
+        &["shop", "../.."][..],
+        &["shop", "octo/shop/x"],
+        &["nope", "octo/shop"],
+        &["shop"],
+    ] {
+        let mut args = vec!["project", "set-repo"];
+        args.extend_from_slice(bad);
+        let out = run(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{bad:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let refused = run(dir.path(), &["project", "set-repo", "shop", "../.."]);
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("not a GitHub"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    assert_eq!(stored().await.as_deref(), Some("octo-org/shop"));
+    let cleared = run(dir.path(), &["project", "set-repo", "shop", "--clear"]);
+    assert!(cleared.status.success());
+    assert_eq!(stored().await, None);
+}
+
+/// `serve --retain-days 30` prunes at start (then daily), logged; the flag takes whole days
+/// of at least one.
+#[tokio::test]
+async fn serve_with_retain_days_prunes_old_runs_and_logs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("windup-dashboard.db");
+    {
+        let store = windup_dashboard::store::open(db.to_str().unwrap())
+            .await
+            .unwrap();
+        let p = store.create_project("shop", "main", 1).await.unwrap();
+        let mut r = crate::common::report("old", "main", "c1", &[("login", "passed", false)]);
+        r["started_at"] = serde_json::json!("2020-01-01T10:00:00Z");
+        let report = serde_json::from_value(r).unwrap();
+        let run = windup_dashboard::ingest::to_new_run(&report, &[], None).unwrap();
+        assert!(store.insert_run(p.id, &run, 1).await.unwrap());
+    }
+    let zero = run(dir.path(), &["serve", "--retain-days", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "0 days is refused");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = dir.path().join("log.txt");
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["serve", "--retain-days", "30", "--insecure-cookies"])
+        .args(["--addr", &format!("127.0.0.1:{port}")])
+        .current_dir(dir.path())
+        .env_remove("DATABASE_URL")
+        .env_remove("RUST_LOG")
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut pruned = String::new();
+    for _ in 0..200 {
+        // Without the colours tracing may write even to a file.
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        pruned = text
+            .split('\x1b')
+            .enumerate()
+            .map(|(i, part)| {
+                if i == 0 {
+                    part
+                } else {
+                    part.split_once('m').map_or(part, |(_, rest)| rest)
+                }
+            })
+            .collect();
+        if pruned.contains("retention") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        pruned.contains("retention: pruned") && pruned.contains("runs=1"),
+        "{pruned}"
+    );
+    let store = windup_dashboard::store::open(db.to_str().unwrap())
+        .await
+        .unwrap();
+    let p = store.project("shop").await.unwrap().unwrap();
+    assert!(store.run(p.id, "old").await.unwrap().is_none());
+    let pid = child.id().expect("running").to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .expect("exits after SIGTERM")
+        .unwrap();
+}

@@ -24,6 +24,13 @@ pub(crate) async fn sqlite() -> (Arc<dyn Store>, tempfile::TempDir) {
 /// A fresh database on the real PostgreSQL named by `WINDUP_TEST_DATABASE_URL`. Fails, never
 /// skips, when it is missing: CI starts the server with `scripts/postgres.sh`.
 pub(crate) async fn postgres() -> Arc<dyn Store> {
+    store::open(&postgres_url().await)
+        .await
+        .expect("open postgres")
+}
+
+/// The URL of a fresh, empty database on the test PostgreSQL (no migrations run).
+pub(crate) async fn postgres_url() -> String {
     let url = std::env::var("WINDUP_TEST_DATABASE_URL").expect(
         "WINDUP_TEST_DATABASE_URL is not set: the dashboard's PostgreSQL tests need a real server. \
          Run `sudo bash scripts/postgres.sh` and export the URL it prints (scripts/test.sh and .ci/run do)",
@@ -41,7 +48,79 @@ pub(crate) async fn postgres() -> Arc<dyn Store> {
         .expect("create a fresh test database");
     let mut fresh = url::Url::parse(&url).expect("WINDUP_TEST_DATABASE_URL is a URL");
     fresh.set_path(&format!("/{name}"));
-    store::open(fresh.as_str()).await.expect("open postgres")
+    fresh.to_string()
+}
+
+/// A store on either backend with the URL it was opened from, for tests that also look at
+/// the tables themselves.
+pub(crate) struct Db {
+    pub store: Arc<dyn Store>,
+    /// `postgres://…`, or the SQLite file's path.
+    pub url: String,
+    pub _dir: Option<tempfile::TempDir>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+impl Db {
+    pub(crate) async fn new(backend: Backend) -> Db {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let url = dir.path().join("dashboard.db").display().to_string();
+                let store = store::open(&url).await.expect("open sqlite");
+                Db {
+                    store,
+                    url,
+                    _dir: Some(dir),
+                }
+            }
+            Backend::Postgres => {
+                let url = postgres_url().await;
+                let store = store::open(&url).await.expect("open postgres");
+                Db {
+                    store,
+                    url,
+                    _dir: None,
+                }
+            }
+        }
+    }
+}
+
+/// Runs one statement on the database at `url` beside the store: for a test to set up a state
+/// the store would not write, or to see that the schema refuses it.
+pub(crate) async fn raw(url: &str, sql: &str) -> Result<u64, sqlx::Error> {
+    let sql = sqlx::AssertSqlSafe(sql.to_string());
+    if url.starts_with("postgres") {
+        let mut conn = sqlx::PgConnection::connect(url).await?;
+        Ok(sqlx::raw_sql(sql).execute(&mut conn).await?.rows_affected())
+    } else {
+        let mut conn = sqlx::SqliteConnection::connect(url).await?;
+        Ok(sqlx::raw_sql(sql).execute(&mut conn).await?.rows_affected())
+    }
+}
+
+/// The first column of every row a query returns, as text.
+pub(crate) async fn raw_texts(url: &str, sql: &str) -> Vec<String> {
+    let sql = sqlx::AssertSqlSafe(sql.to_string());
+    if url.starts_with("postgres") {
+        let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+        sqlx::query_scalar::<_, String>(sql)
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+    } else {
+        let mut conn = sqlx::SqliteConnection::connect(url).await.unwrap();
+        sqlx::query_scalar::<_, String>(sql)
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+    }
 }
 
 pub(crate) fn report(
@@ -181,6 +260,19 @@ impl Dash {
 
     pub(crate) async fn with_github(github: Option<GithubConfig>) -> Dash {
         let (store, dir) = sqlite().await;
+        Dash::serve(store, Some(dir), github)
+    }
+
+    /// A dashboard on a store of either backend.
+    pub(crate) fn on(db: Db) -> Dash {
+        Dash::serve(db.store, db._dir, None)
+    }
+
+    fn serve(
+        store: Arc<dyn Store>,
+        dir: Option<tempfile::TempDir>,
+        github: Option<GithubConfig>,
+    ) -> Dash {
         let config = Config {
             public_url: "http://dash.test".into(),
             secure_cookies: true,
@@ -193,7 +285,7 @@ impl Dash {
         Dash {
             server,
             state,
-            _dir: Some(dir),
+            _dir: dir,
         }
     }
 
@@ -285,4 +377,26 @@ pub(crate) fn hidden_csrf(html: &str) -> String {
     let marker = "name=\"csrf\" value=\"";
     let start = html.find(marker).expect("a csrf field on the page") + marker.len();
     html[start..start + 64].to_string()
+}
+
+/// Every value in the spend rollup is stored as an integer (SQLite could hold a REAL there).
+pub(crate) async fn rollup_is_integers(url: &str) {
+    if url.starts_with("postgres") {
+        let types = raw_texts(
+            url,
+            "SELECT DISTINCT data_type::TEXT FROM information_schema.columns \
+             WHERE table_name = 'spend_days' AND column_name IN \
+             ('calls', 'input_tokens', 'output_tokens', 'cost_micro_usd')",
+        )
+        .await;
+        assert_eq!(types, ["bigint"]);
+    } else {
+        let types = raw_texts(
+            url,
+            "SELECT DISTINCT typeof(calls) || typeof(input_tokens) || typeof(output_tokens) || \
+             typeof(cost_micro_usd) FROM spend_days",
+        )
+        .await;
+        assert_eq!(types, ["integerintegerintegerinteger"]);
+    }
 }

@@ -41,7 +41,7 @@ async fn projects_are_unique(store: Arc<dyn Store>) {
     assert_eq!(store.project("nope").await.unwrap(), None);
 }
 
-async fn ingest_is_idempotent_and_ledger_dedups(store: Arc<dyn Store>) {
+async fn ingest_is_idempotent_ledger_included(store: Arc<dyn Store>) {
     let p = store.create_project("acme", "main", 1).await.unwrap();
     let first = run(
         "r1",
@@ -51,15 +51,16 @@ async fn ingest_is_idempotent_and_ledger_dedups(store: Arc<dyn Store>) {
         &[ledger("r1", "login", Some("gemini"), 2, 1500)],
     );
     assert!(store.insert_run(p.id, &first, 10).await.unwrap());
-    // A retried upload with one more ledger record: no duplicate run, the new record added once.
+    // A retried upload with another report and more ledger records is the same run: nothing
+    // of it is added.
     let again = run(
         "r1",
         "main",
         "c1",
-        &[("login", "passed", false)],
+        &[("login", "failed", false)],
         &[
             ledger("r1", "login", Some("gemini"), 2, 1500),
-            ledger("r1", "logout", None, 0, 0),
+            ledger("r1", "logout", Some("gemini"), 4, 9000),
         ],
     );
     assert!(!store.insert_run(p.id, &again, 11).await.unwrap());
@@ -75,7 +76,7 @@ async fn ingest_is_idempotent_and_ledger_dedups(store: Arc<dyn Store>) {
         .await
         .unwrap();
     assert_eq!(runs.len(), 1);
-    assert_eq!(store.ledger_for_run(p.id, "r1").await.unwrap().len(), 2);
+    assert_eq!(store.ledger_for_run(p.id, "r1").await.unwrap().len(), 1);
     let spend = store.spend(p.id, "2000-01-01").await.unwrap();
     let total: i64 = spend.iter().map(|s| s.cost_micro_usd).sum();
     assert_eq!(total, 1500, "money is summed as integers: {spend:?}");
@@ -442,9 +443,9 @@ macro_rules! suite {
             }
 
             #[tokio::test]
-            async fn ingest_is_idempotent_and_ledger_dedups() {
+            async fn ingest_is_idempotent_ledger_included() {
                 let (store, _guard) = $open;
-                super::ingest_is_idempotent_and_ledger_dedups(store).await;
+                super::ingest_is_idempotent_ledger_included(store).await;
             }
 
             #[tokio::test]

@@ -5,10 +5,10 @@
 use async_trait::async_trait;
 
 use super::backends::{PgStore, SqliteStore};
-use super::{accounts, artifacts, cache, ingest, reads};
+use super::{accounts, artifacts, cache, ingest, reads, retention};
 use crate::store::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewRun, Project, RateRow, Result, RunDetail, RunFilter,
-    RunSummary, SessionRow, SpendRow, StaleRow, Store, TokenRow, UserRow,
+    CachePut, CacheRow, FlakyRow, Grouping, NewRun, Project, Pruned, RateRow, Result, RunDetail,
+    RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, Store, TokenRow, UserRow,
 };
 
 macro_rules! impl_store {
@@ -31,6 +31,13 @@ macro_rules! impl_store {
             }
             async fn projects(&self) -> Result<Vec<Project>> {
                 accounts::$backend::projects(self).await
+            }
+            async fn set_project_repo(
+                &self,
+                project_id: i64,
+                github_repo: Option<&str>,
+            ) -> Result<()> {
+                accounts::$backend::set_project_repo(self, project_id, github_repo).await
             }
             async fn create_token(
                 &self,
@@ -179,6 +186,9 @@ macro_rules! impl_store {
             }
             async fn stale_entry(&self, project_id: i64, id: i64) -> Result<Option<StaleRow>> {
                 cache::$backend::stale_entry(self, project_id, id).await
+            }
+            async fn prune_runs(&self, before_ms: i64, now_ms: i64) -> Result<Pruned> {
+                retention::$backend::prune_runs(self, before_ms, now_ms).await
             }
         }
     };
