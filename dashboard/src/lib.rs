@@ -11,17 +11,20 @@ pub mod error;
 pub mod github;
 pub mod ingest;
 pub mod secret;
+pub mod sign_in;
 pub mod store;
 pub mod svg;
 pub mod time;
 pub mod web;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, header};
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use crate::sign_in::{SignInGuard, SignInLimits};
 use crate::store::Store;
 
 /// Where the dashboard is reached and who it talks to.
@@ -83,15 +86,24 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub config: Arc<Config>,
     pub github_lock: Arc<tokio::sync::Mutex<()>>,
+    /// Failed sign-ins counted and argon2's gate, for the whole process.
+    pub sign_in: Arc<SignInGuard>,
 }
 
 impl AppState {
+    /// The state with the default sign-in limits (see [`SignInLimits`]).
     pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
         AppState {
             store,
             config: Arc::new(config),
             github_lock: Arc::default(),
+            sign_in: Arc::new(SignInGuard::new(SignInLimits::default())),
         }
+    }
+
+    pub fn with_sign_in_limits(mut self, limits: SignInLimits) -> Self {
+        self.sign_in = Arc::new(SignInGuard::new(limits));
+        self
     }
 }
 
@@ -123,11 +135,15 @@ pub fn app(state: AppState) -> Router {
         ))
 }
 
-/// Serves until Ctrl-C or SIGTERM, then finishes the requests in flight.
+/// Serves until Ctrl-C or SIGTERM, then finishes the requests in flight. Each request knows
+/// its peer's address (`ConnectInfo`), which sign-in throttling counts failures by.
 pub async fn launch(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    axum::serve(
+        listener,
+        app(state).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
 }
 
 async fn shutdown_signal() {

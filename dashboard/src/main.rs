@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use windup_dashboard::sign_in::{ClientAddress, SignInLimits};
 use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, admin, store};
 
 #[derive(Parser)]
@@ -61,6 +62,10 @@ struct ServeArgs {
         default_value = "https://api.github.com"
     )]
     github_api_url: String,
+    /// Count failed sign-ins by the last address in `X-Forwarded-For` (the one the reverse
+    /// proxy in front appends), not by the TCP peer: only behind a proxy that sets it.
+    #[arg(long, env = "WINDUP_DASHBOARD_TRUST_FORWARDED_FOR")]
+    trust_forwarded_for: bool,
 }
 
 #[derive(Subcommand)]
@@ -184,6 +189,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             .unwrap_or_else(|_| "https://api.github.com".into()),
         insecure_cookies: std::env::var_os("WINDUP_DASHBOARD_INSECURE_COOKIES").is_some(),
         public_url: std::env::var("WINDUP_DASHBOARD_URL").ok(),
+        trust_forwarded_for: std::env::var_os("WINDUP_DASHBOARD_TRUST_FORWARDED_FOR").is_some(),
     })) {
         Command::Serve(args) => {
             let listener = tokio::net::TcpListener::bind(&args.addr)
@@ -203,8 +209,17 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 secure_cookies: !args.insecure_cookies,
                 github,
             };
+            let limits = SignInLimits {
+                client_address: if args.trust_forwarded_for {
+                    ClientAddress::ForwardedFor
+                } else {
+                    ClientAddress::Peer
+                },
+                ..SignInLimits::default()
+            };
             tracing::info!(addr = %args.addr, github = config.github.is_some(), "serving");
-            windup_dashboard::launch(listener, AppState::new(store, config))
+            let state = AppState::new(store, config).with_sign_in_limits(limits);
+            windup_dashboard::launch(listener, state)
                 .await
                 .context("serving")
                 .map_err(Failure::Infra)

@@ -174,26 +174,54 @@ pub(crate) struct Dash {
     pub _dir: Option<tempfile::TempDir>,
 }
 
+/// Which store a [`Dash`] runs on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Backend {
+    Sqlite,
+    Postgres,
+}
+
 impl Dash {
     pub(crate) async fn new() -> Dash {
         Dash::with_github(None).await
     }
 
     pub(crate) async fn with_github(github: Option<GithubConfig>) -> Dash {
-        let (store, dir) = sqlite().await;
+        Dash::start(Backend::Sqlite, github, |state| state).await
+    }
+
+    pub(crate) async fn on(backend: Backend) -> Dash {
+        Dash::start(backend, None, |state| state).await
+    }
+
+    /// A dashboard on `backend`, its state shaped by `shape` (sign-in limits, say), served over
+    /// real HTTP with each request's peer address (`ConnectInfo`), as `launch` serves it.
+    pub(crate) async fn start(
+        backend: Backend,
+        github: Option<GithubConfig>,
+        shape: impl FnOnce(AppState) -> AppState,
+    ) -> Dash {
+        let (store, dir) = match backend {
+            Backend::Sqlite => {
+                let (store, dir) = sqlite().await;
+                (store, Some(dir))
+            }
+            Backend::Postgres => (postgres().await, None),
+        };
         let config = Config {
             public_url: "http://dash.test".into(),
             secure_cookies: true,
             github,
         };
-        let state = AppState::new(store, config);
-        let server = TestServer::builder()
-            .http_transport()
-            .build(windup_dashboard::app(state.clone()));
+        let state = shape(AppState::new(store, config));
+        let server = TestServer::builder().http_transport().build(
+            windup_dashboard::app(state.clone())
+                .into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        );
         Dash {
             server,
             state,
-            _dir: Some(dir),
+            _dir: dir,
         }
     }
 

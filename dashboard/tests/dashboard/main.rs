@@ -5,4 +5,5 @@ mod cli;
 mod common;
 mod github;
 mod pages;
+mod sign_in;
 mod store_suite;
