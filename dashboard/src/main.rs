@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use windup_dashboard::sign_in::{ClientAddress, SignInLimits};
+use windup_dashboard::time::{display, now_ms};
 use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, admin, store};
 
 #[derive(Parser)]
@@ -93,6 +94,24 @@ enum TokenCommand {
         /// Branches this token may write to the cache (glob, e.g. `feature/*`).
         #[arg(long)]
         branch: Option<String>,
+        /// A name to tell it by in the list, e.g. `github-actions`.
+        #[arg(long, default_value = "")]
+        name: String,
+        /// Expire after this long: hours, days or weeks, e.g. `12h`, `90d`, `2w`. Default: never.
+        #[arg(long, value_name = "DURATION")]
+        expires_in: Option<String>,
+    },
+    /// List a project's tokens: name, scopes, branches, created, last used, expiry, state.
+    List {
+        /// The project's slug.
+        project: String,
+    },
+    /// Revoke a token: refused from its next request on, still listed.
+    Revoke {
+        /// The project's slug.
+        project: String,
+        /// The token's id, from `token list`.
+        id: i64,
     },
 }
 
@@ -114,6 +133,19 @@ enum Failure {
 
 fn input(e: windup_dashboard::error::ApiError) -> Failure {
     Failure::Input(anyhow::anyhow!("{}", e.message))
+}
+
+fn infra(e: store::StoreError) -> Failure {
+    Failure::Infra(e.into())
+}
+
+/// The project a command names; bad input when there is none.
+async fn project_named(store: &dyn store::Store, slug: &str) -> Result<store::Project, Failure> {
+    store
+        .project(slug)
+        .await
+        .map_err(infra)?
+        .ok_or_else(|| Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first")))
 }
 
 #[tokio::main]
@@ -242,24 +274,50 @@ async fn run(cli: Cli) -> Result<(), Failure> {
             project_flag,
             scopes,
             branch,
+            name,
+            expires_in,
         }) => {
-            let slug = project.or(project_flag).unwrap_or_default();
-            let p = store
-                .project(&slug)
-                .await
-                .map_err(|e| Failure::Infra(e.into()))?
-                .ok_or_else(|| {
-                    Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first"))
-                })?;
-            let created = admin::create_token(&*store, &p, &scopes, branch.as_deref())
+            let p = project_named(&*store, &project.or(project_flag).unwrap_or_default()).await?;
+            let request = admin::TokenRequest {
+                name,
+                scopes,
+                branch,
+                expires_in,
+            };
+            let created = admin::issue_token(&*store, &p, &request)
                 .await
                 .map_err(input)?;
+            let expiry = created.expires_ms.map_or_else(
+                || "never expires".into(),
+                |ms| format!("expires {}", display(ms)),
+            );
             eprintln!(
-                "token for {} with scopes {} (shown once; only its hash is stored):",
+                "token {} for {} with scopes {}, {expiry} (shown once; only its hash is stored):",
+                created.id,
                 p.slug,
                 created.scopes.join(" ")
             );
             println!("{}", created.token);
+            Ok(())
+        }
+        Command::Token(TokenCommand::List { project }) => {
+            let p = project_named(&*store, &project).await?;
+            let tokens = store.tokens(p.id).await.map_err(infra)?;
+            print!("{}", admin::token_table(&tokens, now_ms()));
+            Ok(())
+        }
+        Command::Token(TokenCommand::Revoke { project, id }) => {
+            let p = project_named(&*store, &project).await?;
+            let t = admin::revoke_token(&*store, &p, id).await.map_err(input)?;
+            println!(
+                "revoked token {id} of {} ({})",
+                p.slug,
+                if t.name.is_empty() {
+                    "unnamed"
+                } else {
+                    &t.name
+                }
+            );
             Ok(())
         }
         Command::User(UserCommand::Create {

@@ -1,5 +1,6 @@
 //! Who calls: a bearer project token, found by its hash, with its scopes and the branches it may
-//! write the cache on.
+//! write the cache on. A revoked or expired token is refused on its next request: nothing
+//! about a token is cached between requests.
 
 use axum::extract::FromRequestParts;
 use axum::http::header::{AUTHORIZATION, COOKIE};
@@ -8,7 +9,12 @@ use axum::http::request::Parts;
 use crate::AppState;
 use crate::error::ApiError;
 use crate::secret::{self, Scope};
-use crate::store::Project;
+use crate::store::{Project, TokenState};
+use crate::time::now_ms;
+
+/// A token's last use is written at most once a minute: a busy CI token does not write on
+/// every request.
+const LAST_USED_PRECISION_MS: i64 = 60_000;
 
 /// A caller holding a project token.
 pub struct ApiAuth {
@@ -27,6 +33,22 @@ impl ApiAuth {
                 format!(
                     "this token lacks the `{0}` scope; create one with `--scope {0}`",
                     scope.as_str()
+                ),
+            ))
+        }
+    }
+
+    /// The token may manage project `slug`: it has the `admin` scope and belongs to it.
+    pub(super) fn manage(&self, slug: &str) -> Result<(), ApiError> {
+        self.require(Scope::Admin)?;
+        if self.project.slug == slug {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(
+                "other_project",
+                format!(
+                    "this token belongs to project `{}`, not `{slug}`",
+                    self.project.slug
                 ),
             ))
         }
@@ -83,11 +105,33 @@ impl FromRequestParts<AppState> for ApiAuth {
             .into_iter()
             .find(|row| secret::same(&row.sha256, &hash))
             .ok_or_else(invalid)?;
+        let now = now_ms();
+        match TokenState::of(row.expires_ms, row.revoked_ms, now) {
+            TokenState::Active => {}
+            TokenState::Revoked => {
+                return Err(ApiError::unauthorized(
+                    "token_revoked",
+                    "this token was revoked; ask an owner of the project for a new one",
+                ));
+            }
+            TokenState::Expired => {
+                return Err(ApiError::unauthorized(
+                    "token_expired",
+                    "this token has expired; ask an owner of the project for a new one",
+                ));
+            }
+        }
         let project = state
             .store
             .project_by_id(row.project_id)
             .await?
             .ok_or_else(invalid)?;
+        if row
+            .last_used_ms
+            .is_none_or(|last| now - last >= LAST_USED_PRECISION_MS)
+        {
+            state.store.touch_token(row.id, now).await?;
+        }
         Ok(ApiAuth {
             project,
             scopes: row

@@ -7,6 +7,7 @@ mod cache;
 mod projects;
 mod routes;
 mod runs;
+mod tokens;
 
 pub use auth::ApiAuth;
 pub use body::{ARTIFACT_LIMIT, DEFAULT_LIMIT, JsonBody, RUN_LIMIT};

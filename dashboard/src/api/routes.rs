@@ -2,19 +2,24 @@
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 
 use super::body::{ARTIFACT_LIMIT, DEFAULT_LIMIT, RUN_LIMIT};
 use super::cache::{cache_get, cache_put};
-use super::projects::{create_project, create_token};
+use super::projects::create_project;
 use super::runs::{ingest_run, put_artifact};
+use super::tokens::{create_token, list_tokens, revoke_token};
 use crate::AppState;
 use crate::error::ApiError;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/v1/projects", post(create_project))
-        .route("/api/v1/projects/{slug}/tokens", post(create_token))
+        .route(
+            "/api/v1/projects/{slug}/tokens",
+            get(list_tokens).post(create_token),
+        )
+        .route("/api/v1/projects/{slug}/tokens/{id}", delete(revoke_token))
         .route(
             "/api/v1/runs",
             post(ingest_run).layer(DefaultBodyLimit::max(RUN_LIMIT)),

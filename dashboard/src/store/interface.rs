@@ -29,17 +29,21 @@ pub trait Store: Send + Sync + 'static {
     async fn project_by_id(&self, id: i64) -> Result<Option<Project>>;
     async fn projects(&self) -> Result<Vec<Project>>;
 
-    async fn create_token(
-        &self,
-        project_id: i64,
-        lookup: &str,
-        sha256: &str,
-        scopes: &str,
-        branch_glob: Option<&str>,
-        now_ms: i64,
-    ) -> Result<()>;
+    /// The new token's id.
+    async fn create_token(&self, project_id: i64, token: &NewToken<'_>) -> Result<i64>;
     /// Tokens whose hash starts with `lookup`; the caller compares the full hash in constant time.
     async fn tokens_by_lookup(&self, lookup: &str) -> Result<Vec<TokenRow>>;
+    /// The project's tokens, oldest first, revoked and expired ones included.
+    async fn tokens(&self, project_id: i64) -> Result<Vec<TokenInfo>>;
+    /// Revokes the project's token `id` (a token already revoked keeps its first time); `None`
+    /// when the project has no such token.
+    async fn revoke_token(
+        &self,
+        project_id: i64,
+        id: i64,
+        now_ms: i64,
+    ) -> Result<Option<TokenInfo>>;
+    async fn touch_token(&self, id: i64, now_ms: i64) -> Result<()>;
 
     /// `Conflict` when the email is taken.
     async fn create_user(&self, email: &str, password_hash: &str, now_ms: i64) -> Result<()>;

@@ -8,7 +8,8 @@ mod sql;
 
 pub use interface::{Result, Store, StoreError};
 pub use rows::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewLedger, NewResult, NewRun, Project, RateRow,
-    RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, TokenRow, UserRow,
+    CachePut, CacheRow, FlakyRow, Grouping, NewLedger, NewResult, NewRun, NewToken, Project,
+    RateRow, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, TokenInfo, TokenRow,
+    TokenState, UserRow,
 };
 pub use sql::{PgStore, SqliteStore, open};

@@ -14,7 +14,7 @@ use super::runs::runs_partial;
 use super::session::{login, login_page, logout};
 use super::spend::spend_page;
 use super::stale::{stale_detail, stale_page};
-use super::tokens::{create_token, tokens_page};
+use super::tokens::{create_token, revoke_token, tokens_page};
 use crate::AppState;
 
 pub fn routes() -> Router<AppState> {
@@ -32,6 +32,7 @@ pub fn routes() -> Router<AppState> {
         .route("/p/{slug}/stale", get(stale_page))
         .route("/p/{slug}/stale/{id}", get(stale_detail))
         .route("/p/{slug}/tokens", get(tokens_page).post(create_token))
+        .route("/p/{slug}/tokens/{id}/revoke", post(revoke_token))
         .route(HTMX_PATH, get(assets::htmx))
         .route("/static/app.css", get(assets::css))
         .layer(DefaultBodyLimit::max(64 * 1024))

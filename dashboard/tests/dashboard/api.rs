@@ -3,18 +3,12 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{Dash, cache_entry, ledger, png, report};
+use crate::common::{Dash, cache_entry, error_code, ledger, png, report};
 
 fn ingest_body(run_id: &str) -> Value {
     json!({"report": report(run_id, "main", "c1", &[("login", "passed", false)]),
            "ledger": [ledger(run_id, "login", Some("gemini"), 1, 700)],
            "pull_request": null})
-}
-
-fn error_code(body: &Value) -> &str {
-    body["error"]["code"]
-        .as_str()
-        .unwrap_or_else(|| panic!("not an API error: {body}"))
 }
 
 #[tokio::test]
@@ -592,7 +586,18 @@ async fn a_token_matching_only_the_hash_prefix_is_refused() {
     let lookup = windup_dashboard::secret::lookup(&hash);
     dash.state
         .store
-        .create_token(project.id, lookup, &"0".repeat(64), "ingest admin", None, 1)
+        .create_token(
+            project.id,
+            &windup_dashboard::store::NewToken {
+                lookup,
+                sha256: &"0".repeat(64),
+                scopes: "ingest admin",
+                branch_glob: None,
+                name: "",
+                expires_ms: None,
+                created_ms: 1,
+            },
+        )
         .await
         .unwrap();
     let r = dash

@@ -24,6 +24,13 @@ pub(crate) async fn sqlite() -> (Arc<dyn Store>, tempfile::TempDir) {
 /// A fresh database on the real PostgreSQL named by `WINDUP_TEST_DATABASE_URL`. Fails, never
 /// skips, when it is missing: CI starts the server with `scripts/postgres.sh`.
 pub(crate) async fn postgres() -> Arc<dyn Store> {
+    store::open(&postgres_url().await)
+        .await
+        .expect("open postgres")
+}
+
+/// The URL of a fresh, empty database on the test PostgreSQL (no migrations applied).
+pub(crate) async fn postgres_url() -> String {
     let url = std::env::var("WINDUP_TEST_DATABASE_URL").expect(
         "WINDUP_TEST_DATABASE_URL is not set: the dashboard's PostgreSQL tests need a real server. \
          Run `sudo bash scripts/postgres.sh` and export the URL it prints (scripts/test.sh and .ci/run do)",
@@ -41,7 +48,7 @@ pub(crate) async fn postgres() -> Arc<dyn Store> {
         .expect("create a fresh test database");
     let mut fresh = url::Url::parse(&url).expect("WINDUP_TEST_DATABASE_URL is a URL");
     fresh.set_path(&format!("/{name}"));
-    store::open(fresh.as_str()).await.expect("open postgres")
+    fresh.to_string()
 }
 
 pub(crate) fn report(
@@ -194,6 +201,11 @@ impl Dash {
         Dash::start(backend, None, |state| state).await
     }
 
+    /// A dashboard on a store opened elsewhere (a database the CLI wrote).
+    pub(crate) async fn with_store(store: Arc<dyn Store>) -> Dash {
+        Dash::serve(store, None, None, |state| state)
+    }
+
     /// A dashboard on `backend`, its state shaped by `shape` (sign-in limits, say), served over
     /// real HTTP with each request's peer address (`ConnectInfo`), as `launch` serves it.
     pub(crate) async fn start(
@@ -208,6 +220,15 @@ impl Dash {
             }
             Backend::Postgres => (postgres().await, None),
         };
+        Dash::serve(store, dir, github, shape)
+    }
+
+    fn serve(
+        store: Arc<dyn Store>,
+        dir: Option<tempfile::TempDir>,
+        github: Option<GithubConfig>,
+        shape: impl FnOnce(AppState) -> AppState,
+    ) -> Dash {
         let config = Config {
             public_url: "http://dash.test".into(),
             secure_cookies: true,
@@ -313,4 +334,11 @@ pub(crate) fn hidden_csrf(html: &str) -> String {
     let marker = "name=\"csrf\" value=\"";
     let start = html.find(marker).expect("a csrf field on the page") + marker.len();
     html[start..start + 64].to_string()
+}
+
+/// The `code` of an API error body.
+pub(crate) fn error_code(body: &Value) -> &str {
+    body["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not an API error: {body}"))
 }

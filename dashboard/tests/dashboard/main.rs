@@ -7,3 +7,4 @@ mod github;
 mod pages;
 mod sign_in;
 mod store_suite;
+mod tokens;

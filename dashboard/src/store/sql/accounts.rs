@@ -1,7 +1,7 @@
-//! Projects, API tokens, users and sign-in sessions: who may push and who may read.
+//! Projects, users and sign-in sessions: who may read.
 
 use super::backends::{PgStore, SqliteStore, conflict};
-use crate::store::{Project, Result, SessionRow, TokenRow, UserRow};
+use crate::store::{Project, Result, SessionRow, UserRow};
 
 // One text, compiled for each backend below.
 macro_rules! accounts_sql {
@@ -46,42 +46,6 @@ macro_rules! accounts_sql {
             Ok(sqlx::query_as::<$db, Project>(
                 "SELECT id, slug, default_branch, created_ms FROM projects ORDER BY slug",
             )
-            .fetch_all(&store.pool)
-            .await?)
-        }
-
-        pub(crate) async fn create_token(
-            store: &$store,
-            project_id: i64,
-            lookup: &str,
-            sha256: &str,
-            scopes: &str,
-            branch_glob: Option<&str>,
-            now_ms: i64,
-        ) -> Result<()> {
-            sqlx::query::<$db>(
-                "INSERT INTO tokens (project_id, lookup, sha256, scopes, branch_glob, created_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(project_id)
-            .bind(lookup)
-            .bind(sha256)
-            .bind(scopes)
-            .bind(branch_glob)
-            .bind(now_ms)
-            .execute(&store.pool)
-            .await?;
-            Ok(())
-        }
-
-        pub(crate) async fn tokens_by_lookup(
-            store: &$store,
-            lookup: &str,
-        ) -> Result<Vec<TokenRow>> {
-            Ok(sqlx::query_as::<$db, TokenRow>(
-                "SELECT id, project_id, sha256, scopes, branch_glob FROM tokens WHERE lookup = $1",
-            )
-            .bind(lookup)
             .fetch_all(&store.pool)
             .await?)
         }

@@ -5,10 +5,10 @@
 use async_trait::async_trait;
 
 use super::backends::{PgStore, SqliteStore};
-use super::{accounts, artifacts, cache, ingest, reads};
+use super::{accounts, artifacts, cache, ingest, reads, tokens};
 use crate::store::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewRun, Project, RateRow, Result, RunDetail, RunFilter,
-    RunSummary, SessionRow, SpendRow, StaleRow, Store, TokenRow, UserRow,
+    CachePut, CacheRow, FlakyRow, Grouping, NewRun, NewToken, Project, RateRow, Result, RunDetail,
+    RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, Store, TokenInfo, TokenRow, UserRow,
 };
 
 macro_rules! impl_store {
@@ -32,28 +32,25 @@ macro_rules! impl_store {
             async fn projects(&self) -> Result<Vec<Project>> {
                 accounts::$backend::projects(self).await
             }
-            async fn create_token(
-                &self,
-                project_id: i64,
-                lookup: &str,
-                sha256: &str,
-                scopes: &str,
-                branch_glob: Option<&str>,
-                now_ms: i64,
-            ) -> Result<()> {
-                accounts::$backend::create_token(
-                    self,
-                    project_id,
-                    lookup,
-                    sha256,
-                    scopes,
-                    branch_glob,
-                    now_ms,
-                )
-                .await
+            async fn create_token(&self, project_id: i64, token: &NewToken<'_>) -> Result<i64> {
+                tokens::$backend::create_token(self, project_id, token).await
             }
             async fn tokens_by_lookup(&self, lookup: &str) -> Result<Vec<TokenRow>> {
-                accounts::$backend::tokens_by_lookup(self, lookup).await
+                tokens::$backend::tokens_by_lookup(self, lookup).await
+            }
+            async fn tokens(&self, project_id: i64) -> Result<Vec<TokenInfo>> {
+                tokens::$backend::tokens(self, project_id).await
+            }
+            async fn revoke_token(
+                &self,
+                project_id: i64,
+                id: i64,
+                now_ms: i64,
+            ) -> Result<Option<TokenInfo>> {
+                tokens::$backend::revoke_token(self, project_id, id, now_ms).await
+            }
+            async fn touch_token(&self, id: i64, now_ms: i64) -> Result<()> {
+                tokens::$backend::touch_token(self, id, now_ms).await
             }
             async fn create_user(
                 &self,

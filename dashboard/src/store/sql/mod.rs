@@ -17,5 +17,6 @@ mod cache;
 mod impl_store;
 mod ingest;
 mod reads;
+mod tokens;
 
 pub use backends::{PgStore, SqliteStore, open};
