@@ -4,8 +4,10 @@
 //! It depends on `windup-model` only (the serde types it ingests): never on the engine or a
 //! browser. `app()` returns the `Router`, so tests drive it in-process or on a loopback port.
 
+pub mod access;
 pub mod admin;
 pub mod api;
+pub mod commands;
 pub mod diff;
 pub mod error;
 pub mod github;

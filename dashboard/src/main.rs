@@ -1,14 +1,15 @@
 //! `windup-dashboard`: parse arguments, call the library, map the outcome to an exit code
 //! (0 ok, 2 bad usage or input, 3 infrastructure such as an unreachable database).
 
-use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use windup_dashboard::commands::{
+    self, CommandError, PeopleCommand, ProjectCommand, TokenCommand, UserCommand,
+};
 use windup_dashboard::sign_in::{ClientAddress, SignInLimits};
-use windup_dashboard::time::{display, now_ms};
-use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, admin, store};
+use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, store};
 
 #[derive(Parser)]
 #[command(name = "windup-dashboard", version, about = "Windup's team dashboard")]
@@ -35,9 +36,12 @@ enum Command {
     /// Manage project tokens.
     #[command(subcommand)]
     Token(TokenCommand),
-    /// Manage people who sign in.
+    /// Manage people who sign in, and instance administrators.
     #[command(subcommand)]
     User(UserCommand),
+    /// Manage who holds which role in a project.
+    #[command(subcommand)]
+    People(PeopleCommand),
 }
 
 #[derive(Args, Default)]
@@ -69,83 +73,16 @@ struct ServeArgs {
     trust_forwarded_for: bool,
 }
 
-#[derive(Subcommand)]
-enum ProjectCommand {
-    /// Create a project.
-    Create {
-        slug: String,
-        #[arg(long, default_value = "main")]
-        default_branch: String,
-    },
-}
-
-#[derive(Subcommand)]
-enum TokenCommand {
-    /// Create a token and print it once.
-    Create {
-        /// The project's slug.
-        #[arg(value_name = "PROJECT", required_unless_present = "project_flag")]
-        project: Option<String>,
-        #[arg(long = "project", id = "project_flag", hide = true)]
-        project_flag: Option<String>,
-        /// ingest, cache:read, cache:write or admin; repeat for several.
-        #[arg(long = "scope", required = true)]
-        scopes: Vec<String>,
-        /// Branches this token may write to the cache (glob, e.g. `feature/*`).
-        #[arg(long)]
-        branch: Option<String>,
-        /// A name to tell it by in the list, e.g. `github-actions`.
-        #[arg(long, default_value = "")]
-        name: String,
-        /// Expire after this long: hours, days or weeks, e.g. `12h`, `90d`, `2w`. Default: never.
-        #[arg(long, value_name = "DURATION")]
-        expires_in: Option<String>,
-    },
-    /// List a project's tokens: name, scopes, branches, created, last used, expiry, state.
-    List {
-        /// The project's slug.
-        project: String,
-    },
-    /// Revoke a token: refused from its next request on, still listed.
-    Revoke {
-        /// The project's slug.
-        project: String,
-        /// The token's id, from `token list`.
-        id: i64,
-    },
-}
-
-#[derive(Subcommand)]
-enum UserCommand {
-    /// Create a person who signs in with a password (read from stdin unless --password-env).
-    Create {
-        email: String,
-        /// Name of an environment variable holding the password.
-        #[arg(long)]
-        password_env: Option<String>,
-    },
-}
-
 enum Failure {
     Input(anyhow::Error),
     Infra(anyhow::Error),
 }
 
-fn input(e: windup_dashboard::error::ApiError) -> Failure {
-    Failure::Input(anyhow::anyhow!("{}", e.message))
-}
-
-fn infra(e: store::StoreError) -> Failure {
-    Failure::Infra(e.into())
-}
-
-/// The project a command names; bad input when there is none.
-async fn project_named(store: &dyn store::Store, slug: &str) -> Result<store::Project, Failure> {
-    store
-        .project(slug)
-        .await
-        .map_err(infra)?
-        .ok_or_else(|| Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first")))
+fn failure(e: CommandError) -> Failure {
+    match e {
+        CommandError::Input(message) => Failure::Input(anyhow::anyhow!(message)),
+        CommandError::Infra(e) => Failure::Infra(e.into()),
+    }
 }
 
 #[tokio::main]
@@ -256,92 +193,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 .context("serving")
                 .map_err(Failure::Infra)
         }
-        Command::Project(ProjectCommand::Create {
-            slug,
-            default_branch,
-        }) => {
-            let p = admin::create_project(&*store, &slug, Some(&default_branch))
-                .await
-                .map_err(input)?;
-            println!(
-                "created project {} (default branch {})",
-                p.slug, p.default_branch
-            );
-            Ok(())
-        }
-        Command::Token(TokenCommand::Create {
-            project,
-            project_flag,
-            scopes,
-            branch,
-            name,
-            expires_in,
-        }) => {
-            let p = project_named(&*store, &project.or(project_flag).unwrap_or_default()).await?;
-            let request = admin::TokenRequest {
-                name,
-                scopes,
-                branch,
-                expires_in,
-            };
-            let created = admin::issue_token(&*store, &p, &request)
-                .await
-                .map_err(input)?;
-            let expiry = created.expires_ms.map_or_else(
-                || "never expires".into(),
-                |ms| format!("expires {}", display(ms)),
-            );
-            eprintln!(
-                "token {} for {} with scopes {}, {expiry} (shown once; only its hash is stored):",
-                created.id,
-                p.slug,
-                created.scopes.join(" ")
-            );
-            println!("{}", created.token);
-            Ok(())
-        }
-        Command::Token(TokenCommand::List { project }) => {
-            let p = project_named(&*store, &project).await?;
-            let tokens = store.tokens(p.id).await.map_err(infra)?;
-            print!("{}", admin::token_table(&tokens, now_ms()));
-            Ok(())
-        }
-        Command::Token(TokenCommand::Revoke { project, id }) => {
-            let p = project_named(&*store, &project).await?;
-            let t = admin::revoke_token(&*store, &p, id).await.map_err(input)?;
-            println!(
-                "revoked token {id} of {} ({})",
-                p.slug,
-                if t.name.is_empty() {
-                    "unnamed"
-                } else {
-                    &t.name
-                }
-            );
-            Ok(())
-        }
-        Command::User(UserCommand::Create {
-            email,
-            password_env,
-        }) => {
-            let password = match password_env {
-                Some(var) => std::env::var(&var).map_err(|_| {
-                    Failure::Input(anyhow::anyhow!("environment variable {var} is not set"))
-                })?,
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut s)
-                        .context("reading the password from stdin")
-                        .map_err(Failure::Input)?;
-                    s.trim_end_matches(['\n', '\r']).to_string()
-                }
-            };
-            admin::create_user(&*store, &email, &password)
-                .await
-                .map_err(input)?;
-            println!("created user {email}");
-            Ok(())
-        }
+        Command::Project(command) => commands::project(&*store, command).await.map_err(failure),
+        Command::Token(command) => commands::token(&*store, command).await.map_err(failure),
+        Command::User(command) => commands::user(&*store, command).await.map_err(failure),
+        Command::People(command) => commands::people(&*store, command).await.map_err(failure),
     }
 }

@@ -4,8 +4,11 @@ mod people;
 mod projects;
 mod tokens;
 
-pub use people::create_user;
-pub use projects::{create_project, valid_slug};
+pub use people::{
+    Added, add_person, create_person, create_user, normal_email, people, remove_person,
+    set_instance_admin,
+};
+pub use projects::{create_project, create_project_owned_by, valid_slug};
 pub use tokens::{
     CreatedToken, TokenRequest, create_token, issue_token, parse_expires_in, revoke_token,
     token_table,

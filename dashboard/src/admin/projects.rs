@@ -1,5 +1,6 @@
 //! Projects: a slug people and URLs use, and the default branch plans fall back to.
 
+use crate::access::Role;
 use crate::error::ApiError;
 use crate::store::{Project, Store};
 use crate::time::now_ms;
@@ -34,6 +35,21 @@ pub async fn create_project(
         ));
     }
     Ok(store.create_project(slug, branch, now_ms()).await?)
+}
+
+/// Creates a project whose first owner is the person `owner_id` (an instance administrator on
+/// the overview page, or the person the CLI's `--owner` names).
+pub async fn create_project_owned_by(
+    store: &dyn Store,
+    slug: &str,
+    default_branch: Option<&str>,
+    owner_id: i64,
+) -> Result<Project, ApiError> {
+    let project = create_project(store, slug, default_branch).await?;
+    store
+        .set_role(project.id, owner_id, Role::Owner.as_str(), now_ms())
+        .await?;
+    Ok(project)
 }
 
 #[cfg(test)]

@@ -1,32 +1,43 @@
-//! Projects, for a token with the `admin` scope.
+//! Projects: no token creates one. An `admin` token manages its own project only; projects are
+//! made by instance administrators (the CLI, or a person flagged as such on the overview page).
+//! The route stays to say so, after the same checks as every route.
 
-use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Deserialize;
 
 use super::auth::ApiAuth;
 use super::body::JsonBody;
+use crate::AppState;
 use crate::error::ApiError;
 use crate::secret::Scope;
-use crate::{AppState, admin};
 
 #[derive(Deserialize)]
 pub(super) struct NewProject {
+    #[expect(
+        dead_code,
+        reason = "read so that a bad body is still a 422, as on every route"
+    )]
     slug: String,
     #[serde(default)]
+    #[expect(
+        dead_code,
+        reason = "read so that a bad body is still a 422, as on every route"
+    )]
     default_branch: Option<String>,
 }
 
 pub(super) async fn create_project(
-    State(state): State<AppState>,
+    State(_state): State<AppState>,
     auth: ApiAuth,
-    JsonBody(body): JsonBody<NewProject>,
+    JsonBody(_body): JsonBody<NewProject>,
 ) -> Result<Response, ApiError> {
     auth.require(Scope::Admin)?;
-    let project =
-        admin::create_project(&*state.store, &body.slug, body.default_branch.as_deref()).await?;
-    let json = serde_json::json!({"slug": project.slug, "default_branch": project.default_branch});
-    Ok((StatusCode::CREATED, Json(json)).into_response())
+    Err(ApiError::forbidden(
+        "instance_admin_only",
+        format!(
+            "a token manages only its own project (`{}`); projects are created by instance administrators: `windup-dashboard project create SLUG --owner EMAIL`, or the overview page",
+            auth.project.slug
+        ),
+    ))
 }

@@ -45,9 +45,28 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Option<TokenInfo>>;
     async fn touch_token(&self, id: i64, now_ms: i64) -> Result<()>;
 
-    /// `Conflict` when the email is taken.
-    async fn create_user(&self, email: &str, password_hash: &str, now_ms: i64) -> Result<()>;
+    /// The new person's id; `Conflict` when the email is taken.
+    async fn create_user(&self, email: &str, password_hash: &str, now_ms: i64) -> Result<i64>;
     async fn user(&self, email: &str) -> Result<Option<UserRow>>;
+    /// Flags or unflags an instance administrator; `false` when no one has that email.
+    async fn set_instance_admin(&self, email: &str, admin: bool) -> Result<bool>;
+    async fn users(&self) -> Result<Vec<UserInfo>>;
+    /// The role stored for a person in a project (instance administrators need none).
+    async fn role(&self, project_id: i64, user_id: i64) -> Result<Option<String>>;
+    /// The projects a person has a role in, by slug.
+    async fn member_projects(&self, user_id: i64) -> Result<Vec<Project>>;
+    async fn members(&self, project_id: i64) -> Result<Vec<MemberRow>>;
+    /// Gives a person a role in a project, replacing the one they had.
+    async fn set_role(&self, project_id: i64, user_id: i64, role: &str, now_ms: i64) -> Result<()>;
+    async fn remove_member(&self, project_id: i64, user_id: i64) -> Result<bool>;
+    /// Keeps a role for the account `email` will have (replacing an earlier invitation).
+    async fn invite(&self, project_id: i64, email: &str, role: &str, now_ms: i64) -> Result<()>;
+    async fn invitations(&self, project_id: i64) -> Result<Vec<InvitationRow>>;
+    async fn cancel_invitation(&self, project_id: i64, email: &str) -> Result<bool>;
+    /// Turns every invitation of `email` into the person's roles (a role they have is kept),
+    /// in one transaction; how many roles were added.
+    async fn claim_invitations(&self, user_id: i64, email: &str, now_ms: i64) -> Result<u64>;
+
     async fn create_session(
         &self,
         sha256: &str,

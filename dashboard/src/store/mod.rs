@@ -8,8 +8,8 @@ mod sql;
 
 pub use interface::{Result, Store, StoreError};
 pub use rows::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewLedger, NewResult, NewRun, NewToken, Project,
-    RateRow, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, TokenInfo, TokenRow,
-    TokenState, UserRow,
+    CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewLedger, NewResult, NewRun,
+    NewToken, Project, RateRow, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow,
+    TokenInfo, TokenRow, TokenState, UserInfo, UserRow,
 };
 pub use sql::{PgStore, SqliteStore, open};

@@ -86,7 +86,10 @@ impl TokenInfo {
 pub struct UserRow {
     pub id: i64,
     pub email: String,
+    /// `''` for an account without a local password (made by a GitHub sign-in).
     pub password_hash: String,
+    /// 1 for an instance administrator, else 0.
+    pub instance_admin: i64,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -95,6 +98,33 @@ pub struct SessionRow {
     pub email: String,
     pub csrf: String,
     pub expires_ms: i64,
+    pub instance_admin: i64,
+}
+
+/// A person as the CLI lists them: never a password hash.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct UserInfo {
+    pub id: i64,
+    pub email: String,
+    pub instance_admin: i64,
+    pub created_ms: i64,
+}
+
+/// A person's role in a project.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct MemberRow {
+    pub user_id: i64,
+    pub email: String,
+    pub role: String,
+    pub created_ms: i64,
+}
+
+/// A role waiting for the account of `email`.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct InvitationRow {
+    pub email: String,
+    pub role: String,
+    pub created_ms: i64,
 }
 
 /// A run as ingested: the report's facts in columns, the report itself as JSON.

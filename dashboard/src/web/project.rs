@@ -8,23 +8,16 @@ use askama_web::WebTemplate;
 use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 
-use super::error::{PageError, PageResult, not_found};
+use super::access::{Access, project_of};
+use super::error::PageResult;
 use super::layout::Layout;
 use super::runs::{RunsPartial, RunsQuery, runs_list};
 use super::session::Person;
 use crate::AppState;
-use crate::store::{Grouping, Project};
+use crate::access::Role;
+use crate::store::Grouping;
 use crate::svg::{self, Series};
 use crate::time::days_ago;
-
-/// The project a page's path names, or a 404 page.
-pub(super) async fn project_of(state: &AppState, slug: &str) -> Result<Project, PageError> {
-    state
-        .store
-        .project(slug)
-        .await?
-        .ok_or_else(|| not_found("project"))
-}
 
 struct ScenarioRate {
     scenario_id: String,
@@ -93,7 +86,7 @@ pub(super) async fn project_page(
     Path(slug): Path<String>,
     Query(q): Query<RunsQuery>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
     let days = chart_days();
     let since = days[0].clone();
     let by_branch = state
@@ -133,7 +126,7 @@ pub(super) async fn project_page(
             .then(a.scenario_id.cmp(&b.scenario_id))
     });
     let page = ProjectPage {
-        layout: person.layout(),
+        layout,
         slug: project.slug.clone(),
         tab: "runs",
         branches: state.store.branches(project.id).await?,

@@ -8,6 +8,7 @@ use super::artifacts::artifact;
 use super::assets::{self, HTMX_PATH};
 use super::flaky::flaky_page;
 use super::overview::{create_project, overview};
+use super::people::{add_person, people_page, remove_person};
 use super::project::project_page;
 use super::run_detail::run_page;
 use super::runs::runs_partial;
@@ -33,6 +34,8 @@ pub fn routes() -> Router<AppState> {
         .route("/p/{slug}/stale/{id}", get(stale_detail))
         .route("/p/{slug}/tokens", get(tokens_page).post(create_token))
         .route("/p/{slug}/tokens/{id}/revoke", post(revoke_token))
+        .route("/p/{slug}/people", get(people_page).post(add_person))
+        .route("/p/{slug}/people/remove", post(remove_person))
         .route(HTMX_PATH, get(assets::htmx))
         .route("/static/app.css", get(assets::css))
         .layer(DefaultBodyLimit::max(64 * 1024))

@@ -64,7 +64,10 @@ pub(super) fn redirect(to: &str) -> Response {
 
 /// A signed-in person, from the session cookie only.
 pub struct Person {
+    pub(super) user_id: i64,
     pub(super) email: String,
+    /// Creates projects and owns every one.
+    pub(super) instance_admin: bool,
     /// The session's CSRF token, which every form of this session carries.
     pub(super) csrf: String,
     session_hash: String,
@@ -80,7 +83,9 @@ impl FromRequestParts<AppState> for Person {
         let hash = secret::sha256_hex(&id);
         match state.store.session(&hash).await {
             Ok(Some(s)) if s.expires_ms > now_ms() => Ok(Person {
+                user_id: s.user_id,
                 email: s.email,
+                instance_admin: s.instance_admin != 0,
                 csrf: s.csrf,
                 session_hash: hash,
             }),
@@ -151,9 +156,12 @@ pub(super) async fn login(
         }
     };
     let user = state.store.user(&email).await?;
+    // An account without a local password (made by a GitHub sign-in) is checked against the
+    // dummy hash too, so it costs as long as any other and never matches.
     let hash = user
         .as_ref()
         .map(|u| u.password_hash.clone())
+        .filter(|h| !h.is_empty())
         .unwrap_or_else(|| DUMMY_HASH.to_string());
     // The dummy hash costs a full verification, so a missing account answers as slowly as a
     // wrong password; both wait for the same gate.
@@ -166,7 +174,7 @@ pub(super) async fn login(
             message,
         ));
     };
-    let Some(user) = user.filter(|_| ok) else {
+    let Some(user) = user.filter(|u| ok && !u.password_hash.is_empty()) else {
         attempt.failed();
         return Ok(login_form(
             &state,

@@ -9,15 +9,16 @@ use axum::http::StatusCode;
 use axum::http::header::CACHE_CONTROL;
 use axum::response::IntoResponse;
 
+use super::access::{Access, project_of};
 use super::csrf::CsrfForm;
 use super::error::PageResult;
 use super::layout::Layout;
-use super::project::project_of;
 use super::session::Person;
 use crate::AppState;
+use crate::access::Role;
 use crate::admin::{self, TokenRequest};
 use crate::secret::Scope;
-use crate::store::{Project, TokenInfo, TokenState};
+use crate::store::{TokenInfo, TokenState};
 use crate::time::{display, now_ms};
 
 struct TokenLine {
@@ -64,15 +65,14 @@ struct TokensPage {
 }
 
 impl TokensPage {
-    async fn of(
-        state: &AppState,
-        person: &Person,
-        project: &Project,
-    ) -> Result<Self, super::PageError> {
+    async fn of(state: &AppState, access: Access) -> Result<Self, super::PageError> {
+        let Access {
+            project, layout, ..
+        } = access;
         let now = now_ms();
         let tokens = state.store.tokens(project.id).await?;
         Ok(TokensPage {
-            layout: person.layout(),
+            layout,
             slug: project.slug.clone(),
             tab: "tokens",
             scopes: Scope::ALL.iter().map(|s| s.as_str()).collect(),
@@ -90,10 +90,8 @@ pub(super) async fn tokens_page(
     person: Person,
     Path(slug): Path<String>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
-    Ok(TokensPage::of(&state, &person, &project)
-        .await?
-        .into_response())
+    let access = project_of(&state, &person, &slug, Role::Owner).await?;
+    Ok(TokensPage::of(&state, access).await?.into_response())
 }
 
 pub(super) async fn create_token(
@@ -112,7 +110,7 @@ pub(super) async fn create_token(
             .unwrap_or_default()
     };
     person.check_csrf(&field("csrf"))?;
-    let project = project_of(&state, &slug).await?;
+    let access = project_of(&state, &person, &slug, Role::Owner).await?;
     let request = TokenRequest {
         name: field("name"),
         scopes: pairs
@@ -123,15 +121,15 @@ pub(super) async fn create_token(
         branch: Some(field("branch")),
         expires_in: Some(field("expires_in")),
     };
-    match admin::issue_token(&*state.store, &project, &request).await {
+    match admin::issue_token(&*state.store, &access.project, &request).await {
         Ok(t) => {
-            let mut page = TokensPage::of(&state, &person, &project).await?;
+            let mut page = TokensPage::of(&state, access).await?;
             page.created_scopes = t.scopes.join(" ");
             page.created = t.token;
             Ok(([(CACHE_CONTROL, "no-store")], page).into_response())
         }
         Err(e) => {
-            let mut page = TokensPage::of(&state, &person, &project).await?;
+            let mut page = TokensPage::of(&state, access).await?;
             page.error = e.message;
             Ok((e.status, page).into_response())
         }
@@ -145,23 +143,24 @@ pub(super) async fn revoke_token(
     Form(form): Form<CsrfForm>,
 ) -> PageResult {
     person.check_csrf(&form.csrf)?;
-    let project = project_of(&state, &slug).await?;
-    let (status, notice, error) = match admin::revoke_token(&*state.store, &project, id).await {
-        Ok(t) => {
-            let name = if t.name.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", t.name)
-            };
-            (
-                StatusCode::OK,
-                format!("Token {id}{name} revoked."),
-                String::new(),
-            )
-        }
-        Err(e) => (e.status, String::new(), e.message),
-    };
-    let mut page = TokensPage::of(&state, &person, &project).await?;
+    let access = project_of(&state, &person, &slug, Role::Owner).await?;
+    let (status, notice, error) =
+        match admin::revoke_token(&*state.store, &access.project, id).await {
+            Ok(t) => {
+                let name = if t.name.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", t.name)
+                };
+                (
+                    StatusCode::OK,
+                    format!("Token {id}{name} revoked."),
+                    String::new(),
+                )
+            }
+            Err(e) => (e.status, String::new(), e.message),
+        };
+    let mut page = TokensPage::of(&state, access).await?;
     page.notice = notice;
     page.error = error;
     Ok((status, page).into_response())

@@ -500,31 +500,16 @@ async fn projects_and_tokens_through_the_api() {
     let dash = Dash::new().await;
     dash.project("ops").await;
     let admin = dash.token("ops", &["admin"], None).await;
+    // No token creates projects (issue 16, finding 6): that is for instance administrators.
     let r = dash
         .server
         .post("/api/v1/projects")
         .authorization_bearer(&admin)
         .json(&json!({"slug": "shop", "default_branch": "trunk"}))
         .await;
-    assert_eq!(r.status_code(), StatusCode::CREATED);
-    assert_eq!(
-        r.json::<Value>(),
-        json!({"slug": "shop", "default_branch": "trunk"})
-    );
-    let dup = dash
-        .server
-        .post("/api/v1/projects")
-        .authorization_bearer(&admin)
-        .json(&json!({"slug": "shop"}))
-        .await;
-    assert_eq!(dup.status_code(), StatusCode::CONFLICT);
-    let bad = dash
-        .server
-        .post("/api/v1/projects")
-        .authorization_bearer(&admin)
-        .json(&json!({"slug": "Bad Slug"}))
-        .await;
-    assert_eq!(error_code(&bad.json()), "invalid_slug");
+    assert_eq!(r.status_code(), StatusCode::FORBIDDEN);
+    assert_eq!(error_code(&r.json()), "instance_admin_only");
+    assert!(dash.state.store.project("shop").await.unwrap().is_none());
     let r = dash
         .server
         .post("/api/v1/projects/ops/tokens")

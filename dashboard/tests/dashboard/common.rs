@@ -267,7 +267,8 @@ impl Dash {
             .token
     }
 
-    /// Signs a person in through the real form; returns the session cookie and the page's CSRF token.
+    /// Signs in an instance administrator (who owns every project) through the real form;
+    /// returns the session cookie and the page's CSRF token.
     pub(crate) async fn sign_in(&self) -> (String, String) {
         if self
             .state
@@ -277,7 +278,18 @@ impl Dash {
             .unwrap()
             .is_none()
         {
-            admin::create_user(&*self.state.store, "ada@example.com", PASSWORD)
+            admin::create_person(&*self.state.store, "ada@example.com", Some(PASSWORD), true)
+                .await
+                .expect("create user");
+        }
+        self.sign_in_as("ada@example.com").await
+    }
+
+    /// Signs in the person `email` (an account with [`PASSWORD`], made when missing, with no
+    /// role anywhere) through the real form; returns the session cookie and the CSRF token.
+    pub(crate) async fn sign_in_as(&self, email: &str) -> (String, String) {
+        if self.state.store.user(email).await.unwrap().is_none() {
+            admin::create_user(&*self.state.store, email, PASSWORD)
                 .await
                 .expect("create user");
         }
@@ -289,7 +301,7 @@ impl Dash {
             .post("/login")
             .add_header("cookie", login_cookie.clone())
             .form(&[
-                ("email", "ada@example.com"),
+                ("email", email),
                 ("password", PASSWORD),
                 ("csrf", csrf.as_str()),
             ])
@@ -341,4 +353,21 @@ pub(crate) fn error_code(body: &Value) -> &str {
     body["error"]["code"]
         .as_str()
         .unwrap_or_else(|| panic!("not an API error: {body}"))
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_windup-dashboard");
+
+/// `windup-dashboard --database DATABASE ARGS…`: its exit code, stdout and stderr.
+pub(crate) fn cli(database: &str, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(BIN)
+        .args(["--database", database])
+        .args(args)
+        .env("WINDUP_TEST_PASSWORD", PASSWORD)
+        .output()
+        .expect("run windup-dashboard");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod github;
 mod pages;
+mod roles;
 mod sign_in;
 mod store_suite;
 mod tokens;

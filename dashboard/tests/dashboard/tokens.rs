@@ -10,7 +10,7 @@ use windup_dashboard::secret;
 use windup_dashboard::store::NewToken;
 use windup_dashboard::time::now_ms;
 
-use crate::common::{Backend, Dash, error_code, hidden_csrf, postgres_url, report};
+use crate::common::{Backend, Dash, cli, error_code, hidden_csrf, postgres_url, report};
 
 fn upload(run_id: &str) -> Value {
     json!({"report": report(run_id, "main", "c1", &[("login", "passed", false)]),
@@ -270,21 +270,6 @@ async fn the_tokens_page_lists_and_revokes_sqlite() {
 #[tokio::test]
 async fn the_tokens_page_lists_and_revokes_postgres() {
     the_tokens_page_lists_and_revokes(Backend::Postgres).await;
-}
-
-const BIN: &str = env!("CARGO_BIN_EXE_windup-dashboard");
-
-fn cli(database: &str, args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(BIN)
-        .args(["--database", database])
-        .args(args)
-        .output()
-        .expect("run windup-dashboard");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 async fn the_cli_creates_lists_and_revokes(database: String) {

@@ -55,22 +55,23 @@ macro_rules! accounts_sql {
             email: &str,
             password_hash: &str,
             now_ms: i64,
-        ) -> Result<()> {
-            sqlx::query::<$db>(
-                "INSERT INTO users (email, password_hash, created_ms) VALUES ($1, $2, $3)",
+        ) -> Result<i64> {
+            let (id,) = sqlx::query_as::<$db, (i64,)>(
+                "INSERT INTO users (email, password_hash, created_ms) VALUES ($1, $2, $3) \
+                 RETURNING id",
             )
             .bind(email)
             .bind(password_hash)
             .bind(now_ms)
-            .execute(&store.pool)
+            .fetch_one(&store.pool)
             .await
             .map_err(|e| conflict(e, &format!("user `{email}`")))?;
-            Ok(())
+            Ok(id)
         }
 
         pub(crate) async fn user(store: &$store, email: &str) -> Result<Option<UserRow>> {
             Ok(sqlx::query_as::<$db, UserRow>(
-                "SELECT id, email, password_hash FROM users WHERE email = $1",
+                "SELECT id, email, password_hash, instance_admin FROM users WHERE email = $1",
             )
             .bind(email)
             .fetch_optional(&store.pool)
@@ -98,7 +99,7 @@ macro_rules! accounts_sql {
 
         pub(crate) async fn session(store: &$store, sha256: &str) -> Result<Option<SessionRow>> {
             Ok(sqlx::query_as::<$db, SessionRow>(
-                "SELECT s.user_id, u.email, s.csrf, s.expires_ms FROM sessions s \
+                "SELECT s.user_id, u.email, s.csrf, s.expires_ms, u.instance_admin FROM sessions s \
                  JOIN users u ON u.id = s.user_id WHERE s.sha256 = $1",
             )
             .bind(sha256)

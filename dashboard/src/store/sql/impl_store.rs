@@ -5,10 +5,11 @@
 use async_trait::async_trait;
 
 use super::backends::{PgStore, SqliteStore};
-use super::{accounts, artifacts, cache, ingest, reads, tokens};
+use super::{accounts, artifacts, cache, ingest, people, reads, tokens};
 use crate::store::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewRun, NewToken, Project, RateRow, Result, RunDetail,
-    RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, Store, TokenInfo, TokenRow, UserRow,
+    CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewRun, NewToken, Project,
+    RateRow, Result, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, Store,
+    TokenInfo, TokenRow, UserInfo, UserRow,
 };
 
 macro_rules! impl_store {
@@ -57,8 +58,58 @@ macro_rules! impl_store {
                 email: &str,
                 password_hash: &str,
                 now_ms: i64,
-            ) -> Result<()> {
+            ) -> Result<i64> {
                 accounts::$backend::create_user(self, email, password_hash, now_ms).await
+            }
+            async fn set_instance_admin(&self, email: &str, admin: bool) -> Result<bool> {
+                people::$backend::set_instance_admin(self, email, admin).await
+            }
+            async fn users(&self) -> Result<Vec<UserInfo>> {
+                people::$backend::users(self).await
+            }
+            async fn role(&self, project_id: i64, user_id: i64) -> Result<Option<String>> {
+                people::$backend::role(self, project_id, user_id).await
+            }
+            async fn member_projects(&self, user_id: i64) -> Result<Vec<Project>> {
+                people::$backend::member_projects(self, user_id).await
+            }
+            async fn members(&self, project_id: i64) -> Result<Vec<MemberRow>> {
+                people::$backend::members(self, project_id).await
+            }
+            async fn set_role(
+                &self,
+                project_id: i64,
+                user_id: i64,
+                role: &str,
+                now_ms: i64,
+            ) -> Result<()> {
+                people::$backend::set_role(self, project_id, user_id, role, now_ms).await
+            }
+            async fn remove_member(&self, project_id: i64, user_id: i64) -> Result<bool> {
+                people::$backend::remove_member(self, project_id, user_id).await
+            }
+            async fn invite(
+                &self,
+                project_id: i64,
+                email: &str,
+                role: &str,
+                now_ms: i64,
+            ) -> Result<()> {
+                people::$backend::invite(self, project_id, email, role, now_ms).await
+            }
+            async fn invitations(&self, project_id: i64) -> Result<Vec<InvitationRow>> {
+                people::$backend::invitations(self, project_id).await
+            }
+            async fn cancel_invitation(&self, project_id: i64, email: &str) -> Result<bool> {
+                people::$backend::cancel_invitation(self, project_id, email).await
+            }
+            async fn claim_invitations(
+                &self,
+                user_id: i64,
+                email: &str,
+                now_ms: i64,
+            ) -> Result<u64> {
+                people::$backend::claim_invitations(self, user_id, email, now_ms).await
             }
             async fn user(&self, email: &str) -> Result<Option<UserRow>> {
                 accounts::$backend::user(self, email).await

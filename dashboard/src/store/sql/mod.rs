@@ -16,6 +16,7 @@ mod backends;
 mod cache;
 mod impl_store;
 mod ingest;
+mod people;
 mod reads;
 mod tokens;
 

@@ -1,0 +1,30 @@
+-- Who may do what (issue 16, finding 6). Same text as ../postgres/0005_roles.sql.
+-- Instance administrators create projects and manage every one; otherwise a person sees only the
+-- projects they have a role in: 'owner' (settings, tokens, people) or 'viewer' (pages only).
+-- An owner may invite an email that has no account yet: the account made for it later (by
+-- `user create` or a sign-in with GitHub) takes the role.
+ALTER TABLE users ADD COLUMN instance_admin BIGINT NOT NULL DEFAULT 0;
+
+CREATE TABLE memberships (
+    project_id BIGINT NOT NULL REFERENCES projects(id),
+    user_id BIGINT NOT NULL REFERENCES users(id),
+    role TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    PRIMARY KEY (project_id, user_id)
+);
+CREATE INDEX memberships_user ON memberships(user_id);
+
+CREATE TABLE invitations (
+    project_id BIGINT NOT NULL REFERENCES projects(id),
+    email TEXT NOT NULL,
+    role TEXT NOT NULL,
+    created_ms BIGINT NOT NULL,
+    PRIMARY KEY (project_id, email)
+);
+CREATE INDEX invitations_email ON invitations(email);
+
+-- Before roles, everyone who could sign in could manage every project: on upgrade they become
+-- owners of every existing project. Tokens belong to one project already and keep their scopes;
+-- only what the `admin` scope reaches narrows (its own project, no new projects).
+INSERT INTO memberships (project_id, user_id, role, created_ms)
+SELECT p.id, u.id, 'owner', u.created_ms FROM projects p CROSS JOIN users u;
