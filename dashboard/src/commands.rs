@@ -118,10 +118,27 @@ pub enum PeopleCommand {
         project: String,
         email: String,
     },
-    /// List a project's people and invitations.
+    /// List a project's people, invitations and GitHub team mappings.
     List {
         /// The project's slug.
         project: String,
+    },
+    /// Give the members of a GitHub team a role in a project at their GitHub sign-in.
+    TeamAdd {
+        /// The project's slug.
+        project: String,
+        /// The organisation and the team's slug, e.g. `acme-inc/qa`.
+        #[arg(value_name = "ORG/TEAM")]
+        team: String,
+        #[arg(long, value_parser = ["owner", "viewer"])]
+        role: String,
+    },
+    /// Remove a team mapping and the roles it gave.
+    TeamRemove {
+        /// The project's slug.
+        project: String,
+        #[arg(value_name = "ORG/TEAM")]
+        team: String,
     },
 }
 
@@ -282,6 +299,30 @@ pub async fn people(store: &dyn Store, command: PeopleCommand) -> Result<()> {
             for i in invitations {
                 println!("{}  {} (invited)", i.email, i.role);
             }
+            for t in store.team_roles(Some(p.id)).await? {
+                println!("{}  {} (GitHub team)", t.name(), t.role);
+            }
+        }
+        PeopleCommand::TeamAdd {
+            project,
+            team,
+            role,
+        } => {
+            let p = project_named(store, &project).await?;
+            let role = Role::parse(&role)
+                .ok_or_else(|| CommandError::Input(format!("unknown role `{role}`")))?;
+            let mapping = admin::map_team(store, &p, &team, role).await?;
+            println!(
+                "members of {} are {}s of {} from their next sign-in with GitHub",
+                mapping.name(),
+                mapping.role,
+                p.slug
+            );
+        }
+        PeopleCommand::TeamRemove { project, team } => {
+            let p = project_named(store, &project).await?;
+            admin::unmap_team(store, &p, &team).await?;
+            println!("{team} no longer gives a role in {}", p.slug);
         }
     }
     Ok(())

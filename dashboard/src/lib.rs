@@ -12,6 +12,7 @@ pub mod diff;
 pub mod error;
 pub mod github;
 pub mod ingest;
+pub mod oauth;
 pub mod secret;
 pub mod sign_in;
 pub mod store;
@@ -26,6 +27,7 @@ use axum::Router;
 use axum::http::{HeaderName, HeaderValue, header};
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use crate::oauth::GithubSignIn;
 use crate::sign_in::{SignInGuard, SignInLimits};
 use crate::store::Store;
 
@@ -90,6 +92,8 @@ pub struct AppState {
     pub github_lock: Arc<tokio::sync::Mutex<()>>,
     /// Failed sign-ins counted and argon2's gate, for the whole process.
     pub sign_in: Arc<SignInGuard>,
+    /// GitHub sign-in beside local accounts, when an OAuth app is configured.
+    pub github_sign_in: Option<Arc<GithubSignIn>>,
 }
 
 impl AppState {
@@ -100,7 +104,13 @@ impl AppState {
             config: Arc::new(config),
             github_lock: Arc::default(),
             sign_in: Arc::new(SignInGuard::new(SignInLimits::default())),
+            github_sign_in: None,
         }
+    }
+
+    pub fn with_github_sign_in(mut self, app: GithubSignIn) -> Self {
+        self.github_sign_in = Some(Arc::new(app));
+        self
     }
 
     pub fn with_sign_in_limits(mut self, limits: SignInLimits) -> Self {

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 use windup_dashboard::commands::{
     self, CommandError, PeopleCommand, ProjectCommand, TokenCommand, UserCommand,
 };
+use windup_dashboard::oauth::GithubSignIn;
 use windup_dashboard::sign_in::{ClientAddress, SignInLimits};
 use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, store};
 
@@ -67,6 +68,14 @@ struct ServeArgs {
         default_value = "https://api.github.com"
     )]
     github_api_url: String,
+    /// GitHub's web address for sign-in with GitHub (an OAuth app: WINDUP_GITHUB_CLIENT_ID and
+    /// WINDUP_GITHUB_CLIENT_SECRET or …_FILE): https://github.com, or `https://HOST`.
+    #[arg(
+        long,
+        env = "WINDUP_GITHUB_WEB_URL",
+        default_value = "https://github.com"
+    )]
+    github_web_url: String,
     /// Count failed sign-ins by the last address in `X-Forwarded-For` (the one the reverse
     /// proxy in front appends), not by the TCP peer: only behind a proxy that sets it.
     #[arg(long, env = "WINDUP_DASHBOARD_TRUST_FORWARDED_FOR")]
@@ -147,6 +156,34 @@ fn github_auth() -> anyhow::Result<Option<GithubAuth>> {
     }
 }
 
+/// The OAuth app for sign-in with GitHub: its client id and secret, both or neither.
+fn github_oauth_app() -> anyhow::Result<Option<(String, String)>> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let secret = match (
+        var("WINDUP_GITHUB_CLIENT_SECRET"),
+        var("WINDUP_GITHUB_CLIENT_SECRET_FILE"),
+    ) {
+        (Some(secret), _) => Some(secret),
+        (None, Some(path)) => Some(
+            std::fs::read_to_string(&path)
+                .with_context(|| format!("WINDUP_GITHUB_CLIENT_SECRET_FILE: cannot read {path}"))?
+                .trim()
+                .to_string(),
+        ),
+        (None, None) => None,
+    };
+    match (var("WINDUP_GITHUB_CLIENT_ID"), secret) {
+        (Some(id), Some(secret)) => Ok(Some((id.trim().to_string(), secret))),
+        (Some(_), None) => anyhow::bail!(
+            "WINDUP_GITHUB_CLIENT_ID is set without a secret: set WINDUP_GITHUB_CLIENT_SECRET (or …_FILE) from the OAuth app's settings"
+        ),
+        (None, Some(_)) => anyhow::bail!(
+            "WINDUP_GITHUB_CLIENT_SECRET is set without WINDUP_GITHUB_CLIENT_ID: set the OAuth app's client id"
+        ),
+        (None, None) => Ok(None),
+    }
+}
+
 async fn run(cli: Cli) -> Result<(), Failure> {
     let store = store::open(&cli.database)
         .await
@@ -159,6 +196,8 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         insecure_cookies: std::env::var_os("WINDUP_DASHBOARD_INSECURE_COOKIES").is_some(),
         public_url: std::env::var("WINDUP_DASHBOARD_URL").ok(),
         trust_forwarded_for: std::env::var_os("WINDUP_DASHBOARD_TRUST_FORWARDED_FOR").is_some(),
+        github_web_url: std::env::var("WINDUP_GITHUB_WEB_URL")
+            .unwrap_or_else(|_| "https://github.com".into()),
     })) {
         Command::Serve(args) => {
             let listener = tokio::net::TcpListener::bind(&args.addr)
@@ -186,8 +225,18 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 },
                 ..SignInLimits::default()
             };
-            tracing::info!(addr = %args.addr, github = config.github.is_some(), "serving");
-            let state = AppState::new(store, config).with_sign_in_limits(limits);
+            let comments = config.github.is_some();
+            let mut state = AppState::new(store, config).with_sign_in_limits(limits);
+            if let Some((client_id, client_secret)) = github_oauth_app().map_err(Failure::Input)? {
+                state = state.with_github_sign_in(GithubSignIn {
+                    client_id,
+                    client_secret,
+                    web_url: args.github_web_url.trim_end_matches('/').to_string(),
+                    api_url: args.github_api_url.trim_end_matches('/').to_string(),
+                });
+            }
+            let github_sign_in = state.github_sign_in.is_some();
+            tracing::info!(addr = %args.addr, comments, github_sign_in, "serving");
             windup_dashboard::launch(listener, state)
                 .await
                 .context("serving")

@@ -1,9 +1,11 @@
 //! Creating projects, tokens and people: shared by the CLI, the API and the pages.
 
+mod github;
 mod people;
 mod projects;
 mod tokens;
 
+pub use github::{TeamCheck, github_person, map_team, unmap_team};
 pub use people::{
     Added, add_person, create_person, create_user, normal_email, people, remove_person,
     set_instance_admin,

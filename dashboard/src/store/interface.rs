@@ -67,6 +67,41 @@ pub trait Store: Send + Sync + 'static {
     /// in one transaction; how many roles were added.
     async fn claim_invitations(&self, user_id: i64, email: &str, now_ms: i64) -> Result<u64>;
 
+    /// The person linked to the GitHub account `github_id`.
+    async fn user_by_github(&self, github_id: i64) -> Result<Option<UserRow>>;
+    /// Links a person to a GitHub account; `Conflict` when another person has it.
+    async fn link_github(&self, user_id: i64, github_id: i64, login: &str) -> Result<()>;
+    /// Whether any project invited `email`.
+    async fn invited(&self, email: &str) -> Result<bool>;
+    /// The team mappings of one project, or of all when `None`.
+    async fn team_roles(&self, project_id: Option<i64>) -> Result<Vec<TeamRoleRow>>;
+    /// Adds a team mapping, or changes its role.
+    async fn set_team_role(&self, mapping: &TeamRoleRow, now_ms: i64) -> Result<()>;
+    /// Removes a team mapping and the roles it granted.
+    async fn remove_team_role(&self, project_id: i64, org: &str, team: &str) -> Result<bool>;
+    /// A person's role in a project and the team (`org/team`) that granted it, if one did.
+    async fn membership(
+        &self,
+        project_id: i64,
+        user_id: i64,
+    ) -> Result<Option<(String, Option<String>)>>;
+    /// Gives a person a role in a project on behalf of the team `org/team`.
+    async fn set_team_membership(
+        &self,
+        project_id: i64,
+        user_id: i64,
+        role: &str,
+        team: &str,
+        now_ms: i64,
+    ) -> Result<()>;
+    /// Takes away the role `team` granted a person in a project (one a person granted stays).
+    async fn remove_team_membership(
+        &self,
+        project_id: i64,
+        user_id: i64,
+        team: &str,
+    ) -> Result<bool>;
+
     async fn create_session(
         &self,
         sha256: &str,

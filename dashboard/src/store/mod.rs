@@ -10,6 +10,6 @@ pub use interface::{Result, Store, StoreError};
 pub use rows::{
     CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewLedger, NewResult, NewRun,
     NewToken, Project, RateRow, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow,
-    TokenInfo, TokenRow, TokenState, UserInfo, UserRow,
+    TeamRoleRow, TokenInfo, TokenRow, TokenState, UserInfo, UserRow,
 };
 pub use sql::{PgStore, SqliteStore, open};

@@ -90,6 +90,8 @@ pub struct UserRow {
     pub password_hash: String,
     /// 1 for an instance administrator, else 0.
     pub instance_admin: i64,
+    /// The GitHub account linked to it, by GitHub's numeric user id.
+    pub github_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -117,6 +119,22 @@ pub struct MemberRow {
     pub email: String,
     pub role: String,
     pub created_ms: i64,
+}
+
+/// Members of a GitHub organisation's team get `role` in the project.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct TeamRoleRow {
+    pub project_id: i64,
+    pub org: String,
+    pub team: String,
+    pub role: String,
+}
+
+impl TeamRoleRow {
+    /// `org/team`, as a membership granted by the mapping records it.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.org, self.team)
+    }
 }
 
 /// A role waiting for the account of `email`.

@@ -3,7 +3,7 @@
 //! never accepted here. Every form carries a CSRF token.
 //!
 //! One file per page (`overview`, `project`, `runs`, `run_detail`, `flaky`, `spend`, `stale`,
-//! `tokens`, `people`), beside what the pages share: the signed-in `session`, the role it holds
+//! `tokens`, `people`), beside what the pages share: the signed-in `session` (and sign-in with `github`), the role it holds
 //! in a project (`access`), `csrf`, the page `layout`, page `error`s, uploaded `artifacts`,
 //! static `assets`, and the `routes` that name them all.
 
@@ -13,6 +13,7 @@ mod assets;
 mod csrf;
 mod error;
 mod flaky;
+mod github;
 mod layout;
 mod overview;
 mod people;

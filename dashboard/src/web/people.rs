@@ -1,5 +1,6 @@
 //! A project's people, for its owners: who holds which role, invitations waiting for an
-//! account, and the forms that add someone, change a role or take it away.
+//! account, GitHub teams whose members get a role, and the forms that add someone, change a
+//! role or take it away, and map a team or remove the mapping.
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -19,6 +20,7 @@ use crate::admin::{self, Added};
 use crate::error::ApiError;
 use crate::time::display;
 
+/// One row: an email (or, for a team, `org/team`), a role, and since when.
 struct Line {
     email: String,
     role: String,
@@ -34,6 +36,7 @@ struct PeoplePage {
     roles: Vec<&'static str>,
     members: Vec<Line>,
     invitations: Vec<Line>,
+    teams: Vec<Line>,
     notice: String,
     error: String,
 }
@@ -42,6 +45,7 @@ impl PeoplePage {
     async fn of(state: &AppState, access: Access) -> Result<PeoplePage, PageError> {
         let Access { project, layout } = access;
         let (members, invitations) = admin::people(&*state.store, &project).await?;
+        let teams = state.store.team_roles(Some(project.id)).await?;
         Ok(PeoplePage {
             layout,
             slug: project.slug,
@@ -63,6 +67,14 @@ impl PeoplePage {
                     since: display(i.created_ms),
                 })
                 .collect(),
+            teams: teams
+                .into_iter()
+                .map(|t| Line {
+                    email: t.name(),
+                    role: t.role,
+                    since: String::new(),
+                })
+                .collect(),
             notice: String::new(),
             error: String::new(),
         })
@@ -76,6 +88,57 @@ pub(super) async fn people_page(
 ) -> PageResult {
     let access = project_of(&state, &person, &slug, Role::Owner).await?;
     Ok(PeoplePage::of(&state, access).await?.into_response())
+}
+
+#[derive(Deserialize)]
+pub(super) struct TeamForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    team: String,
+    #[serde(default)]
+    role: String,
+}
+
+/// Maps a GitHub team to a role.
+pub(super) async fn map_team(
+    State(state): State<AppState>,
+    person: Person,
+    Path(slug): Path<String>,
+    Form(form): Form<TeamForm>,
+) -> PageResult {
+    person.check_csrf(&form.csrf)?;
+    let access = project_of(&state, &person, &slug, Role::Owner).await?;
+    let outcome = match Role::parse(&form.role) {
+        None => Err(ApiError::unprocessable(
+            "invalid_role",
+            "choose a role: owner or viewer",
+        )),
+        Some(role) => admin::map_team(&*state.store, &access.project, &form.team, role)
+            .await
+            .map(|m| {
+                format!(
+                    "Members of {} are {}s from their next sign-in with GitHub.",
+                    m.name(),
+                    m.role
+                )
+            }),
+    };
+    answer(&state, access, outcome).await
+}
+
+pub(super) async fn unmap_team(
+    State(state): State<AppState>,
+    person: Person,
+    Path(slug): Path<String>,
+    Form(form): Form<TeamForm>,
+) -> PageResult {
+    person.check_csrf(&form.csrf)?;
+    let access = project_of(&state, &person, &slug, Role::Owner).await?;
+    let outcome = admin::unmap_team(&*state.store, &access.project, &form.team)
+        .await
+        .map(|()| format!("{} no longer gives a role here.", form.team.trim()));
+    answer(&state, access, outcome).await
 }
 
 #[derive(Deserialize)]

@@ -7,8 +7,9 @@ use axum::routing::{get, post};
 use super::artifacts::artifact;
 use super::assets::{self, HTMX_PATH};
 use super::flaky::flaky_page;
+use super::github;
 use super::overview::{create_project, overview};
-use super::people::{add_person, people_page, remove_person};
+use super::people::{add_person, map_team, people_page, remove_person, unmap_team};
 use super::project::project_page;
 use super::run_detail::run_page;
 use super::runs::runs_partial;
@@ -22,6 +23,8 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/login", get(login_page).post(login))
         .route("/logout", post(logout))
+        .route("/auth/github", get(github::start))
+        .route("/auth/github/callback", get(github::callback))
         .route("/", get(overview))
         .route("/projects", post(create_project))
         .route("/p/{slug}", get(project_page))
@@ -36,6 +39,8 @@ pub fn routes() -> Router<AppState> {
         .route("/p/{slug}/tokens/{id}/revoke", post(revoke_token))
         .route("/p/{slug}/people", get(people_page).post(add_person))
         .route("/p/{slug}/people/remove", post(remove_person))
+        .route("/p/{slug}/people/teams", post(map_team))
+        .route("/p/{slug}/people/teams/remove", post(unmap_team))
         .route(HTMX_PATH, get(assets::htmx))
         .route("/static/app.css", get(assets::css))
         .layer(DefaultBodyLimit::max(64 * 1024))

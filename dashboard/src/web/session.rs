@@ -100,18 +100,18 @@ impl FromRequestParts<AppState> for Person {
 struct LoginPage {
     csrf: String,
     error: String,
+    /// Offer "Sign in with GitHub".
+    github: bool,
 }
 
 pub(super) async fn login_page(State(state): State<AppState>) -> Response {
     let (csrf, cookie) = csrf::login_token(&state);
-    (
-        [(SET_COOKIE, cookie)],
-        LoginPage {
-            csrf,
-            error: String::new(),
-        },
-    )
-        .into_response()
+    let page = LoginPage {
+        csrf,
+        error: String::new(),
+        github: state.github_sign_in.is_some(),
+    };
+    ([(SET_COOKIE, cookie)], page).into_response()
 }
 
 #[derive(Deserialize)]
@@ -183,22 +183,29 @@ pub(super) async fn login(
         ));
     };
     attempt.succeeded();
+    let mut response = open_session(&state, user.id).await?;
+    response
+        .headers_mut()
+        .append(SET_COOKIE, csrf::clear_login_token(&state));
+    Ok(response)
+}
+
+/// A new session for `user_id`: its cookie, and a redirect to the overview.
+pub(super) async fn open_session(state: &AppState, user_id: i64) -> PageResult {
     state.store.delete_expired_sessions(now_ms()).await?;
     let id = secret::random_hex();
     state
         .store
         .create_session(
             &secret::sha256_hex(&id),
-            user.id,
+            user_id,
             &secret::random_hex(),
             now_ms() + SESSION_MS,
         )
         .await?;
-    let session = set_cookie(&state, SESSION_COOKIE, &id, "/", SESSION_MS / 1000, "Lax");
-    let clear = csrf::clear_login_token(&state);
+    let session = set_cookie(state, SESSION_COOKIE, &id, "/", SESSION_MS / 1000, "Lax");
     let mut response = redirect("/");
     response.headers_mut().append(SET_COOKIE, session);
-    response.headers_mut().append(SET_COOKIE, clear);
     Ok(response)
 }
 
@@ -211,6 +218,7 @@ fn login_form(state: &AppState, status: StatusCode, message: String) -> Response
     let page = LoginPage {
         csrf,
         error: message,
+        github: state.github_sign_in.is_some(),
     };
     (status, [(SET_COOKIE, cookie)], page).into_response()
 }

@@ -3,7 +3,9 @@
 mod api;
 mod cli;
 mod common;
+mod fake_github_oauth;
 mod github;
+mod github_sign_in;
 mod pages;
 mod roles;
 mod sign_in;

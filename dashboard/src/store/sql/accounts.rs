@@ -71,7 +71,7 @@ macro_rules! accounts_sql {
 
         pub(crate) async fn user(store: &$store, email: &str) -> Result<Option<UserRow>> {
             Ok(sqlx::query_as::<$db, UserRow>(
-                "SELECT id, email, password_hash, instance_admin FROM users WHERE email = $1",
+                "SELECT id, email, password_hash, instance_admin, github_id FROM users WHERE email = $1",
             )
             .bind(email)
             .fetch_optional(&store.pool)

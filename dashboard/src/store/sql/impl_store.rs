@@ -5,11 +5,11 @@
 use async_trait::async_trait;
 
 use super::backends::{PgStore, SqliteStore};
-use super::{accounts, artifacts, cache, ingest, people, reads, tokens};
+use super::{accounts, artifacts, cache, github, ingest, people, reads, tokens};
 use crate::store::{
     CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewRun, NewToken, Project,
     RateRow, Result, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, Store,
-    TokenInfo, TokenRow, UserInfo, UserRow,
+    TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
 };
 
 macro_rules! impl_store {
@@ -113,6 +113,55 @@ macro_rules! impl_store {
             }
             async fn user(&self, email: &str) -> Result<Option<UserRow>> {
                 accounts::$backend::user(self, email).await
+            }
+            async fn user_by_github(&self, github_id: i64) -> Result<Option<UserRow>> {
+                github::$backend::user_by_github(self, github_id).await
+            }
+            async fn link_github(&self, user_id: i64, github_id: i64, login: &str) -> Result<()> {
+                github::$backend::link_github(self, user_id, github_id, login).await
+            }
+            async fn invited(&self, email: &str) -> Result<bool> {
+                github::$backend::invited(self, email).await
+            }
+            async fn team_roles(&self, project_id: Option<i64>) -> Result<Vec<TeamRoleRow>> {
+                github::$backend::team_roles(self, project_id).await
+            }
+            async fn set_team_role(&self, mapping: &TeamRoleRow, now_ms: i64) -> Result<()> {
+                github::$backend::set_team_role(self, mapping, now_ms).await
+            }
+            async fn remove_team_role(
+                &self,
+                project_id: i64,
+                org: &str,
+                team: &str,
+            ) -> Result<bool> {
+                github::$backend::remove_team_role(self, project_id, org, team).await
+            }
+            async fn membership(
+                &self,
+                project_id: i64,
+                user_id: i64,
+            ) -> Result<Option<(String, Option<String>)>> {
+                github::$backend::membership(self, project_id, user_id).await
+            }
+            async fn set_team_membership(
+                &self,
+                project_id: i64,
+                user_id: i64,
+                role: &str,
+                team: &str,
+                now_ms: i64,
+            ) -> Result<()> {
+                github::$backend::set_team_membership(self, project_id, user_id, role, team, now_ms)
+                    .await
+            }
+            async fn remove_team_membership(
+                &self,
+                project_id: i64,
+                user_id: i64,
+                team: &str,
+            ) -> Result<bool> {
+                github::$backend::remove_team_membership(self, project_id, user_id, team).await
             }
             async fn create_session(
                 &self,

@@ -14,6 +14,7 @@ mod accounts;
 mod artifacts;
 mod backends;
 mod cache;
+mod github;
 mod impl_store;
 mod ingest;
 mod people;

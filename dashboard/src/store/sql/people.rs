@@ -74,7 +74,7 @@ macro_rules! people_sql {
             sqlx::query::<$db>(
                 "INSERT INTO memberships (project_id, user_id, role, created_ms) \
                  VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role",
+                 ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role, team = NULL",
             )
             .bind(project_id)
             .bind(user_id)
