@@ -3,9 +3,9 @@
 //! never accepted here. Every form carries a CSRF token.
 //!
 //! One file per page (`overview`, `project`, `runs`, `run_detail`, `flaky`, `spend`, `stale`,
-//! `tokens`, `people`), beside what the pages share: the signed-in `session` (and sign-in with `github`), the role it holds
-//! in a project (`access`), `csrf`, the page `layout`, page `error`s, uploaded `artifacts`,
-//! static `assets`, and the `routes` that name them all.
+//! `tokens`, `people`), beside what the pages share: the signed-in `session` (and sign-in with
+//! `github`), the role it holds in a project (`access`), `csrf`, the page `layout`, page
+//! `error`s, uploaded `artifacts`, static `assets`, and the `routes` that name them all.
 
 mod access;
 mod artifacts;

@@ -151,6 +151,35 @@ async fn a_viewer_cannot_mint_tokens_and_strangers_see_nothing(backend: Backend)
         .await;
     assert_eq!(invite.status_code(), StatusCode::OK);
     assert!(invite.text().contains("invited"), "{}", invite.text());
+    for path in [
+        "/p/acme/people",
+        "/p/acme/people/remove",
+        "/p/acme/people/teams",
+    ] {
+        let forged = dash
+            .server
+            .post(path)
+            .add_header("cookie", olga.clone())
+            .form(&[
+                ("email", "vic@example.com"),
+                ("role", "owner"),
+                ("team", "a/b"),
+            ])
+            .await;
+        assert_eq!(
+            forged.status_code(),
+            StatusCode::FORBIDDEN,
+            "{path} checks CSRF"
+        );
+    }
+    assert_eq!(
+        store
+            .role(acme.id, user_id(&dash, "vic@example.com").await)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("viewer")
+    );
     let leave = dash
         .server
         .post("/p/acme/people/remove")
