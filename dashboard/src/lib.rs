@@ -4,26 +4,33 @@
 //! It depends on `windup-model` only (the serde types it ingests): never on the engine or a
 //! browser. `app()` returns the `Router`, so tests drive it in-process or on a loopback port.
 
+pub mod access;
 pub mod admin;
 pub mod api;
+pub mod commands;
 pub mod diff;
 pub mod error;
 pub mod github;
 pub mod ingest;
+pub mod oauth;
 pub mod repo;
 pub mod retention;
 pub mod secret;
+pub mod sign_in;
 pub mod store;
 pub mod svg;
 pub mod time;
 pub mod web;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, header};
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use crate::oauth::GithubSignIn;
+use crate::sign_in::{SignInGuard, SignInLimits};
 use crate::store::Store;
 
 /// Where the dashboard is reached and who it talks to.
@@ -85,15 +92,32 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub config: Arc<Config>,
     pub github_lock: Arc<tokio::sync::Mutex<()>>,
+    /// Failed sign-ins counted and argon2's gate, for the whole process.
+    pub sign_in: Arc<SignInGuard>,
+    /// GitHub sign-in beside local accounts, when an OAuth app is configured.
+    pub github_sign_in: Option<Arc<GithubSignIn>>,
 }
 
 impl AppState {
+    /// The state with the default sign-in limits (see [`SignInLimits`]).
     pub fn new(store: Arc<dyn Store>, config: Config) -> Self {
         AppState {
             store,
             config: Arc::new(config),
             github_lock: Arc::default(),
+            sign_in: Arc::new(SignInGuard::new(SignInLimits::default())),
+            github_sign_in: None,
         }
+    }
+
+    pub fn with_github_sign_in(mut self, app: GithubSignIn) -> Self {
+        self.github_sign_in = Some(Arc::new(app));
+        self
+    }
+
+    pub fn with_sign_in_limits(mut self, limits: SignInLimits) -> Self {
+        self.sign_in = Arc::new(SignInGuard::new(limits));
+        self
     }
 }
 
@@ -125,11 +149,15 @@ pub fn app(state: AppState) -> Router {
         ))
 }
 
-/// Serves until Ctrl-C or SIGTERM, then finishes the requests in flight.
+/// Serves until Ctrl-C or SIGTERM, then finishes the requests in flight. Each request knows
+/// its peer's address (`ConnectInfo`), which sign-in throttling counts failures by.
 pub async fn launch(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+    axum::serve(
+        listener,
+        app(state).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await
 }
 
 async fn shutdown_signal() {

@@ -1,12 +1,16 @@
 //! `windup-dashboard`: parse arguments, call the library, map the outcome to an exit code
 //! (0 ok, 2 bad usage or input, 3 infrastructure such as an unreachable database).
 
-use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, admin, store};
+use windup_dashboard::commands::{
+    self, CommandError, PeopleCommand, ProjectCommand, TokenCommand, UserCommand,
+};
+use windup_dashboard::oauth::GithubSignIn;
+use windup_dashboard::sign_in::{ClientAddress, SignInLimits};
+use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, store};
 
 #[derive(Parser)]
 #[command(name = "windup-dashboard", version, about = "Windup's team dashboard")]
@@ -33,9 +37,12 @@ enum Command {
     /// Manage project tokens.
     #[command(subcommand)]
     Token(TokenCommand),
-    /// Manage people who sign in.
+    /// Manage people who sign in, and instance administrators.
     #[command(subcommand)]
     User(UserCommand),
+    /// Manage who holds which role in a project.
+    #[command(subcommand)]
+    People(PeopleCommand),
 }
 
 #[derive(Args, Default)]
@@ -69,56 +76,18 @@ struct ServeArgs {
         value_parser = clap::value_parser!(u32).range(1..)
     )]
     retain_days: Option<u32>,
-}
-
-#[derive(Subcommand)]
-enum ProjectCommand {
-    /// Create a project.
-    Create {
-        slug: String,
-        #[arg(long, default_value = "main")]
-        default_branch: String,
-    },
-    /// Set the GitHub repository whose pull requests get the project's comment.
-    SetRepo {
-        /// The project's slug.
-        slug: String,
-        /// `owner/name`. An upload naming another repository gets no comment.
-        #[arg(value_name = "OWNER/NAME", required_unless_present = "clear")]
-        repo: Option<String>,
-        /// Post no comments for the project.
-        #[arg(long, conflicts_with = "repo")]
-        clear: bool,
-    },
-}
-
-#[derive(Subcommand)]
-enum TokenCommand {
-    /// Create a token and print it once.
-    Create {
-        /// The project's slug.
-        #[arg(value_name = "PROJECT", required_unless_present = "project_flag")]
-        project: Option<String>,
-        #[arg(long = "project", id = "project_flag", hide = true)]
-        project_flag: Option<String>,
-        /// ingest, cache:read, cache:write or admin; repeat for several.
-        #[arg(long = "scope", required = true)]
-        scopes: Vec<String>,
-        /// Branches this token may write to the cache (glob, e.g. `feature/*`).
-        #[arg(long)]
-        branch: Option<String>,
-    },
-}
-
-#[derive(Subcommand)]
-enum UserCommand {
-    /// Create a person who signs in with a password (read from stdin unless --password-env).
-    Create {
-        email: String,
-        /// Name of an environment variable holding the password.
-        #[arg(long)]
-        password_env: Option<String>,
-    },
+    /// GitHub's web address for sign-in with GitHub (an OAuth app: WINDUP_GITHUB_CLIENT_ID and
+    /// WINDUP_GITHUB_CLIENT_SECRET or …_FILE): https://github.com, or `https://HOST`.
+    #[arg(
+        long,
+        env = "WINDUP_GITHUB_WEB_URL",
+        default_value = "https://github.com"
+    )]
+    github_web_url: String,
+    /// Count failed sign-ins by the last address in `X-Forwarded-For` (the one the reverse
+    /// proxy in front appends), not by the TCP peer: only behind a proxy that sets it.
+    #[arg(long, env = "WINDUP_DASHBOARD_TRUST_FORWARDED_FOR")]
+    trust_forwarded_for: bool,
 }
 
 enum Failure {
@@ -126,8 +95,11 @@ enum Failure {
     Infra(anyhow::Error),
 }
 
-fn input(e: windup_dashboard::error::ApiError) -> Failure {
-    Failure::Input(anyhow::anyhow!("{}", e.message))
+fn failure(e: CommandError) -> Failure {
+    match e {
+        CommandError::Input(message) => Failure::Input(anyhow::anyhow!(message)),
+        CommandError::Infra(e) => Failure::Infra(e.into()),
+    }
 }
 
 #[tokio::main]
@@ -206,6 +178,34 @@ fn retain_days_from_env() -> Result<Option<u32>, Failure> {
     }
 }
 
+/// The OAuth app for sign-in with GitHub: its client id and secret, both or neither.
+fn github_oauth_app() -> anyhow::Result<Option<(String, String)>> {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    let secret = match (
+        var("WINDUP_GITHUB_CLIENT_SECRET"),
+        var("WINDUP_GITHUB_CLIENT_SECRET_FILE"),
+    ) {
+        (Some(secret), _) => Some(secret),
+        (None, Some(path)) => Some(
+            std::fs::read_to_string(&path)
+                .with_context(|| format!("WINDUP_GITHUB_CLIENT_SECRET_FILE: cannot read {path}"))?
+                .trim()
+                .to_string(),
+        ),
+        (None, None) => None,
+    };
+    match (var("WINDUP_GITHUB_CLIENT_ID"), secret) {
+        (Some(id), Some(secret)) => Ok(Some((id.trim().to_string(), secret))),
+        (Some(_), None) => anyhow::bail!(
+            "WINDUP_GITHUB_CLIENT_ID is set without a secret: set WINDUP_GITHUB_CLIENT_SECRET (or …_FILE) from the OAuth app's settings"
+        ),
+        (None, Some(_)) => anyhow::bail!(
+            "WINDUP_GITHUB_CLIENT_SECRET is set without WINDUP_GITHUB_CLIENT_ID: set the OAuth app's client id"
+        ),
+        (None, None) => Ok(None),
+    }
+}
+
 async fn run(cli: Cli) -> Result<(), Failure> {
     let store = store::open(&cli.database)
         .await
@@ -218,6 +218,9 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         insecure_cookies: std::env::var_os("WINDUP_DASHBOARD_INSECURE_COOKIES").is_some(),
         public_url: std::env::var("WINDUP_DASHBOARD_URL").ok(),
         retain_days: retain_days_from_env()?,
+        trust_forwarded_for: std::env::var_os("WINDUP_DASHBOARD_TRUST_FORWARDED_FOR").is_some(),
+        github_web_url: std::env::var("WINDUP_GITHUB_WEB_URL")
+            .unwrap_or_else(|_| "https://github.com".into()),
     })) {
         Command::Serve(args) => {
             let listener = tokio::net::TcpListener::bind(&args.addr)
@@ -237,99 +240,43 @@ async fn run(cli: Cli) -> Result<(), Failure> {
                 secure_cookies: !args.insecure_cookies,
                 github,
             };
+            let limits = SignInLimits {
+                client_address: if args.trust_forwarded_for {
+                    ClientAddress::ForwardedFor
+                } else {
+                    ClientAddress::Peer
+                },
+                ..SignInLimits::default()
+            };
+            let comments = config.github.is_some();
+            let mut state = AppState::new(store, config).with_sign_in_limits(limits);
+            if let Some((client_id, client_secret)) = github_oauth_app().map_err(Failure::Input)? {
+                state = state.with_github_sign_in(GithubSignIn {
+                    client_id,
+                    client_secret,
+                    web_url: args.github_web_url.trim_end_matches('/').to_string(),
+                    api_url: args.github_api_url.trim_end_matches('/').to_string(),
+                });
+            }
+            let github_sign_in = state.github_sign_in.is_some();
             tracing::info!(
                 addr = %args.addr,
-                github = config.github.is_some(),
+                comments,
+                github_sign_in,
                 retain_days = ?args.retain_days,
                 "serving"
             );
             if let Some(days) = args.retain_days {
-                windup_dashboard::retention::spawn_daily(store.clone(), days);
+                windup_dashboard::retention::spawn_daily(state.store.clone(), days);
             }
-            windup_dashboard::launch(listener, AppState::new(store, config))
+            windup_dashboard::launch(listener, state)
                 .await
                 .context("serving")
                 .map_err(Failure::Infra)
         }
-        Command::Project(ProjectCommand::Create {
-            slug,
-            default_branch,
-        }) => {
-            let p = admin::create_project(&*store, &slug, Some(&default_branch))
-                .await
-                .map_err(input)?;
-            println!(
-                "created project {} (default branch {})",
-                p.slug, p.default_branch
-            );
-            Ok(())
-        }
-        Command::Project(ProjectCommand::SetRepo { slug, repo, clear }) => {
-            let p = store
-                .project(&slug)
-                .await
-                .map_err(|e| Failure::Infra(e.into()))?
-                .ok_or_else(|| {
-                    Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first"))
-                })?;
-            let repo = if clear {
-                String::new()
-            } else {
-                repo.unwrap_or_default()
-            };
-            match admin::set_repo(&*store, &p, &repo).await.map_err(input)? {
-                Some(r) => println!("project {} comments on pull requests of {r}", p.slug),
-                None => println!("project {} posts no PR comments", p.slug),
-            }
-            Ok(())
-        }
-        Command::Token(TokenCommand::Create {
-            project,
-            project_flag,
-            scopes,
-            branch,
-        }) => {
-            let slug = project.or(project_flag).unwrap_or_default();
-            let p = store
-                .project(&slug)
-                .await
-                .map_err(|e| Failure::Infra(e.into()))?
-                .ok_or_else(|| {
-                    Failure::Input(anyhow::anyhow!("no project `{slug}`; create it first"))
-                })?;
-            let created = admin::create_token(&*store, &p, &scopes, branch.as_deref())
-                .await
-                .map_err(input)?;
-            eprintln!(
-                "token for {} with scopes {} (shown once; only its hash is stored):",
-                p.slug,
-                created.scopes.join(" ")
-            );
-            println!("{}", created.token);
-            Ok(())
-        }
-        Command::User(UserCommand::Create {
-            email,
-            password_env,
-        }) => {
-            let password = match password_env {
-                Some(var) => std::env::var(&var).map_err(|_| {
-                    Failure::Input(anyhow::anyhow!("environment variable {var} is not set"))
-                })?,
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut s)
-                        .context("reading the password from stdin")
-                        .map_err(Failure::Input)?;
-                    s.trim_end_matches(['\n', '\r']).to_string()
-                }
-            };
-            admin::create_user(&*store, &email, &password)
-                .await
-                .map_err(input)?;
-            println!("created user {email}");
-            Ok(())
-        }
+        Command::Project(command) => commands::project(&*store, command).await.map_err(failure),
+        Command::Token(command) => commands::token(&*store, command).await.map_err(failure),
+        Command::User(command) => commands::user(&*store, command).await.map_err(failure),
+        Command::People(command) => commands::people(&*store, command).await.map_err(failure),
     }
 }

@@ -31,21 +31,79 @@ pub trait Store: Send + Sync + 'static {
     /// Sets (or, with `None`, clears) the repository that gets the project's PR comments.
     async fn set_project_repo(&self, project_id: i64, github_repo: Option<&str>) -> Result<()>;
 
-    async fn create_token(
-        &self,
-        project_id: i64,
-        lookup: &str,
-        sha256: &str,
-        scopes: &str,
-        branch_glob: Option<&str>,
-        now_ms: i64,
-    ) -> Result<()>;
+    /// The new token's id.
+    async fn create_token(&self, project_id: i64, token: &NewToken<'_>) -> Result<i64>;
     /// Tokens whose hash starts with `lookup`; the caller compares the full hash in constant time.
     async fn tokens_by_lookup(&self, lookup: &str) -> Result<Vec<TokenRow>>;
+    /// The project's tokens, oldest first, revoked and expired ones included.
+    async fn tokens(&self, project_id: i64) -> Result<Vec<TokenInfo>>;
+    /// Revokes the project's token `id` (a token already revoked keeps its first time); `None`
+    /// when the project has no such token.
+    async fn revoke_token(
+        &self,
+        project_id: i64,
+        id: i64,
+        now_ms: i64,
+    ) -> Result<Option<TokenInfo>>;
+    async fn touch_token(&self, id: i64, now_ms: i64) -> Result<()>;
 
-    /// `Conflict` when the email is taken.
-    async fn create_user(&self, email: &str, password_hash: &str, now_ms: i64) -> Result<()>;
+    /// The new person's id; `Conflict` when the email is taken.
+    async fn create_user(&self, email: &str, password_hash: &str, now_ms: i64) -> Result<i64>;
     async fn user(&self, email: &str) -> Result<Option<UserRow>>;
+    /// Flags or unflags an instance administrator; `false` when no one has that email.
+    async fn set_instance_admin(&self, email: &str, admin: bool) -> Result<bool>;
+    async fn users(&self) -> Result<Vec<UserInfo>>;
+    /// The role stored for a person in a project (instance administrators need none).
+    async fn role(&self, project_id: i64, user_id: i64) -> Result<Option<String>>;
+    /// The projects a person has a role in, by slug.
+    async fn member_projects(&self, user_id: i64) -> Result<Vec<Project>>;
+    async fn members(&self, project_id: i64) -> Result<Vec<MemberRow>>;
+    /// Gives a person a role in a project, replacing the one they had.
+    async fn set_role(&self, project_id: i64, user_id: i64, role: &str, now_ms: i64) -> Result<()>;
+    async fn remove_member(&self, project_id: i64, user_id: i64) -> Result<bool>;
+    /// Keeps a role for the account `email` will have (replacing an earlier invitation).
+    async fn invite(&self, project_id: i64, email: &str, role: &str, now_ms: i64) -> Result<()>;
+    async fn invitations(&self, project_id: i64) -> Result<Vec<InvitationRow>>;
+    async fn cancel_invitation(&self, project_id: i64, email: &str) -> Result<bool>;
+    /// Turns every invitation of `email` into the person's roles (a role they have is kept),
+    /// in one transaction; how many roles were added.
+    async fn claim_invitations(&self, user_id: i64, email: &str, now_ms: i64) -> Result<u64>;
+
+    /// The person linked to the GitHub account `github_id`.
+    async fn user_by_github(&self, github_id: i64) -> Result<Option<UserRow>>;
+    /// Links a person to a GitHub account; `Conflict` when another person has it.
+    async fn link_github(&self, user_id: i64, github_id: i64, login: &str) -> Result<()>;
+    /// Whether any project invited `email`.
+    async fn invited(&self, email: &str) -> Result<bool>;
+    /// The team mappings of one project, or of all when `None`.
+    async fn team_roles(&self, project_id: Option<i64>) -> Result<Vec<TeamRoleRow>>;
+    /// Adds a team mapping, or changes its role.
+    async fn set_team_role(&self, mapping: &TeamRoleRow, now_ms: i64) -> Result<()>;
+    /// Removes a team mapping and the roles it granted.
+    async fn remove_team_role(&self, project_id: i64, org: &str, team: &str) -> Result<bool>;
+    /// A person's role in a project and the team (`org/team`) that granted it, if one did.
+    async fn membership(
+        &self,
+        project_id: i64,
+        user_id: i64,
+    ) -> Result<Option<(String, Option<String>)>>;
+    /// Gives a person a role in a project on behalf of the team `org/team`.
+    async fn set_team_membership(
+        &self,
+        project_id: i64,
+        user_id: i64,
+        role: &str,
+        team: &str,
+        now_ms: i64,
+    ) -> Result<()>;
+    /// Takes away the role `team` granted a person in a project (one a person granted stays).
+    async fn remove_team_membership(
+        &self,
+        project_id: i64,
+        user_id: i64,
+        team: &str,
+    ) -> Result<bool>;
+
     async fn create_session(
         &self,
         sha256: &str,

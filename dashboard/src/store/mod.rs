@@ -8,7 +8,8 @@ mod sql;
 
 pub use interface::{Result, Store, StoreError};
 pub use rows::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewLedger, NewResult, NewRun, Project, Pruned, RateRow,
-    RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, TokenRow, UserRow,
+    CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewLedger, NewResult, NewRun,
+    NewToken, Project, Pruned, RateRow, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow,
+    StaleRow, TeamRoleRow, TokenInfo, TokenRow, TokenState, UserInfo, UserRow,
 };
 pub use sql::{PgStore, SqliteStore, open};

@@ -11,6 +11,7 @@ pub struct Project {
     pub github_repo: Option<String>,
 }
 
+/// A token as authentication needs it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct TokenRow {
     pub id: i64,
@@ -18,13 +19,82 @@ pub struct TokenRow {
     pub sha256: String,
     pub scopes: String,
     pub branch_glob: Option<String>,
+    pub expires_ms: Option<i64>,
+    pub revoked_ms: Option<i64>,
+    pub last_used_ms: Option<i64>,
+}
+
+/// A token to store: only its hash, and the indexed prefix of the hash.
+#[derive(Debug, Clone)]
+pub struct NewToken<'a> {
+    pub lookup: &'a str,
+    pub sha256: &'a str,
+    /// Space-separated scopes.
+    pub scopes: &'a str,
+    pub branch_glob: Option<&'a str>,
+    /// `''` when none was given.
+    pub name: &'a str,
+    pub expires_ms: Option<i64>,
+    pub created_ms: i64,
+}
+
+/// A token as the lists show it (the CLI, the API, the tokens page): never its hash.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct TokenInfo {
+    pub id: i64,
+    pub name: String,
+    pub scopes: String,
+    pub branch_glob: Option<String>,
+    pub created_ms: i64,
+    pub last_used_ms: Option<i64>,
+    pub expires_ms: Option<i64>,
+    pub revoked_ms: Option<i64>,
+}
+
+/// Whether a token is accepted at `now_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenState {
+    Active,
+    Expired,
+    Revoked,
+}
+
+impl TokenState {
+    pub fn of(expires_ms: Option<i64>, revoked_ms: Option<i64>, now_ms: i64) -> TokenState {
+        if revoked_ms.is_some() {
+            TokenState::Revoked
+        } else if expires_ms.is_some_and(|e| e <= now_ms) {
+            TokenState::Expired
+        } else {
+            TokenState::Active
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenState::Active => "active",
+            TokenState::Expired => "expired",
+            TokenState::Revoked => "revoked",
+        }
+    }
+}
+
+impl TokenInfo {
+    pub fn state(&self, now_ms: i64) -> TokenState {
+        TokenState::of(self.expires_ms, self.revoked_ms, now_ms)
+    }
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct UserRow {
     pub id: i64,
     pub email: String,
+    /// `''` for an account without a local password (made by a GitHub sign-in).
     pub password_hash: String,
+    /// 1 for an instance administrator, else 0.
+    pub instance_admin: i64,
+    /// The GitHub account linked to it, by GitHub's numeric user id.
+    pub github_id: Option<i64>,
 }
 
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -33,6 +103,49 @@ pub struct SessionRow {
     pub email: String,
     pub csrf: String,
     pub expires_ms: i64,
+    pub instance_admin: i64,
+}
+
+/// A person as the CLI lists them: never a password hash.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct UserInfo {
+    pub id: i64,
+    pub email: String,
+    pub instance_admin: i64,
+    pub created_ms: i64,
+}
+
+/// A person's role in a project.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct MemberRow {
+    pub user_id: i64,
+    pub email: String,
+    pub role: String,
+    pub created_ms: i64,
+}
+
+/// Members of a GitHub organisation's team get `role` in the project.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct TeamRoleRow {
+    pub project_id: i64,
+    pub org: String,
+    pub team: String,
+    pub role: String,
+}
+
+impl TeamRoleRow {
+    /// `org/team`, as a membership granted by the mapping records it.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.org, self.team)
+    }
+}
+
+/// A role waiting for the account of `email`.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct InvitationRow {
+    pub email: String,
+    pub role: String,
+    pub created_ms: i64,
 }
 
 /// A run as ingested: the report's facts in columns, the report itself as JSON.

@@ -4,17 +4,18 @@ use axum::extract::{Path, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::response::IntoResponse;
 
+use super::access::{Access, project_of};
 use super::error::{PageResult, not_found};
-use super::project::project_of;
 use super::session::Person;
 use crate::AppState;
+use crate::access::Role;
 
 pub(super) async fn artifact(
     State(state): State<AppState>,
-    _person: Person,
+    person: Person,
     Path((slug, run_id, name)): Path<(String, String, String)>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, .. } = project_of(&state, &person, &slug, Role::Viewer).await?;
     let bytes = state
         .store
         .artifact(project.id, &run_id, &name)

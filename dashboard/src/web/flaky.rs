@@ -5,11 +5,12 @@ use askama_web::WebTemplate;
 use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 
+use super::access::{Access, project_of};
 use super::error::PageResult;
 use super::layout::Layout;
-use super::project::project_of;
 use super::session::Person;
 use crate::AppState;
+use crate::access::Role;
 use crate::time::display;
 
 struct FlakyView {
@@ -35,7 +36,7 @@ pub(super) async fn flaky_page(
     person: Person,
     Path(slug): Path<String>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
     let rows = state
         .store
         .flaky(project.id, 200)
@@ -54,7 +55,7 @@ pub(super) async fn flaky_page(
         })
         .collect();
     Ok(FlakyPage {
-        layout: person.layout(),
+        layout,
         slug,
         tab: "flaky",
         rows,

@@ -3,16 +3,20 @@
 //! never accepted here. Every form carries a CSRF token.
 //!
 //! One file per page (`overview`, `project`, `runs`, `run_detail`, `flaky`, `spend`, `stale`,
-//! `tokens`), beside what the pages share: the signed-in `session`, `csrf`, the page `layout`,
-//! page `error`s, uploaded `artifacts`, static `assets`, and the `routes` that name them all.
+//! `tokens`, `people`), beside what the pages share: the signed-in `session` (and sign-in with
+//! `github`), the role it holds in a project (`access`), `csrf`, the page `layout`, page
+//! `error`s, uploaded `artifacts`, static `assets`, and the `routes` that name them all.
 
+mod access;
 mod artifacts;
 mod assets;
 mod csrf;
 mod error;
 mod flaky;
+mod github;
 mod layout;
 mod overview;
+mod people;
 mod project;
 mod routes;
 mod run_detail;

@@ -1,13 +1,16 @@
-//! The overview: every project with its last run, and the form that creates a project.
+//! The overview: the projects the person has a role in (every project, for an instance
+//! administrator) with their last run, and for instance administrators the form that creates a
+//! project.
 
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::Form;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
 
-use super::error::PageResult;
+use super::error::{PageError, PageResult};
 use super::layout::Layout;
 use super::session::{Person, redirect};
 use crate::store::RunFilter;
@@ -32,7 +35,12 @@ struct OverviewPage {
 
 async fn overview_with(state: &AppState, person: &Person, error: String) -> PageResult {
     let mut projects = Vec::new();
-    for p in state.store.projects().await? {
+    let visible = if person.instance_admin {
+        state.store.projects().await?
+    } else {
+        state.store.member_projects(person.user_id).await?
+    };
+    for p in visible {
         let last = state
             .store
             .runs(
@@ -87,8 +95,15 @@ pub(super) async fn create_project(
     Form(form): Form<ProjectForm>,
 ) -> PageResult {
     person.check_csrf(&form.csrf)?;
+    if !person.instance_admin {
+        return Err(PageError(
+            StatusCode::FORBIDDEN,
+            "Only instance administrators create projects.".into(),
+        ));
+    }
     let branch = Some(form.default_branch.trim()).filter(|b| !b.is_empty());
-    match admin::create_project(&*state.store, form.slug.trim(), branch).await {
+    let slug = form.slug.trim();
+    match admin::create_project_owned_by(&*state.store, slug, branch, person.user_id).await {
         Ok(p) => Ok(redirect(&format!("/p/{}", p.slug))),
         Err(e) => {
             let mut response = overview_with(&state, &person, e.message).await?;

@@ -10,23 +10,16 @@ use axum::extract::{Path, Query, State};
 use axum::response::IntoResponse;
 use serde::Deserialize;
 
-use super::error::{PageError, PageResult, not_found};
+use super::access::{Access, project_of};
+use super::error::PageResult;
 use super::layout::Layout;
 use super::runs::{RunsPartial, RunsQuery, runs_list};
 use super::session::{Person, redirect};
-use crate::store::{Grouping, Project};
+use crate::access::Role;
+use crate::store::Grouping;
 use crate::svg::{self, Series};
 use crate::time::days_ago;
 use crate::{AppState, admin};
-
-/// The project a page's path names, or a 404 page.
-pub(super) async fn project_of(state: &AppState, slug: &str) -> Result<Project, PageError> {
-    state
-        .store
-        .project(slug)
-        .await?
-        .ok_or_else(|| not_found("project"))
-}
 
 struct ScenarioRate {
     scenario_id: String,
@@ -99,17 +92,12 @@ pub(super) async fn project_page(
     Path(slug): Path<String>,
     Query(q): Query<RunsQuery>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
-    render(&state, &person, &project, &q, String::new()).await
+    let access = project_of(&state, &person, &slug, Role::Viewer).await?;
+    render(&state, access, &q, String::new()).await
 }
 
-async fn render(
-    state: &AppState,
-    person: &Person,
-    project: &Project,
-    q: &RunsQuery,
-    repo_error: String,
-) -> PageResult {
+async fn render(state: &AppState, access: Access, q: &RunsQuery, repo_error: String) -> PageResult {
+    let Access { project, layout } = access;
     let days = chart_days();
     let since = days[0].clone();
     let by_branch = state
@@ -149,7 +137,7 @@ async fn render(
             .then(a.scenario_id.cmp(&b.scenario_id))
     });
     let page = ProjectPage {
-        layout: person.layout(),
+        layout,
         slug: project.slug.clone(),
         tab: "runs",
         branches: state.store.branches(project.id).await?,
@@ -158,7 +146,7 @@ async fn render(
         branch_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_branch, 6)),
         scenario_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_scenario, 6)),
         scenarios: totals,
-        runs: runs_list(state, project, q).await?,
+        runs: runs_list(state, &project, q).await?,
         github_repo: project.github_repo.clone().unwrap_or_default(),
         repo_error,
     };
@@ -182,12 +170,12 @@ pub(super) async fn set_repo(
     Form(form): Form<RepoForm>,
 ) -> PageResult {
     person.check_csrf(&form.csrf)?;
-    let project = project_of(&state, &slug).await?;
-    match admin::set_repo(&*state.store, &project, &form.repo).await {
-        Ok(_) => Ok(redirect(&format!("/p/{}", project.slug))),
+    // A project setting: owners only.
+    let access = project_of(&state, &person, &slug, Role::Owner).await?;
+    match admin::set_repo(&*state.store, &access.project, &form.repo).await {
+        Ok(_) => Ok(redirect(&format!("/p/{}", access.project.slug))),
         Err(e) => {
-            let mut response =
-                render(&state, &person, &project, &RunsQuery::default(), e.message).await?;
+            let mut response = render(&state, access, &RunsQuery::default(), e.message).await?;
             *response.status_mut() = e.status;
             Ok(response)
         }

@@ -9,13 +9,14 @@ use axum::response::IntoResponse;
 use windup_model::money::usd;
 use windup_model::{RunReport, ScenarioStatus};
 
+use super::access::{Access, project_of};
 use super::artifacts::screenshot_url;
 use super::error::{PageError, PageResult, not_found};
 use super::layout::Layout;
-use super::project::project_of;
 use super::runs::{RunView, run_view};
 use super::session::Person;
 use crate::AppState;
+use crate::access::Role;
 use crate::svg::{self, Step};
 use crate::time::display;
 
@@ -85,7 +86,7 @@ pub(super) async fn run_page(
     person: Person,
     Path((slug, run_id)): Path<(String, String)>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
     let run = state
         .store
         .run(project.id, &run_id)
@@ -180,7 +181,7 @@ pub(super) async fn run_page(
         .collect();
     let s = &run.summary;
     let page = RunPage {
-        layout: person.layout(),
+        layout,
         slug: slug.clone(),
         tab: "runs",
         run: run_view(&slug, s),

@@ -9,10 +9,11 @@ use axum::response::IntoResponse;
 use serde::Deserialize;
 use windup_model::money::usd;
 
+use super::access::{Access, project_of};
 use super::error::{PageError, PageResult};
-use super::project::project_of;
 use super::session::Person;
 use crate::AppState;
+use crate::access::Role;
 use crate::store::{Project, RunFilter, RunSummary};
 use crate::time::display;
 
@@ -183,11 +184,11 @@ pub(super) async fn runs_list(
 /// The runs list alone, for htmx to swap into the project page.
 pub(super) async fn runs_partial(
     State(state): State<AppState>,
-    _person: Person,
+    person: Person,
     Path(slug): Path<String>,
     Query(q): Query<RunsQuery>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, .. } = project_of(&state, &person, &slug, Role::Viewer).await?;
     Ok(runs_list(&state, &project, &q).await?.into_response())
 }
 

@@ -6,12 +6,14 @@ use axum::extract::{Path, State};
 use axum::response::IntoResponse;
 use windup_model::money::usd;
 
+use super::access::{Access, project_of};
 use super::error::PageResult;
 use super::layout::Layout;
-use super::project::{chart_days, project_of};
+use super::project::chart_days;
 use super::runs::{RunView, run_view};
 use super::session::Person;
 use crate::AppState;
+use crate::access::Role;
 use crate::store::RunFilter;
 use crate::svg;
 
@@ -54,7 +56,7 @@ pub(super) async fn spend_page(
     person: Person,
     Path(slug): Path<String>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
     let days = chart_days();
     let rows = state.store.spend(project.id, &days[0]).await?;
     let mut per_day: Vec<(String, i64, String)> =
@@ -95,7 +97,7 @@ pub(super) async fn spend_page(
         )
         .await?;
     let page = SpendPage {
-        layout: person.layout(),
+        layout,
         slug: slug.clone(),
         tab: "spend",
         total: money(total),

@@ -8,12 +8,13 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use windup_model::{CacheEntry, RunReport};
 
+use super::access::{Access, project_of};
 use super::artifacts::screenshot_url;
 use super::error::{PageError, PageResult, not_found};
 use super::layout::Layout;
-use super::project::project_of;
 use super::session::Person;
 use crate::AppState;
+use crate::access::Role;
 use crate::diff::{DiffRow, diff_steps};
 use crate::time::display;
 
@@ -40,7 +41,7 @@ pub(super) async fn stale_page(
     person: Person,
     Path(slug): Path<String>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
     let rows = state
         .store
         .stale_entries(project.id, 200)
@@ -56,7 +57,7 @@ pub(super) async fn stale_page(
         })
         .collect();
     Ok(StalePage {
-        layout: person.layout(),
+        layout,
         slug,
         tab: "stale",
         rows,
@@ -109,7 +110,7 @@ pub(super) async fn stale_detail(
     person: Person,
     Path((slug, id)): Path<(String, i64)>,
 ) -> PageResult {
-    let project = project_of(&state, &slug).await?;
+    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
     let row = state
         .store
         .stale_entry(project.id, id)
@@ -177,7 +178,7 @@ pub(super) async fn stale_detail(
         });
     }
     let page = StaleDetailPage {
-        layout: person.layout(),
+        layout,
         slug,
         tab: "stale",
         scenario_id: row.scenario_id,

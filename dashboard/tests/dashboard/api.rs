@@ -3,18 +3,12 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::common::{Dash, cache_entry, ledger, png, report};
+use crate::common::{Dash, cache_entry, error_code, ledger, png, report};
 
 fn ingest_body(run_id: &str) -> Value {
     json!({"report": report(run_id, "main", "c1", &[("login", "passed", false)]),
            "ledger": [ledger(run_id, "login", Some("gemini"), 1, 700)],
            "pull_request": null})
-}
-
-fn error_code(body: &Value) -> &str {
-    body["error"]["code"]
-        .as_str()
-        .unwrap_or_else(|| panic!("not an API error: {body}"))
 }
 
 #[tokio::test]
@@ -506,31 +500,16 @@ async fn projects_and_tokens_through_the_api() {
     let dash = Dash::new().await;
     dash.project("ops").await;
     let admin = dash.token("ops", &["admin"], None).await;
+    // No token creates projects (issue 16, finding 6): that is for instance administrators.
     let r = dash
         .server
         .post("/api/v1/projects")
         .authorization_bearer(&admin)
         .json(&json!({"slug": "shop", "default_branch": "trunk"}))
         .await;
-    assert_eq!(r.status_code(), StatusCode::CREATED);
-    assert_eq!(
-        r.json::<Value>(),
-        json!({"slug": "shop", "default_branch": "trunk"})
-    );
-    let dup = dash
-        .server
-        .post("/api/v1/projects")
-        .authorization_bearer(&admin)
-        .json(&json!({"slug": "shop"}))
-        .await;
-    assert_eq!(dup.status_code(), StatusCode::CONFLICT);
-    let bad = dash
-        .server
-        .post("/api/v1/projects")
-        .authorization_bearer(&admin)
-        .json(&json!({"slug": "Bad Slug"}))
-        .await;
-    assert_eq!(error_code(&bad.json()), "invalid_slug");
+    assert_eq!(r.status_code(), StatusCode::FORBIDDEN);
+    assert_eq!(error_code(&r.json()), "instance_admin_only");
+    assert!(dash.state.store.project("shop").await.unwrap().is_none());
     let r = dash
         .server
         .post("/api/v1/projects/ops/tokens")
@@ -592,7 +571,18 @@ async fn a_token_matching_only_the_hash_prefix_is_refused() {
     let lookup = windup_dashboard::secret::lookup(&hash);
     dash.state
         .store
-        .create_token(project.id, lookup, &"0".repeat(64), "ingest admin", None, 1)
+        .create_token(
+            project.id,
+            &windup_dashboard::store::NewToken {
+                lookup,
+                sha256: &"0".repeat(64),
+                scopes: "ingest admin",
+                branch_glob: None,
+                name: "",
+                expires_ms: None,
+                created_ms: 1,
+            },
+        )
         .await
         .unwrap();
     let r = dash

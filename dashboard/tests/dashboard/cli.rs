@@ -184,7 +184,10 @@ fn bad_github_credentials_exit_2_naming_the_variable() {
             .env_remove("WINDUP_GITHUB_TOKEN")
             .env_remove("WINDUP_GITHUB_APP_ID")
             .env_remove("WINDUP_GITHUB_APP_PRIVATE_KEY")
-            .env_remove("WINDUP_GITHUB_APP_PRIVATE_KEY_FILE");
+            .env_remove("WINDUP_GITHUB_APP_PRIVATE_KEY_FILE")
+            .env_remove("WINDUP_GITHUB_CLIENT_ID")
+            .env_remove("WINDUP_GITHUB_CLIENT_SECRET")
+            .env_remove("WINDUP_GITHUB_CLIENT_SECRET_FILE");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -228,6 +231,22 @@ fn bad_github_credentials_exit_2_naming_the_variable() {
                 ("WINDUP_GITHUB_APP_PRIVATE_KEY_FILE", "/nonexistent/app.pem"),
             ],
             "WINDUP_GITHUB_APP_PRIVATE_KEY_FILE",
+        ),
+        // Sign-in with GitHub: an OAuth app's id and secret, both or neither.
+        (
+            &[("WINDUP_GITHUB_CLIENT_ID", "Iv1.abc")],
+            "WINDUP_GITHUB_CLIENT_SECRET",
+        ),
+        (
+            &[("WINDUP_GITHUB_CLIENT_SECRET", "not-a-key-but-secret")],
+            "WINDUP_GITHUB_CLIENT_ID",
+        ),
+        (
+            &[
+                ("WINDUP_GITHUB_CLIENT_ID", "Iv1.abc"),
+                ("WINDUP_GITHUB_CLIENT_SECRET_FILE", "/nonexistent/secret"),
+            ],
+            "WINDUP_GITHUB_CLIENT_SECRET_FILE",
         ),
     ];
     for (env, expected) in cases {

@@ -29,7 +29,7 @@ pub(crate) async fn postgres() -> Arc<dyn Store> {
         .expect("open postgres")
 }
 
-/// The URL of a fresh, empty database on the test PostgreSQL (no migrations run).
+/// The URL of a fresh, empty database on the test PostgreSQL (no migrations applied).
 pub(crate) async fn postgres_url() -> String {
     let url = std::env::var("WINDUP_TEST_DATABASE_URL").expect(
         "WINDUP_TEST_DATABASE_URL is not set: the dashboard's PostgreSQL tests need a real server. \
@@ -58,12 +58,6 @@ pub(crate) struct Db {
     /// `postgres://…`, or the SQLite file's path.
     pub url: String,
     pub _dir: Option<tempfile::TempDir>,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Backend {
-    Sqlite,
-    Postgres,
 }
 
 impl Db {
@@ -253,35 +247,70 @@ pub(crate) struct Dash {
     pub _dir: Option<tempfile::TempDir>,
 }
 
+/// Which store a [`Dash`] runs on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Backend {
+    Sqlite,
+    Postgres,
+}
+
 impl Dash {
     pub(crate) async fn new() -> Dash {
         Dash::with_github(None).await
     }
 
     pub(crate) async fn with_github(github: Option<GithubConfig>) -> Dash {
-        let (store, dir) = sqlite().await;
-        Dash::serve(store, Some(dir), github)
+        Dash::start(Backend::Sqlite, github, |state| state).await
     }
 
-    /// A dashboard on a store of either backend.
-    pub(crate) fn on(db: Db) -> Dash {
-        Dash::serve(db.store, db._dir, None)
+    pub(crate) async fn on(backend: Backend) -> Dash {
+        Dash::start(backend, None, |state| state).await
+    }
+
+    /// A dashboard on a store opened elsewhere (a database the CLI wrote).
+    pub(crate) async fn with_store(store: Arc<dyn Store>) -> Dash {
+        Dash::serve(store, None, None, |state| state)
+    }
+
+    /// A dashboard on `backend`, its state shaped by `shape` (sign-in limits, say), served over
+    /// real HTTP with each request's peer address (`ConnectInfo`), as `launch` serves it.
+    pub(crate) async fn start(
+        backend: Backend,
+        github: Option<GithubConfig>,
+        shape: impl FnOnce(AppState) -> AppState,
+    ) -> Dash {
+        let (store, dir) = match backend {
+            Backend::Sqlite => {
+                let (store, dir) = sqlite().await;
+                (store, Some(dir))
+            }
+            Backend::Postgres => (postgres().await, None),
+        };
+        Dash::serve(store, dir, github, shape)
+    }
+
+    /// A dashboard on a store of either backend, opened by the test (which also looks at its
+    /// tables).
+    pub(crate) fn on_db(db: Db) -> Dash {
+        Dash::serve(db.store, db._dir, None, |state| state)
     }
 
     fn serve(
         store: Arc<dyn Store>,
         dir: Option<tempfile::TempDir>,
         github: Option<GithubConfig>,
+        shape: impl FnOnce(AppState) -> AppState,
     ) -> Dash {
         let config = Config {
             public_url: "http://dash.test".into(),
             secure_cookies: true,
             github,
         };
-        let state = AppState::new(store, config);
-        let server = TestServer::builder()
-            .http_transport()
-            .build(windup_dashboard::app(state.clone()));
+        let state = shape(AppState::new(store, config));
+        let server = TestServer::builder().http_transport().build(
+            windup_dashboard::app(state.clone())
+                .into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        );
         Dash {
             server,
             state,
@@ -310,7 +339,8 @@ impl Dash {
             .token
     }
 
-    /// Signs a person in through the real form; returns the session cookie and the page's CSRF token.
+    /// Signs in an instance administrator (who owns every project) through the real form;
+    /// returns the session cookie and the page's CSRF token.
     pub(crate) async fn sign_in(&self) -> (String, String) {
         if self
             .state
@@ -320,7 +350,18 @@ impl Dash {
             .unwrap()
             .is_none()
         {
-            admin::create_user(&*self.state.store, "ada@example.com", PASSWORD)
+            admin::create_person(&*self.state.store, "ada@example.com", Some(PASSWORD), true)
+                .await
+                .expect("create user");
+        }
+        self.sign_in_as("ada@example.com").await
+    }
+
+    /// Signs in the person `email` (an account with [`PASSWORD`], made when missing, with no
+    /// role anywhere) through the real form; returns the session cookie and the CSRF token.
+    pub(crate) async fn sign_in_as(&self, email: &str) -> (String, String) {
+        if self.state.store.user(email).await.unwrap().is_none() {
+            admin::create_user(&*self.state.store, email, PASSWORD)
                 .await
                 .expect("create user");
         }
@@ -332,7 +373,7 @@ impl Dash {
             .post("/login")
             .add_header("cookie", login_cookie.clone())
             .form(&[
-                ("email", "ada@example.com"),
+                ("email", email),
                 ("password", PASSWORD),
                 ("csrf", csrf.as_str()),
             ])
@@ -399,4 +440,28 @@ pub(crate) async fn rollup_is_integers(url: &str) {
         .await;
         assert_eq!(types, ["integerintegerintegerinteger"]);
     }
+}
+
+/// The `code` of an API error body.
+pub(crate) fn error_code(body: &Value) -> &str {
+    body["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not an API error: {body}"))
+}
+
+const BIN: &str = env!("CARGO_BIN_EXE_windup-dashboard");
+
+/// `windup-dashboard --database DATABASE ARGS…`: its exit code, stdout and stderr.
+pub(crate) fn cli(database: &str, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(BIN)
+        .args(["--database", database])
+        .args(args)
+        .env("WINDUP_TEST_PASSWORD", PASSWORD)
+        .output()
+        .expect("run windup-dashboard");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

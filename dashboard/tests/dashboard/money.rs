@@ -10,7 +10,7 @@ use crate::common::{Backend, Dash, Db, ledger, raw, report, rollup_is_integers, 
 async fn dash(backend: Backend) -> (Dash, String, String) {
     let db = Db::new(backend).await;
     let url = db.url.clone();
-    let dash = Dash::on(db);
+    let dash = Dash::on_db(db);
     dash.project("acme").await;
     let token = dash.token("acme", &["ingest"], None).await;
     (dash, token, url)

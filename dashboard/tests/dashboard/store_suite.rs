@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use windup_dashboard::ingest::to_new_run;
-use windup_dashboard::store::{CachePut, Grouping, RunFilter, Store, StoreError};
+use windup_dashboard::store::{
+    CachePut, Grouping, NewToken, RunFilter, Store, StoreError, TokenState,
+};
 
 use crate::common::{self, cache_entry, ledger, report};
 
@@ -349,21 +351,61 @@ async fn cache_is_branch_scoped_and_keeps_replaced(store: Arc<dyn Store>) {
 
 async fn tokens_sessions_artifacts(store: Arc<dyn Store>) {
     let p = store.create_project("acme", "main", 1).await.unwrap();
-    store
-        .create_token(
-            p.id,
-            "abcd",
-            "abcdef",
-            "ingest cache:read",
-            Some("feature/*"),
-            1,
-        )
+    let token = |lookup, name, expires_ms| NewToken {
+        lookup,
+        sha256: "abcdef",
+        scopes: "ingest cache:read",
+        branch_glob: Some("feature/*"),
+        name,
+        expires_ms,
+        created_ms: 1,
+    };
+    let first = store
+        .create_token(p.id, &token("abcd", "ci", None))
         .await
         .unwrap();
     let tokens = store.tokens_by_lookup("abcd").await.unwrap();
     assert_eq!(tokens.len(), 1);
+    assert_eq!(tokens[0].id, first);
     assert_eq!(tokens[0].branch_glob.as_deref(), Some("feature/*"));
+    assert_eq!((tokens[0].revoked_ms, tokens[0].expires_ms), (None, None));
     assert!(store.tokens_by_lookup("zzzz").await.unwrap().is_empty());
+    // Listed, touched, revoked once (a second revocation keeps the first time), per project.
+    let second = store
+        .create_token(p.id, &token("efgh", "", Some(500)))
+        .await
+        .unwrap();
+    store.touch_token(first, 42).await.unwrap();
+    let listed = store.tokens(p.id).await.unwrap();
+    assert_eq!(
+        listed.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [first, second]
+    );
+    assert_eq!(listed[0].name, "ci");
+    assert_eq!(listed[0].last_used_ms, Some(42));
+    assert_eq!(listed[1].expires_ms, Some(500));
+    assert_eq!(listed[1].state(499), TokenState::Active);
+    assert_eq!(listed[1].state(500), TokenState::Expired);
+    let other = store.create_project("other", "main", 1).await.unwrap();
+    assert!(
+        store
+            .revoke_token(other.id, first, 7)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(store.tokens(other.id).await.unwrap().is_empty());
+    let revoked = store.revoke_token(p.id, first, 7).await.unwrap().unwrap();
+    assert_eq!(
+        (revoked.revoked_ms, revoked.state(8)),
+        (Some(7), TokenState::Revoked)
+    );
+    let again = store.revoke_token(p.id, first, 9).await.unwrap().unwrap();
+    assert_eq!(again.revoked_ms, Some(7));
+    assert_eq!(
+        store.tokens_by_lookup("abcd").await.unwrap()[0].revoked_ms,
+        Some(7)
+    );
     store
         .create_user("ada@example.com", "$argon2id$x", 1)
         .await

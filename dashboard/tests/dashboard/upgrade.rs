@@ -155,7 +155,7 @@ async fn a_version_2_database_with_data_upgrades(backend: Backend) {
     let again = windup_dashboard::ingest::to_new_run(&old, &[], None).unwrap();
     assert!(!store.insert_run(acme.id, &again, 2).await.unwrap());
 
-    let dash = Dash::on(Db {
+    let dash = Dash::on_db(Db {
         store,
         url: url.clone(),
         _dir: dir,

@@ -1,7 +1,7 @@
-//! Projects, API tokens, users and sign-in sessions: who may push and who may read.
+//! Projects, users and sign-in sessions: who may read.
 
 use super::backends::{PgStore, SqliteStore, conflict};
-use crate::store::{Project, Result, SessionRow, TokenRow, UserRow};
+use crate::store::{Project, Result, SessionRow, UserRow};
 
 // One text, compiled for each backend below.
 macro_rules! accounts_sql {
@@ -63,63 +63,28 @@ macro_rules! accounts_sql {
             Ok(())
         }
 
-        pub(crate) async fn create_token(
-            store: &$store,
-            project_id: i64,
-            lookup: &str,
-            sha256: &str,
-            scopes: &str,
-            branch_glob: Option<&str>,
-            now_ms: i64,
-        ) -> Result<()> {
-            sqlx::query::<$db>(
-                "INSERT INTO tokens (project_id, lookup, sha256, scopes, branch_glob, created_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(project_id)
-            .bind(lookup)
-            .bind(sha256)
-            .bind(scopes)
-            .bind(branch_glob)
-            .bind(now_ms)
-            .execute(&store.pool)
-            .await?;
-            Ok(())
-        }
-
-        pub(crate) async fn tokens_by_lookup(
-            store: &$store,
-            lookup: &str,
-        ) -> Result<Vec<TokenRow>> {
-            Ok(sqlx::query_as::<$db, TokenRow>(
-                "SELECT id, project_id, sha256, scopes, branch_glob FROM tokens WHERE lookup = $1",
-            )
-            .bind(lookup)
-            .fetch_all(&store.pool)
-            .await?)
-        }
-
         pub(crate) async fn create_user(
             store: &$store,
             email: &str,
             password_hash: &str,
             now_ms: i64,
-        ) -> Result<()> {
-            sqlx::query::<$db>(
-                "INSERT INTO users (email, password_hash, created_ms) VALUES ($1, $2, $3)",
+        ) -> Result<i64> {
+            let (id,) = sqlx::query_as::<$db, (i64,)>(
+                "INSERT INTO users (email, password_hash, created_ms) VALUES ($1, $2, $3) \
+                 RETURNING id",
             )
             .bind(email)
             .bind(password_hash)
             .bind(now_ms)
-            .execute(&store.pool)
+            .fetch_one(&store.pool)
             .await
             .map_err(|e| conflict(e, &format!("user `{email}`")))?;
-            Ok(())
+            Ok(id)
         }
 
         pub(crate) async fn user(store: &$store, email: &str) -> Result<Option<UserRow>> {
             Ok(sqlx::query_as::<$db, UserRow>(
-                "SELECT id, email, password_hash FROM users WHERE email = $1",
+                "SELECT id, email, password_hash, instance_admin, github_id FROM users WHERE email = $1",
             )
             .bind(email)
             .fetch_optional(&store.pool)
@@ -147,7 +112,7 @@ macro_rules! accounts_sql {
 
         pub(crate) async fn session(store: &$store, sha256: &str) -> Result<Option<SessionRow>> {
             Ok(sqlx::query_as::<$db, SessionRow>(
-                "SELECT s.user_id, u.email, s.csrf, s.expires_ms FROM sessions s \
+                "SELECT s.user_id, u.email, s.csrf, s.expires_ms, u.instance_admin FROM sessions s \
                  JOIN users u ON u.id = s.user_id WHERE s.sha256 = $1",
             )
             .bind(sha256)

@@ -5,10 +5,11 @@
 use async_trait::async_trait;
 
 use super::backends::{PgStore, SqliteStore};
-use super::{accounts, artifacts, cache, ingest, reads, retention};
+use super::{accounts, artifacts, cache, github, ingest, people, reads, retention, tokens};
 use crate::store::{
-    CachePut, CacheRow, FlakyRow, Grouping, NewRun, Project, Pruned, RateRow, Result, RunDetail,
-    RunFilter, RunSummary, SessionRow, SpendRow, StaleRow, Store, TokenRow, UserRow,
+    CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewRun, NewToken, Project,
+    Pruned, RateRow, Result, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow,
+    Store, TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
 };
 
 macro_rules! impl_store {
@@ -39,39 +40,135 @@ macro_rules! impl_store {
             ) -> Result<()> {
                 accounts::$backend::set_project_repo(self, project_id, github_repo).await
             }
-            async fn create_token(
-                &self,
-                project_id: i64,
-                lookup: &str,
-                sha256: &str,
-                scopes: &str,
-                branch_glob: Option<&str>,
-                now_ms: i64,
-            ) -> Result<()> {
-                accounts::$backend::create_token(
-                    self,
-                    project_id,
-                    lookup,
-                    sha256,
-                    scopes,
-                    branch_glob,
-                    now_ms,
-                )
-                .await
+            async fn create_token(&self, project_id: i64, token: &NewToken<'_>) -> Result<i64> {
+                tokens::$backend::create_token(self, project_id, token).await
             }
             async fn tokens_by_lookup(&self, lookup: &str) -> Result<Vec<TokenRow>> {
-                accounts::$backend::tokens_by_lookup(self, lookup).await
+                tokens::$backend::tokens_by_lookup(self, lookup).await
+            }
+            async fn tokens(&self, project_id: i64) -> Result<Vec<TokenInfo>> {
+                tokens::$backend::tokens(self, project_id).await
+            }
+            async fn revoke_token(
+                &self,
+                project_id: i64,
+                id: i64,
+                now_ms: i64,
+            ) -> Result<Option<TokenInfo>> {
+                tokens::$backend::revoke_token(self, project_id, id, now_ms).await
+            }
+            async fn touch_token(&self, id: i64, now_ms: i64) -> Result<()> {
+                tokens::$backend::touch_token(self, id, now_ms).await
             }
             async fn create_user(
                 &self,
                 email: &str,
                 password_hash: &str,
                 now_ms: i64,
-            ) -> Result<()> {
+            ) -> Result<i64> {
                 accounts::$backend::create_user(self, email, password_hash, now_ms).await
+            }
+            async fn set_instance_admin(&self, email: &str, admin: bool) -> Result<bool> {
+                people::$backend::set_instance_admin(self, email, admin).await
+            }
+            async fn users(&self) -> Result<Vec<UserInfo>> {
+                people::$backend::users(self).await
+            }
+            async fn role(&self, project_id: i64, user_id: i64) -> Result<Option<String>> {
+                people::$backend::role(self, project_id, user_id).await
+            }
+            async fn member_projects(&self, user_id: i64) -> Result<Vec<Project>> {
+                people::$backend::member_projects(self, user_id).await
+            }
+            async fn members(&self, project_id: i64) -> Result<Vec<MemberRow>> {
+                people::$backend::members(self, project_id).await
+            }
+            async fn set_role(
+                &self,
+                project_id: i64,
+                user_id: i64,
+                role: &str,
+                now_ms: i64,
+            ) -> Result<()> {
+                people::$backend::set_role(self, project_id, user_id, role, now_ms).await
+            }
+            async fn remove_member(&self, project_id: i64, user_id: i64) -> Result<bool> {
+                people::$backend::remove_member(self, project_id, user_id).await
+            }
+            async fn invite(
+                &self,
+                project_id: i64,
+                email: &str,
+                role: &str,
+                now_ms: i64,
+            ) -> Result<()> {
+                people::$backend::invite(self, project_id, email, role, now_ms).await
+            }
+            async fn invitations(&self, project_id: i64) -> Result<Vec<InvitationRow>> {
+                people::$backend::invitations(self, project_id).await
+            }
+            async fn cancel_invitation(&self, project_id: i64, email: &str) -> Result<bool> {
+                people::$backend::cancel_invitation(self, project_id, email).await
+            }
+            async fn claim_invitations(
+                &self,
+                user_id: i64,
+                email: &str,
+                now_ms: i64,
+            ) -> Result<u64> {
+                people::$backend::claim_invitations(self, user_id, email, now_ms).await
             }
             async fn user(&self, email: &str) -> Result<Option<UserRow>> {
                 accounts::$backend::user(self, email).await
+            }
+            async fn user_by_github(&self, github_id: i64) -> Result<Option<UserRow>> {
+                github::$backend::user_by_github(self, github_id).await
+            }
+            async fn link_github(&self, user_id: i64, github_id: i64, login: &str) -> Result<()> {
+                github::$backend::link_github(self, user_id, github_id, login).await
+            }
+            async fn invited(&self, email: &str) -> Result<bool> {
+                github::$backend::invited(self, email).await
+            }
+            async fn team_roles(&self, project_id: Option<i64>) -> Result<Vec<TeamRoleRow>> {
+                github::$backend::team_roles(self, project_id).await
+            }
+            async fn set_team_role(&self, mapping: &TeamRoleRow, now_ms: i64) -> Result<()> {
+                github::$backend::set_team_role(self, mapping, now_ms).await
+            }
+            async fn remove_team_role(
+                &self,
+                project_id: i64,
+                org: &str,
+                team: &str,
+            ) -> Result<bool> {
+                github::$backend::remove_team_role(self, project_id, org, team).await
+            }
+            async fn membership(
+                &self,
+                project_id: i64,
+                user_id: i64,
+            ) -> Result<Option<(String, Option<String>)>> {
+                github::$backend::membership(self, project_id, user_id).await
+            }
+            async fn set_team_membership(
+                &self,
+                project_id: i64,
+                user_id: i64,
+                role: &str,
+                team: &str,
+                now_ms: i64,
+            ) -> Result<()> {
+                github::$backend::set_team_membership(self, project_id, user_id, role, team, now_ms)
+                    .await
+            }
+            async fn remove_team_membership(
+                &self,
+                project_id: i64,
+                user_id: i64,
+                team: &str,
+            ) -> Result<bool> {
+                github::$backend::remove_team_membership(self, project_id, user_id, team).await
             }
             async fn create_session(
                 &self,

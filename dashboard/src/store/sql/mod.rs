@@ -14,9 +14,12 @@ mod accounts;
 mod artifacts;
 mod backends;
 mod cache;
+mod github;
 mod impl_store;
 mod ingest;
+mod people;
 mod reads;
 mod retention;
+mod tokens;
 
 pub use backends::{PgStore, SqliteStore, open};

@@ -46,6 +46,15 @@ fn seed_dashboard_through_the_runner() -> SeededDashboard {
         admin::create_user(&*st, DASHBOARD_EMAIL, DASHBOARD_PASSWORD)
             .await
             .unwrap();
+        // Since roles, a person sees only the projects they hold a role in.
+        admin::add_person(
+            &*st,
+            &project,
+            DASHBOARD_EMAIL,
+            windup_dashboard::access::Role::Owner,
+        )
+        .await
+        .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let config = Config {
