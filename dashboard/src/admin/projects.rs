@@ -53,19 +53,6 @@ pub async fn create_project_owned_by(
     Ok(project)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn slugs_are_lowercase_words() {
-        assert!(valid_slug("shop-2"));
-        for bad in ["", "-shop", "Shop", "a b", "a/b", "x'--", &"a".repeat(64)] {
-            assert!(!valid_slug(bad), "{bad}");
-        }
-    }
-}
-
 /// Sets the repository that gets the project's PR comments, from what a person typed:
 /// `owner/name` by GitHub's rules, or nothing (blank) to stop commenting. The stored text is
 /// the checked name's, so a GitHub API path is only ever built from a checked name.
@@ -86,4 +73,17 @@ pub async fn set_repo(
         .await?;
     tracing::info!(project = %project.slug, repo = stored.as_deref().unwrap_or("(none)"), "PR comment repository set");
     Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_lowercase_words() {
+        assert!(valid_slug("shop-2"));
+        for bad in ["", "-shop", "Shop", "a b", "a/b", "x'--", &"a".repeat(64)] {
+            assert!(!valid_slug(bad), "{bad}");
+        }
+    }
 }
