@@ -23,10 +23,9 @@ impl Masks {
             out.extend(url_spellings(&v));
             out.push(v);
         }
-        out.sort();
-        out.dedup();
-        out.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        Masks { values: out }
+        Masks {
+            values: longest_first(out),
+        }
     }
 
     /// Whether there is nothing to mask.
@@ -101,24 +100,33 @@ impl Masks {
 
 /// The secrets of every project this process has loaded, for its log lines: the log is
 /// process-wide, so what masks it is too.
-static FOR_LOGS: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+static FOR_LOGS: std::sync::RwLock<Masks> = std::sync::RwLock::new(Masks { values: Vec::new() });
 
 /// Masks these values in every log line from now on (see [`redact_log`]).
 pub(super) fn mask_in_logs(masks: &Masks) {
     let mut all = FOR_LOGS.write().unwrap_or_else(|e| e.into_inner());
-    all.extend(masks.values.iter().cloned());
-    all.sort();
-    all.dedup();
-    all.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    let values = std::mem::take(&mut all.values)
+        .into_iter()
+        .chain(masks.values.iter().cloned())
+        .collect();
+    all.values = longest_first(values);
 }
 
 /// A log line with every secret of every project loaded so far masked: the CLI's log writer
 /// passes every line through it.
 pub fn redact_log(line: &str) -> String {
-    let all = FOR_LOGS.read().unwrap_or_else(|e| e.into_inner());
-    all.iter()
-        .filter(|v| line.contains(v.as_str()))
-        .fold(line.to_string(), |out, v| out.replace(v.as_str(), MASK))
+    FOR_LOGS
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .redact(line)
+}
+
+/// Unique values, longest first, so a value containing another is masked whole.
+fn longest_first(mut values: Vec<String>) -> Vec<String> {
+    values.sort();
+    values.dedup();
+    values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    values
 }
 
 /// How a value looks percent-encoded in a URL (`%20` or `+` for a space) or a form body, when
