@@ -109,12 +109,9 @@ pub(super) async fn map_team(
 ) -> PageResult {
     person.check_csrf(&form.csrf)?;
     let access = project_of(&state, &person, &slug, Role::Owner).await?;
-    let outcome = match Role::parse(&form.role) {
-        None => Err(ApiError::unprocessable(
-            "invalid_role",
-            "choose a role: owner or viewer",
-        )),
-        Some(role) => admin::map_team(&*state.store, &access.project, &form.team, role)
+    let outcome = match chosen_role(&form.role) {
+        Err(e) => Err(e),
+        Ok(role) => admin::map_team(&*state.store, &access.project, &form.team, role)
             .await
             .map(|m| {
                 format!(
@@ -151,6 +148,12 @@ pub(super) struct PersonForm {
     role: String,
 }
 
+/// The role a form chose, or the refusal that names the choices.
+fn chosen_role(raw: &str) -> Result<Role, ApiError> {
+    Role::parse(raw)
+        .ok_or_else(|| ApiError::unprocessable("invalid_role", "choose a role: owner or viewer"))
+}
+
 /// The page after a change: the notice, or the refusal with its status.
 async fn answer(state: &AppState, access: Access, outcome: Result<String, ApiError>) -> PageResult {
     let mut page = PeoplePage::of(state, access).await?;
@@ -176,12 +179,9 @@ pub(super) async fn add_person(
 ) -> PageResult {
     person.check_csrf(&form.csrf)?;
     let access = project_of(&state, &person, &slug, Role::Owner).await?;
-    let outcome = match Role::parse(&form.role) {
-        None => Err(ApiError::unprocessable(
-            "invalid_role",
-            "choose a role: owner or viewer",
-        )),
-        Some(role) => admin::add_person(&*state.store, &access.project, &form.email, role)
+    let outcome = match chosen_role(&form.role) {
+        Err(e) => Err(e),
+        Ok(role) => admin::add_person(&*state.store, &access.project, &form.email, role)
             .await
             .map(|added| match added {
                 Added::Member => format!("{} is now a {}.", form.email.trim(), role.as_str()),
