@@ -26,6 +26,9 @@ pub trait SecretSource: Send + Sync {
 /// A project's secrets: the environment first, then `.env.local`.
 pub struct ProjectSecrets {
     manifest: Manifest,
+    /// The manifest's ENV names, sorted: the only names [`SecretSource::resolve`] answers for,
+    /// worked out once since every `fill` from a credential asks.
+    declared: Vec<String>,
     env: Env,
     env_local: HashMap<String, String>,
     /// Every secret value, worked out once, since every reported message is masked with them.
@@ -51,6 +54,7 @@ impl ProjectSecrets {
             return Err(Problems(problems));
         }
         let mut secrets = ProjectSecrets {
+            declared: manifest.env_names(),
             manifest,
             env: env.clone(),
             env_local,
@@ -73,8 +77,8 @@ impl ProjectSecrets {
     }
 
     fn remask(&mut self) {
-        let names = self.manifest.env_names();
-        let values: Vec<String> = names
+        let values: Vec<String> = self
+            .declared
             .iter()
             .chain(&self.other_names)
             .filter_map(|n| self.lookup(n))
@@ -117,7 +121,11 @@ impl SecretSource for ProjectSecrets {
     /// Only names the manifest declares: a plan cannot read any other variable (a provider's
     /// key, `GITHUB_TOKEN`) by naming it.
     fn resolve(&self, name: &str) -> Option<String> {
-        if !self.manifest.env_names().iter().any(|n| n == name) {
+        if self
+            .declared
+            .binary_search_by(|n| n.as_str().cmp(name))
+            .is_err()
+        {
             return None;
         }
         self.lookup(name)
