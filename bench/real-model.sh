@@ -8,7 +8,13 @@
 #   - llama-server enforces the JSON schema by grammar; temperature 0.
 #
 # Usage: bench/real-model.sh [SCENARIO...]   (default: every scenario of the bench project)
-# Work folder: $WINDUP_LLM_BENCH_DIR (default target/llm-bench); results: <work>/results/*.json
+#   WINDUP_BENCH_MODE=bench (default): `windup bench` per scenario (5 generations, 10 replays,
+#                                       recovery); results: <work>/results/*.json
+#   WINDUP_BENCH_MODE=run:               one first generation per scenario (`windup run`), then a
+#                                       replay of every cached plan; the table is printed by
+#                                       bench/real-model-table.py from the run's ledger
+# Work folder: $WINDUP_LLM_BENCH_DIR (default target/llm-bench).
+# The task set: 8 TodoMVC apps (npm todomvc@0.1.1) x 2 tasks, 15 MiniWoB tasks (seed 1).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,7 +84,8 @@ ln -s "$MINIWOB_HTML/core" "$SITE/core"
 ln -s "$MINIWOB_HTML/common" "$SITE/common"   # ui_utils.js: without it a task page has no task
 mkdir -p "$SITE/miniwob"
 for f in "$MINIWOB_HTML"/miniwob/*; do ln -s "$f" "$SITE/miniwob/"; done
-for task in click-button enter-text login-user click-checkboxes; do
+MINIWOB_TASKS="click-button click-link click-checkboxes click-dialog click-tab click-option enter-text enter-password enter-date focus-text login-user choose-list navigate-tree search-engine click-widget"
+for task in $MINIWOB_TASKS; do
   python3 - "$MINIWOB_HTML/miniwob/$task.html" "$SITE/miniwob/$task-seed1.html" <<'PY'
 import sys
 src, dst = sys.argv[1:]
@@ -112,23 +119,36 @@ model = "$MODEL_NAME"
 base_url = "http://127.0.0.1:$PORT/v1"
 timeout_ms = 600000
 max_retries = 1
-max_output_tokens = 1024
 strict = false                 # grammar-constrained: leave optional fields optional
 
 [planner]
-page_chars = ${WINDUP_PAGE_CHARS:-3000}
-max_elements = 40
+page_chars = ${WINDUP_PAGE_CHARS:-2400}          # ~600 tokens of observation
 
 [prices."$MODEL_NAME"]
 input_usd_per_mtok = 0
 output_usd_per_mtok = 0
 TOML
 scenario() { printf 'id: %s\ntask: %s\nstart_url: %s\n' "$1" "$2" "$3" > "$PROJECT/e2e/scenarios/$1.yaml"; }
-scenario todomvc-add "Add a todo named \"Buy milk\" and check that it is in the list." /examples/vanillajs/index.html
-scenario todomvc-active "Add two todos, \"Buy milk\" and \"Walk dog\", complete \"Buy milk\", and show only the active todos." /examples/vanillajs/index.html
-scenario miniwob-click-button "Click the button named in the task description above the buttons." /miniwob/click-button-seed1.html
-scenario miniwob-enter-text "Type the text the task description asks for into the text field and press Submit." /miniwob/enter-text-seed1.html
-scenario miniwob-login-user "Enter the username and the password given in the task description into the text fields and press Login." /miniwob/login-user-seed1.html
+for app in vanillajs backbone react vue angularjs knockoutjs emberjs mithril; do
+  scenario "todomvc-$app-add" "Add a todo named \"Buy milk\" and check that it is in the list." "/examples/$app/index.html"
+  scenario "todomvc-$app-active" "Add two todos, \"Buy milk\" and \"Walk dog\", complete \"Buy milk\", and show only the active todos." "/examples/$app/index.html"
+done
+mw() { scenario "miniwob-$1" "$2" "/miniwob/$1-seed1.html"; }
+mw click-button "Click the button the task description names."
+mw click-link "Click the link the task description names."
+mw click-checkboxes "Tick exactly the checkboxes the task description lists, then press Submit."
+mw click-dialog "Close the dialog box, as the task description asks."
+mw click-tab "Click the tab the task description names."
+mw click-option "Select the option the task description names, then press Submit."
+mw enter-text "Type the text the task description asks for into the text field and press Submit."
+mw enter-password "Type the password the task description gives into both password fields and press Submit."
+mw enter-date "Enter the date the task description gives into the date field and press Submit."
+mw focus-text "Focus the text field, as the task description asks."
+mw login-user "Enter the username and the password given in the task description into the text fields and press Login."
+mw choose-list "Select the item the task description names from the list and press Submit."
+mw navigate-tree "Open the folders of the tree as needed and click the file the task description names."
+mw search-engine "Search for the text the task description gives, then click the search result it names."
+mw click-widget "Click the widget the task description names."
 
 # 5. Serve, run, stop.
 cleanup() { kill "${SITE_PID:-}" "${LLM_PID:-}" 2>/dev/null || true; }
@@ -136,7 +156,10 @@ trap cleanup EXIT
 python3 -m http.server "$SITE_PORT" --bind 127.0.0.1 --directory "$SITE" >/dev/null 2>&1 &
 SITE_PID=$!
 log "starting llama-server on 127.0.0.1:$PORT"
-"$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c 8192 -t "$(nproc)" --temp 0 > "$WORK/llama-server.log" 2>&1 &
+# On CPUs with AMX, llama-server (GGML_NATIVE) crashes at warm-up unless its weights stay unpacked.
+REPACK=()
+grep -q amx /proc/cpuinfo && REPACK=(--no-repack)
+"$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c 8192 -t "$(nproc)" --temp 0 "${REPACK[@]}" > "$WORK/llama-server.log" 2>&1 &
 LLM_PID=$!
 for _ in $(seq 1 300); do
   curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
@@ -144,8 +167,11 @@ for _ in $(seq 1 300); do
 done
 curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || { echo "llama-server did not start; see $WORK/llama-server.log" >&2; exit 3; }
 
-# Planning time is the model's; a debug build is enough unless WINDUP_RELEASE=1.
-if [ "${WINDUP_RELEASE:-0}" = 1 ]; then
+# Planning time is the model's; a debug build is enough unless WINDUP_RELEASE=1. WINDUP_BIN
+# names a binary built beforehand.
+if [ -n "${WINDUP_BIN:-}" ]; then
+  WINDUP="$WINDUP_BIN"
+elif [ "${WINDUP_RELEASE:-0}" = 1 ]; then
   cargo build --quiet --release -p windup --manifest-path "$ROOT/Cargo.toml"
   WINDUP="$ROOT/target/release/windup"
 else
@@ -155,10 +181,21 @@ fi
 mkdir -p "$WORK/results"
 if [ $# -eq 0 ]; then set -- $(cd "$PROJECT/e2e/scenarios" && ls | sed 's/\.yaml$//'); fi
 status=0
-for id in "$@"; do
-  log "windup bench $id"
-  "$WINDUP" bench "$id" --root "$PROJECT" --json "$WORK/results/$id.json" || status=1
-done
+if [ "${WINDUP_BENCH_MODE:-bench}" = run ]; then
+  # One first generation each, then a replay of every cached plan (which must make no call).
+  for id in "$@"; do
+    log "windup run $id"
+    "$WINDUP" run "$id" --root "$PROJECT" 2> "$WORK/results/$id.log" || status=1
+  done
+  log "replays"
+  "$WINDUP" run "$@" --root "$PROJECT" --require-cached -q || true
+  python3 "$ROOT/bench/real-model-table.py" "$PROJECT/e2e/.windup/ledger.jsonl" "$WORK/results" | tee "$WORK/results/table.md"
+else
+  for id in "$@"; do
+    log "windup bench $id"
+    "$WINDUP" bench "$id" --root "$PROJECT" --json "$WORK/results/$id.json" || status=1
+  done
+fi
 log "ledger: $("$WINDUP" costs --root "$PROJECT" --by model 2>/dev/null | tail -n +1 | head -5 || true)"
 echo "results in $WORK/results/" >&2
 exit $status

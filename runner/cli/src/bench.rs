@@ -71,6 +71,7 @@ fn table(r: &BenchReport) -> String {
         }
     }
     let valid = r.generations.iter().filter(|g| g.valid).count();
+    let verified = r.generations.iter().filter(|g| g.verified).count();
     let zero = r
         .replays
         .iter()
@@ -79,7 +80,7 @@ fn table(r: &BenchReport) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "{:<5} generations valid: {valid} of {} (need 4)",
+        "{:<5} generations verified: {verified} of {} (need 4; {valid} valid)",
         mark(r.checks.generations),
         r.generations.len()
     );

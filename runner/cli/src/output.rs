@@ -186,6 +186,7 @@ impl EventSink for Terminal {
                     Purpose::Continue { .. } => "continuing the plan on a new page",
                     Purpose::Correct { .. } => "correcting a step that missed its page",
                     Purpose::Plan => "planning",
+                    Purpose::Prove => "choosing the facts that prove the task",
                 };
                 self.line(&format!("  ....  {scenario_id}: {what}"));
             }

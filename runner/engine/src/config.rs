@@ -58,16 +58,15 @@ pub struct PlannerSection {
     /// Origins besides the base URL's that a planned `goto` may reach (sign-in providers).
     #[serde(default)]
     pub allowed_origins: Vec<String>,
-    /// Continuation calls per scenario when a plan reaches a page it was not planned on
-    /// (default 3).
+    /// Continuation calls per scenario, each from the page the steps so far led to (default 5).
     pub max_continuations: Option<u32>,
     /// Extra calls after a rejected answer, each carrying its problems (default 1).
     pub semantic_retries: Option<u32>,
-    /// Characters of page content per prompt (default 6000).
+    /// Characters of page content per prompt (default 4000).
     pub page_chars: Option<usize>,
-    /// Interactive elements a prompt lists at most (default 80).
+    /// Elements (controls and texts) a prompt lists at most (default and most 150).
     pub max_elements: Option<usize>,
-    /// Output tokens a planning call may generate (default 2048); the budget gate counts all
+    /// Output tokens a planning call may generate (default 800); the budget gate counts all
     /// of them as the call's worst case.
     pub max_output_tokens: Option<u32>,
 }

@@ -121,6 +121,8 @@ pub enum Purpose {
         /// The new step that failed.
         failure: StepFailure,
     },
+    /// The steps ran and the task is done: pick the facts that prove it.
+    Prove,
     /// A cached plan failed on replay: plan the rest from where it failed.
     Repair {
         /// The cached step that failed on replay.

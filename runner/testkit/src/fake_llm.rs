@@ -23,6 +23,9 @@ use crate::http::{self, respond};
 pub enum Reply {
     /// Success whose output text is this value serialized.
     Json(Value),
+    /// Success whose output text is this value with its element and fact descriptions
+    /// resolved against the prompt received (see [`crate::grounded`]).
+    Grounded(Value),
     /// Success whose output text is this raw string.
     Text(String),
     /// Success cut off by the token limit: finish_reason `length` / finishReason `MAX_TOKENS`.
@@ -197,6 +200,12 @@ async fn serve(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<(
                 respond(&mut stream, 500, &[], r#"{"error":"script exhausted"}"#).await?;
             }
             Some(Reply::Json(v)) => {
+                let body = success(wire, &model, &v.to_string(), false, input);
+                respond(&mut stream, 200, &[], &body).await?;
+            }
+            Some(Reply::Grounded(template)) => {
+                let prompt = crate::grounded::prompt_text(&request.body);
+                let v = crate::grounded::resolve(&template, &prompt);
                 let body = success(wire, &model, &v.to_string(), false, input);
                 respond(&mut stream, 200, &[], &body).await?;
             }

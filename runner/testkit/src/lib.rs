@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 
 pub mod fake_dashboard;
 pub mod fake_llm;
+pub mod grounded;
 mod http;
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {

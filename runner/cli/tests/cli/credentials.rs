@@ -74,7 +74,7 @@ fn credentials_from_env_local_never_reach_reports_evidence_or_the_terminal() {
 /// terminal output, no file under e2e/.windup and no request the provider received.
 #[test]
 fn planning_from_the_cli_leaks_no_credential_and_require_cached_makes_no_call() {
-    use windup_testkit::fake_llm::{FakeLlm, Reply};
+    use windup_testkit::fake_llm::FakeLlm;
     let dir = example();
     let password = "canary-91c2 correct horse";
     let email = "canary-91c2@acme.test";
@@ -93,12 +93,11 @@ fn planning_from_the_cli_leaks_no_credential_and_require_cached_makes_no_call() 
     .unwrap();
     // Forget the committed plan: the next run must plan it.
     let cache = dir.path().join("e2e/.windup/cache/sign-in.json");
-    let entry: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
     std::fs::remove_file(&cache).unwrap();
     let fake = FakeLlm::start();
-    fake.push(Reply::Json(
-        serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}),
-    ));
+    for answer in sign_in_answers("Email") {
+        fake.push(answer);
+    }
     with_fake_provider(dir.path(), &fake);
     let (_server, base) = serve(dir.path());
     let run = |extra: &[&str]| {
@@ -129,11 +128,11 @@ fn planning_from_the_cli_leaks_no_credential_and_require_cached_makes_no_call() 
     assert_eq!(planned.status.code(), Some(0), "{}", stderr(&planned));
     let err = stderr(&planned);
     assert!(err.contains("sign-in: planning"), "{err}");
-    assert!(err.contains("1 LLM calls"), "{err}");
-    assert_eq!(fake.requests().len(), 1);
+    assert!(err.contains("2 LLM calls"), "{err}");
+    assert_eq!(fake.requests().len(), 2, "the plan and its closing proof");
     let r = report(&dir.path().join("r.json"));
     assert_eq!(r["scenarios"][0]["cache"], "miss");
-    assert_eq!(r["scenarios"][0]["llm_calls"], 1);
+    assert_eq!(r["scenarios"][0]["llm_calls"], 2);
     assert!(dir.path().join("e2e/.windup/cache/sign-in.json").exists());
 
     let mut everything = vec![
@@ -142,6 +141,7 @@ fn planning_from_the_cli_leaks_no_credential_and_require_cached_makes_no_call() 
         stderr(&gated),
         std::fs::read_to_string(dir.path().join("r.json")).unwrap(),
         fake.requests()[0].body.clone(),
+        fake.requests()[1].body.clone(),
     ];
     for (path, bytes) in tree(&dir.path().join("e2e/.windup")) {
         everything.push(format!(

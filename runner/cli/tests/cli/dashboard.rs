@@ -311,14 +311,13 @@ fn restore_takes_the_dashboard_plan_only_for_the_same_scenario_and_when_newer() 
 #[test]
 fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
     use windup_testkit::fake_dashboard::FakeDashboard;
-    use windup_testkit::fake_llm::{FakeLlm, Reply};
+    use windup_testkit::fake_llm::FakeLlm;
     let dir = example();
-    let entry = committed(dir.path(), "sign-in");
     std::fs::remove_file(dir.path().join("e2e/.windup/cache/sign-in.json")).unwrap();
     let llm = FakeLlm::start();
-    llm.push(Reply::Json(
-        serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}),
-    ));
+    for answer in sign_in_answers("Email") {
+        llm.push(answer);
+    }
     with_fake_provider(dir.path(), &llm);
     let fake = FakeDashboard::start(DASH_TOKEN);
     with_dashboard(dir.path(), &fake.url());
@@ -329,7 +328,11 @@ fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
         &[("GITHUB_REF_NAME", "feature/login")],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(llm.requests().len(), 1, "planned once");
+    assert_eq!(
+        llm.requests().len(),
+        2,
+        "planned once, with its closing proof"
+    );
     let puts = fake.requests_to("PUT", "/api/v1/cache/");
     assert_eq!(puts.len(), 1, "only the newly verified plan");
     assert_eq!(puts[0].path, "/api/v1/cache/sign-in");
@@ -345,9 +348,9 @@ fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     broken["plan"]["actions"][0]["target"]["selector"] = "css=#no-such-field".into();
     std::fs::write(&path, serde_json::to_string_pretty(&broken).unwrap()).unwrap();
-    llm.push(Reply::Json(
-        serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}),
-    ));
+    for answer in sign_in_answers("Email") {
+        llm.push(answer);
+    }
     let out = windup_dash(
         dir.path(),
         &["run", "sign-in", "--base-url", &base, "--no-push"],
@@ -364,9 +367,9 @@ fn a_plan_verified_in_a_run_is_saved_to_the_dashboard_under_the_run_branch() {
 
     // A branch the token may not write: a warning, the same verdict.
     std::fs::remove_file(dir.path().join("e2e/.windup/cache/sign-in.json")).unwrap();
-    llm.push(Reply::Json(
-        serde_json::json!({"actions": entry["plan"]["actions"], "complete": true}),
-    ));
+    for answer in sign_in_answers("Email") {
+        llm.push(answer);
+    }
     fake.read_only("main");
     let out = windup_dash(
         dir.path(),

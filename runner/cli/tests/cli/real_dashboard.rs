@@ -23,7 +23,7 @@ struct SeededDashboard {
 /// the plan and replays it with no LLM call. Asserts each of those on the way.
 fn seed_dashboard_through_the_runner() -> SeededDashboard {
     use windup_dashboard::{AppState, Config, admin, store};
-    use windup_testkit::fake_llm::{FakeLlm, Reply};
+    use windup_testkit::fake_llm::FakeLlm;
     let dir = example();
     let db = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -84,13 +84,13 @@ fn seed_dashboard_through_the_runner() -> SeededDashboard {
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         out
     };
-    let answer =
-        |actions: &Value| Reply::Json(serde_json::json!({"actions": actions, "complete": true}));
 
     // Planned on the branch: saved there.
     let cache_file = dir.path().join("e2e/.windup/cache/sign-in.json");
     std::fs::remove_file(&cache_file).unwrap();
-    llm.push(answer(&entry["plan"]["actions"]));
+    for answer in sign_in_answers("Email") {
+        llm.push(answer);
+    }
     run(&["run", "sign-in"]);
     let sha = entry["key"]["scenario_sha"].as_str().unwrap().to_string();
     let start = entry["key"]["start_url"].as_str().unwrap().to_string();
@@ -113,11 +113,11 @@ fn seed_dashboard_through_the_runner() -> SeededDashboard {
     let relabelled = page.replace(">Email</label>", ">Work email</label>");
     assert_ne!(page, relabelled);
     std::fs::write(&login, relabelled).unwrap();
-    let mut healed = entry["plan"]["actions"].clone();
-    healed[0]["target"]["selector"] = "label=\"Work email\"".into();
-    llm.push(answer(&healed));
+    for answer in sign_in_answers("Work email") {
+        llm.push(answer);
+    }
     run(&["run", "sign-in"]);
-    assert_eq!(llm.requests().len(), 2);
+    assert_eq!(llm.requests().len(), 4);
     let stale = rt.block_on(st.stale_entries(project.id, 10)).unwrap();
     assert_eq!(stale.len(), 1);
     assert!(
@@ -131,7 +131,7 @@ fn seed_dashboard_through_the_runner() -> SeededDashboard {
     // A fresh checkout of the branch without the plan restores it and replays it: 0 calls.
     std::fs::remove_file(&cache_file).unwrap();
     let out = run(&["run", "sign-in", "--require-cached"]);
-    assert_eq!(llm.requests().len(), 2, "no LLM call: {}", stderr(&out));
+    assert_eq!(llm.requests().len(), 4, "no LLM call: {}", stderr(&out));
     assert_eq!(
         Some(committed(dir.path(), "sign-in")),
         on_dashboard("feature/login")

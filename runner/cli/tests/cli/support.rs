@@ -148,3 +148,17 @@ pub(crate) fn committed(dir: &Path, id: &str) -> Value {
     let path = dir.join(format!("e2e/.windup/cache/{id}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
+
+/// What a model answers to plan the example's sign-in, by the refs the prompt lists (the email
+/// field labelled `email_label`), then the closing call's pick of the fact that proves it.
+pub(crate) fn sign_in_answers(email_label: &str) -> [windup_testkit::fake_llm::Reply; 2] {
+    use windup_testkit::fake_llm::Reply;
+    [
+        Reply::Grounded(serde_json::json!({"actions": [
+            {"type": "fill", "target": {"ref": format!("@textbox {email_label:?}")}, "value_ref": "ACME_ADMIN_EMAIL"},
+            {"type": "fill", "target": {"ref": "@textbox \"Password\""}, "value_ref": "ACME_ADMIN_PASSWORD"},
+            {"type": "click", "target": {"ref": "@button \"Sign in\""}}
+        ], "complete": true})),
+        Reply::Grounded(serde_json::json!({"proofs": ["#url: /projects.html"]})),
+    ]
+}

@@ -142,32 +142,69 @@ pub(crate) struct CountObserved {
     pub actual: u32,
 }
 
-/// One visible interactive element, as the planner is shown it.
+/// One visible thing on the page, as an observation reports it: a control, or a text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Element {
-    /// A selector that resolves to this element now (first visible match).
+pub struct Item {
+    /// A selector that resolves to this element alone now (first visible match).
     pub selector: String,
     /// Its ARIA role, explicit or implicit; none for an element without one.
     #[serde(default)]
     pub role: Option<String>,
-    /// Its accessible name, as a `role=…[name=…]` selector would match it.
+    /// A control's accessible name; a text's words.
     #[serde(default)]
     pub name: String,
     /// Its tag name (`button`, `input`…).
     #[serde(default)]
     pub tag: String,
+    /// A control (something to act on) rather than a text.
+    #[serde(default)]
+    pub control: bool,
+    /// How much it matters to the task: in the viewport, a control, sharing the task's words.
+    #[serde(default, skip_serializing)]
+    pub score: u32,
+    /// Its nearest named container, as `listitem "Buy milk"` or `dialog`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
     /// An `<input>`'s type (`text`, `checkbox`…).
-    #[serde(default, rename = "type")]
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub input_type: Option<String>,
     /// A field's current value (never read from password fields).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// `true`, `false` or `"mixed"`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checked: Option<Value>,
     /// Set when the element is disabled (natively or by `aria-disabled`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled: Option<bool>,
+    /// `aria-expanded`, or a `<details>` being open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<bool>,
+    /// Set on a selected option, tab, row or tree item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<bool>,
+}
+
+/// The page as the in-page engine's `observe()` reports it.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Seen {
+    pub url: String,
+    pub title: String,
+    /// At most the limit asked for, in document order.
+    pub items: Vec<Item>,
+    /// Visible elements per counted role (`listitem`, `checkbox[checked=true]`…).
+    pub counts: std::collections::BTreeMap<String, u32>,
+    /// How many items the page had before the limit.
+    pub total: usize,
+}
+
+/// What `observe()` is asked for.
+#[derive(Debug, Serialize)]
+pub(crate) struct ObserveOptions<'a> {
+    /// At most this many items.
+    pub limit: usize,
+    /// The task's words: items that use them are kept first.
+    pub words: &'a [String],
 }
 
 /// The page's own errors, for a failure's evidence.
@@ -175,13 +212,6 @@ pub struct Element {
 pub(crate) struct PageFailures {
     /// Uncaught errors, rejections and `console.error` lines, oldest first.
     pub console: Vec<String>,
-}
-
-/// The current document's address and title.
-#[derive(Debug, Deserialize)]
-pub(crate) struct PageInfo {
-    pub url: String,
-    pub title: String,
 }
 
 /// The current document's origin (`"null"` for an opaque one) and its localStorage entries.
@@ -262,12 +292,12 @@ pub(crate) async fn snapshot(session: &Session, max_chars: usize) -> Result<Stri
     call(session, "snapshot", &[arg(&max_chars)]).await
 }
 
-/// At most `limit` visible interactive elements, each with a selector that resolves to it.
-pub(crate) async fn interactive(
+/// The page's visible controls and texts, with selectors, contexts and role counts.
+pub(crate) async fn observe(
     session: &Session,
-    limit: usize,
-) -> Result<Vec<Element>, BrowserError> {
-    call(session, "interactive", &[arg(&limit)]).await
+    options: &ObserveOptions<'_>,
+) -> Result<Seen, BrowserError> {
+    call(session, "observe", &[arg(options)]).await
 }
 
 /// The page's visible interactive elements as `tag|role|type` tokens.
@@ -347,11 +377,6 @@ pub(crate) async fn is_leaving(session: &Session) -> Result<bool, BrowserError> 
 /// The current document's URL.
 pub(crate) async fn url(session: &Session) -> Result<String, BrowserError> {
     call(session, "url", &[]).await
-}
-
-/// The current document's URL and title.
-pub(crate) async fn page_info(session: &Session) -> Result<PageInfo, BrowserError> {
-    call(session, "pageInfo", &[]).await
 }
 
 /// The HTTP status the current document came with, when it came over HTTP.

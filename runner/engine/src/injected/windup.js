@@ -30,7 +30,10 @@
 //   check(spec)                 → {url, visible?, hidden?, value?:{ok, actual}, count?:{ok, actual}, navigating}
 //   isChecked(parts)            → true | false | "mixed" | null
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
-//   interactive(limit)          → [{selector, role, name, tag, type?, value?, checked?, disabled?}]
+//   observe({limit, words})     → {url, title, items: [{selector, role, name, tag, control, score,
+//                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
+//                                  counts: {role: n}, total}: visible controls and texts in document
+//                                  order, the task's and the viewport's first when over the limit
 //   signature()                 → ["tag|role|type", …]
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
 //   failures()                  → {console: [text]} (failure evidence)
@@ -42,7 +45,6 @@
 //                                  opaque boxes in the top layer for a screenshot; draws nothing
 //                                  unless all are covered. unmask() removes the boxes
 //   url()                       → location.href
-//   pageInfo()                  → {url, title}
 //   navigationStatus()          → the document's HTTP status | null
 //   localStorage()              → {origin, entries: [[key, value], …]} (a setup's saved storage)
 //   restoreLocalStorage(origin, entries) → writes them once per tab on that origin (run as a
@@ -2665,7 +2667,7 @@ if (!window.__windup) {
     }
 
     /**
-     * Builds a selector for `el`: the first unique of role+name, testid,
+     * Builds a selector for `el`: the first unique of testid, role+name,
      * label, placeholder, text; then a scoped form (`scope >> own`); then
      * CSS (stable id, else a structural path); else the best candidate plus
      * `>> nth=K`. `index` groups visible elements by the exact key each
@@ -2678,9 +2680,10 @@ if (!window.__windup) {
       const hasRole = role && role !== 'generic' && role !== 'none' && !isInAriaHiddenSubtree(el, ctx);
       const name = hasRole ? accessibleName(el, ctx) : '';
       // Lists are computed lazily: the first unique candidate wins.
-      if (hasRole && name) candidates.push(Object.assign(roleSel(role, name), { lazy: () => index.byRoleName(role, name) }));
+      // A test id is the app's own promise of a stable handle: it comes first.
       const testid = el.getAttribute('data-testid');
       if (testid) candidates.push(Object.assign(testIdSel(testid), { lazy: () => index.byTestId(testid) }));
+      if (hasRole && name) candidates.push(Object.assign(roleSel(role, name), { lazy: () => index.byRoleName(role, name) }));
       if (isLabelTarget(el, ctx)) {
         for (const lt of labelTexts(el, ctx)) {
           candidates.push({ sel: 'label=' + quoteValue(lt), parts: [{ kind: 'label', value: lt, exact: true }], lazy: () => index.byLabel(lt) });
@@ -2768,29 +2771,146 @@ if (!window.__windup) {
       };
     }
 
-    function interactive(limit) {
+    // Roles that give the elements inside them their context in an observation.
+    const CONTEXT_ROLES = new Set([
+      'listitem', 'row', 'article', 'treeitem', 'dialog', 'alertdialog', 'form', 'tabpanel', 'group',
+      'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'search', 'region',
+    ]);
+    // Roles whose item is named by its first text rather than an accessible name.
+    const TEXT_NAMED = new Set(['listitem', 'row', 'article', 'treeitem']);
+    // Roles counted in an observation, so a step's effect on them becomes a fact.
+    const COUNTED_ROLES = ['listitem', 'row', 'option', 'treeitem', 'tab', 'dialog', 'alert', 'article', 'checkbox', 'radio'];
+
+    /** Every element of the document and its same-origin frames, frames after the document. */
+    function eachElement(cb) {
+      const visitDoc = (doc) => {
+        const frames = [];
+        walk(doc, (el) => cb(el), frames);
+        for (const fe of frames) {
+          const d = frameDocument(fe);
+          if (d) visitDoc(d);
+        }
+      };
+      visitDoc(document);
+    }
+
+    /** `listitem "Buy milk"`: the nearest named container of `el`, or null. */
+    function contextOf(el, ctx) {
+      let a = el;
+      for (let depth = 0; depth < 12; depth++) {
+        a = parentOrHost(a) || frameElementOf(a.ownerDocument);
+        if (!a || a.nodeType !== ELEMENT_NODE) return null;
+        const tag = htmlTag(a);
+        if (tag === 'html' || tag === 'body') continue;
+        const role = roleOf(a, ctx);
+        if (!CONTEXT_ROLES.has(role)) continue;
+        let name = accessibleName(a, ctx);
+        if (!name && TEXT_NAMED.has(role)) name = leafTexts(a, el, ctx, 1)[0] || normText(a, ctx);
+        if (name) return role + ' ' + quoteValue(truncate(name, 60));
+        if (role === 'dialog' || role === 'alertdialog') return role;
+      }
+      return null;
+    }
+
+    /** Whether `el` has its own, non-blank text (not only its children's). */
+    function hasOwnText(el) {
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === TEXT_NODE && c.data.trim()) return true;
+      }
+      return false;
+    }
+
+    /**
+     * The page as a planner or an agent sees it: the visible controls and texts in
+     * document order, each with its role, name, state, context and a selector that
+     * resolves to it alone; at most `limit`, those in the viewport and those whose
+     * words the task uses first. Also the number of visible elements of a few roles.
+     */
+    function observe(opts) {
+      const o = opts || {};
+      const limit = o.limit || 150;
+      const words = new Set((o.words || []).map((w) => String(w).toLowerCase()));
       const ctx = newCtx();
-      const els = visibleInteractive(ctx, limit === undefined ? 200 : limit);
+      const view = viewportSize(document);
+      const counts = {};
+      for (const r of COUNTED_ROLES) counts[r] = 0;
+      counts['checkbox[checked=true]'] = 0;
+      counts['radio[checked=true]'] = 0;
+      const found = [];
+      let block = null;
+      let control = null;
+      eachElement((el) => {
+        if (NON_TEXT_TAGS.has(htmlTag(el))) return false;
+        if (!isVisible(el, ctx)) {
+          // Hidden elements may still hold visible children (visibility: visible), but the
+          // subtrees a person cannot see hold none.
+          return isSubtreeHidden(el, ctx) ? false : undefined;
+        }
+        const role = roleOf(el, ctx);
+        if (role && counts[role] !== undefined) {
+          counts[role]++;
+          if ((role === 'checkbox' || role === 'radio') && checkedState(el, ctx) === true) counts[role + '[checked=true]']++;
+        }
+        if (control && composedContains(control, el)) return;
+        if (isInteractive(el, ctx)) {
+          control = el;
+          found.push({ el, control: true });
+          return;
+        }
+        if (block && composedContains(block, el)) return;
+        if (!hasOwnText(el)) return;
+        if (htmlTag(el) === 'label' && el.control) return; // its control carries the words
+        const text = normText(el, ctx);
+        if (!text || text.length > 300) return;
+        block = el;
+        found.push({ el, control: false, text });
+      });
+      const inView = (el) => {
+        const r = el.getBoundingClientRect();
+        return r.bottom > 0 && r.right > 0 && r.top < view.h && r.left < view.w;
+      };
+      const overlap = (s) => {
+        if (!words.size || !s) return 0;
+        let n = 0;
+        for (const w of s.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (w.length > 2 && words.has(w)) n++;
+        return n;
+      };
+      found.forEach((f, i) => {
+        f.index = i;
+        f.role = roleOf(f.el, ctx);
+        f.name = f.control ? accessibleName(f.el, ctx) : f.text;
+        f.context = contextOf(f.el, ctx);
+        f.score = (inView(f.el) ? 4 : 0) + (f.control ? 2 : 0) + 3 * overlap(f.name + ' ' + (f.context || ''));
+      });
+      let chosen = found;
+      if (found.length > limit) {
+        chosen = found.slice().sort((a, b) => b.score - a.score || a.index - b.index).slice(0, limit);
+        chosen.sort((a, b) => a.index - b.index);
+      }
       const index = buildIndex(ctx);
-      // Verification queries are the expensive part on huge pages: past the
-      // budget, selectors fall back to the cheaper CSS/nth forms.
       const started = perfNow();
       const budget = { ok: () => perfNow() - started < 1500 };
-      return els.map((el) => {
-        const tag = el.localName;
-        const role = roleOf(el, ctx);
-        const item = { selector: selectorFor(el, ctx, index, budget), role: role || null, name: accessibleName(el, ctx), tag };
-        if (htmlTag(el) === 'input') item.type = inputType(el);
-        const t = htmlTag(el);
-        if ((t === 'input' && !isNativeCheckable(el) && !isButtonLikeInput(el) && inputType(el) !== 'password' && inputType(el) !== 'file') ||
-            t === 'textarea' || t === 'select') {
-          item.value = String(el.value);
+      const items = chosen.map((f) => {
+        const el = f.el;
+        const tag = htmlTag(el);
+        const item = { role: f.role || null, name: truncate(f.name || '', f.control ? 120 : 100), tag: el.localName, control: f.control, score: f.score, selector: selectorFor(el, ctx, index, budget) };
+        if (f.context) item.context = f.context;
+        if (!f.control) return item;
+        if (tag === 'input') item.type = inputType(el);
+        if ((tag === 'input' && !isNativeCheckable(el) && !isButtonLikeInput(el) && inputType(el) !== 'password' && inputType(el) !== 'file') ||
+            tag === 'textarea' || tag === 'select') {
+          item.value = truncate(String(el.value), 120);
         }
         const checked = isCheckable(el, ctx) ? checkedState(el, ctx) : null;
         if (checked !== null) item.checked = checked;
         if (isDisabled(el)) item.disabled = true;
+        const expanded = expandedState(el);
+        if (expanded !== null && expanded !== undefined) item.expanded = expanded;
+        const selected = selectedState(el, ctx);
+        if (selected === true) item.selected = true;
         return item;
       });
+      return { url: documentUrl(), title: document.title || '', items, counts, total: found.length };
     }
 
     function signature() {
@@ -2940,10 +3060,6 @@ if (!window.__windup) {
     // Read at call time, never cached: they change under us.
     function documentUrl() {
       return location.href;
-    }
-
-    function pageInfo() {
-      return { url: location.href, title: document.title };
     }
 
     /** The status of the response the document came with; null when there was none (about:blank). */
@@ -3214,7 +3330,7 @@ if (!window.__windup) {
       check,
       isChecked,
       snapshot,
-      interactive,
+      observe,
       signature,
       diagnose,
       failures,
@@ -3223,7 +3339,6 @@ if (!window.__windup) {
       mask,
       unmask,
       url: documentUrl,
-      pageInfo,
       navigationStatus,
       localStorage: localStorageEntries,
       restoreLocalStorage,

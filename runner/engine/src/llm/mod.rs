@@ -65,11 +65,11 @@ pub struct ProviderConfig {
     pub timeout_ms: Option<u64>,
     /// Transient retries after the first attempt (default 3).
     pub max_retries: Option<u32>,
-    /// Sampling temperature. Accepted but not applied yet: planning calls send the planner's
-    /// own (0, for repeatable plans).
+    /// Sampling temperature of this provider's calls, in place of the planner's (0, for
+    /// repeatable plans).
     pub temperature: Option<f32>,
-    /// Output cap in tokens (default 4096). Accepted but not applied yet: planning calls use
-    /// `[planner] max_output_tokens`.
+    /// Output cap in tokens for this provider's calls: the lower of it and `[planner]
+    /// max_output_tokens` holds.
     pub max_output_tokens: Option<u32>,
     /// OpenAI strict structured output (default true). Set false for grammar-constrained local
     /// servers (llama.cpp), where strict mode's all-required fields make small models fill

@@ -1,139 +1,165 @@
-//! The JSON Schema a planning call asks the model to answer in: steps, a final expectation and
-//! whether the task is complete; selectors must start with an engine, and `value_ref` may only
-//! name a credential the plan may use. The answer is still checked in full (`check`): the
-//! schema only keeps a grammar-enforcing server on the rails.
+//! The JSON Schema a planning call asks the model to answer in, built for the one observation
+//! it is shown: a step's target can only be one of the refs just observed, a proof only one of
+//! the facts listed, a `value_ref` only a credential the plan may use, a `use` only an existing
+//! fragment. Providers that enforce the schema (OpenAI strict, Gemini, llama.cpp's grammar)
+//! cannot write anything else; the answer is still checked in full (`check`).
 
-use std::collections::BTreeSet;
+use serde_json::{Value, json};
 
-use schemars::JsonSchema;
-use serde::Deserialize;
-use windup_model::Action;
+/// At most this many steps in one answer: a longer one is a model looping on itself.
+pub(super) const MAX_STEPS: usize = 12;
 
-/// The model's answer: steps, and whether the task ends on the page it saw.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "only its schema is used: answers are checked as JSON, then as a plan"
-)]
-struct Answer {
-    /// The steps, in order.
-    actions: Vec<Action>,
-    /// What holds after the last step: it proves the task is done (or, when `complete` is
-    /// false, that the next page was reached). Joins the last step's `expect`.
-    final_expect: windup_model::Expect,
-    /// False when the task continues on a page not seen yet.
-    complete: bool,
+/// The step types an answer may use. `wait_for` is left to postconditions, which wait.
+pub(super) const STEP_TYPES: &[&str] = &[
+    "goto", "click", "hover", "check", "uncheck", "fill", "select", "press", "use",
+];
+
+/// What one call may name.
+pub(super) struct Choices<'a> {
+    /// The refs of the observation shown.
+    pub(super) refs: &'a [String],
+    /// How many facts are listed (numbered from 1).
+    pub(super) facts: usize,
+    /// The credentials' ENV names.
+    pub(super) credentials: &'a [String],
+    /// The fragments' ids.
+    pub(super) fragments: &'a [String],
 }
 
-/// Engines a planner-made selector starts with. Sent as a `pattern` so grammar-constrained
-/// servers cannot write a bare CSS selector; the planner's checks still cover every part of
-/// a chain.
-const SELECTOR_PATTERN: &str = "^(role|text|label|placeholder|testid|css)=.+$";
-
-/// The answer schema for one call: `value_ref` may only name one of `credentials` (and is left
-/// out when there are none), so a grammar-enforcing server cannot invent a credential.
-pub(super) fn with_credentials(
-    schema: &serde_json::Value,
-    credentials: &BTreeSet<String>,
-) -> serde_json::Value {
-    let mut schema = schema.clone();
-    let props = schema
-        .pointer_mut("/$defs/Action/properties")
-        .and_then(serde_json::Value::as_object_mut)
-        .expect("the plan schema has Action properties");
-    if credentials.is_empty() {
-        props.remove("value_ref");
-    } else if let Some(serde_json::Value::Object(field)) = props.get_mut("value_ref") {
-        let mut names: Vec<serde_json::Value> =
-            credentials.iter().map(|c| c.as_str().into()).collect();
-        names.push(serde_json::Value::Null);
-        field.insert("enum".into(), serde_json::Value::Array(names));
+/// The schema of a planning answer: `proofs` (when facts are listed), `actions`, `complete`.
+pub(super) fn plan_schema(c: &Choices<'_>) -> Value {
+    let mut step = serde_json::Map::new();
+    let types: Vec<&str> = STEP_TYPES
+        .iter()
+        .copied()
+        .filter(|t| *t != "use" || !c.fragments.is_empty())
+        .filter(|t| !needs_target(t) || !c.refs.is_empty())
+        .collect();
+    step.insert("type".into(), json!({"type": "string", "enum": types}));
+    if !c.refs.is_empty() {
+        step.insert(
+            "target".into(),
+            json!({
+                "type": "object",
+                "properties": {"ref": {"type": "string", "enum": c.refs}},
+                "required": ["ref"],
+                "additionalProperties": false
+            }),
+        );
     }
-    schema
+    step.insert("value".into(), json!({"type": "string"}));
+    if !c.credentials.is_empty() {
+        step.insert(
+            "value_ref".into(),
+            json!({"type": "string", "enum": c.credentials}),
+        );
+    }
+    step.insert("key".into(), json!({"type": "string"}));
+    step.insert("url".into(), json!({"type": "string"}));
+    if !c.fragments.is_empty() {
+        step.insert("use".into(), json!({"type": "string", "enum": c.fragments}));
+    }
+    let mut properties = serde_json::Map::new();
+    let mut required = vec!["actions", "complete"];
+    if c.facts > 0 {
+        properties.insert("proofs".into(), proofs(c.facts));
+        required.insert(0, "proofs");
+    }
+    properties.insert(
+        "actions".into(),
+        json!({
+            "type": "array",
+            "maxItems": MAX_STEPS,
+            "items": {
+                "type": "object",
+                "properties": step,
+                "required": ["type"],
+                "additionalProperties": false
+            }
+        }),
+    );
+    properties.insert("complete".into(), json!({"type": "boolean"}));
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
 }
 
-/// The answer's JSON Schema, with every selector field constrained to start with an engine.
-pub(super) fn answer_schema() -> serde_json::Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(Answer)).expect("schema");
-    for pointer in [
-        "/$defs/Target/properties/selector",
-        "/$defs/Expect/properties/visible",
-        "/$defs/Expect/properties/hidden",
-        "/$defs/CountExpect/properties/selector",
-        "/$defs/ValueExpect/properties/selector",
-    ] {
-        let field = schema
-            .pointer_mut(pointer)
-            .and_then(serde_json::Value::as_object_mut)
-            .unwrap_or_else(|| panic!("the plan schema has {pointer}"));
-        field.insert("pattern".into(), SELECTOR_PATTERN.into());
-    }
-    schema
+/// The schema of a closing answer: the numbers of the facts that prove the task.
+pub(super) fn proof_schema(facts: usize) -> Value {
+    json!({
+        "type": "object",
+        "properties": {"proofs": proofs(facts)},
+        "required": ["proofs"],
+        "additionalProperties": false
+    })
+}
+
+fn proofs(facts: usize) -> Value {
+    let numbers: Vec<usize> = (1..=facts).collect();
+    json!({
+        "type": "array",
+        "maxItems": facts,
+        "items": {"type": "integer", "enum": numbers}
+    })
+}
+
+/// Whether a step of this type acts on a target.
+pub(super) fn needs_target(kind: &str) -> bool {
+    !matches!(kind, "goto" | "use" | "press")
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
+    fn validator(schema: &Value) -> jsonschema::Validator {
+        jsonschema::validator_for(schema).expect("a valid schema")
+    }
+
     #[test]
-    fn the_answer_schema_refuses_bare_selectors_and_asks_for_a_final_expect() {
-        let schema = answer_schema();
-        let validator = jsonschema::validator_for(&schema).expect("a valid schema");
-        let answer = |selector: &str, visible: &str| {
-            json!({
-                "actions": [{"id": "a1", "type": "click", "target": {"selector": selector}}],
-                "final_expect": {"visible": visible},
-                "complete": true
-            })
-        };
-        assert!(validator.is_valid(&answer("css=#save", "text=\"Saved\"")));
-        assert!(validator.is_valid(&answer("role=button[name=\"Save\"]", "testid=done")));
-        assert!(!validator.is_valid(&answer("#save", "text=\"Saved\"")));
-        assert!(!validator.is_valid(&answer("css=#save", "[name='Saved']")));
-        let mut no_final = answer("css=#save", "text=\"Saved\"");
-        no_final.as_object_mut().unwrap().remove("final_expect");
-        assert!(!validator.is_valid(&no_final));
-        // value_ref names only the project's credentials, and is gone when there are none.
-        let creds: BTreeSet<String> = ["ADMIN_PASSWORD".to_string()].into();
-        let with = jsonschema::validator_for(&with_credentials(&schema, &creds)).unwrap();
-        let fill = |value_ref: &str| {
-            json!({
-                "actions": [{"id": "a1", "type": "fill", "target": {"selector": "label=\"Password\""}, "value_ref": value_ref}],
-                "final_expect": {"url": "/home"},
-                "complete": true
-            })
-        };
-        assert!(with.is_valid(&fill("ADMIN_PASSWORD")));
-        assert!(!with.is_valid(&fill("TODO_NAME")));
-        let without = with_credentials(&schema, &BTreeSet::new());
+    fn a_target_can_only_be_an_observed_ref() {
+        let refs = ["e1".to_string(), "e2".to_string()];
+        let schema = plan_schema(&Choices {
+            refs: &refs,
+            facts: 0,
+            credentials: &[],
+            fragments: &[],
+        });
+        let v = validator(&schema);
+        let answer = |target: Value| json!({"actions": [{"type": "click", "target": target}], "complete": true});
+        assert!(v.is_valid(&answer(json!({"ref": "e2"}))));
+        assert!(!v.is_valid(&answer(json!({"ref": "e3"}))));
+        assert!(!v.is_valid(&answer(json!({"selector": "role=button[name=\"Add\"]"}))));
         assert!(
-            without
-                .pointer("/$defs/Action/properties/value_ref")
-                .is_none()
+            !v.is_valid(&json!({"actions": [{"type": "use", "use": "sign-in"}], "complete": true}))
         );
-        assert!(
-            !jsonschema::validator_for(&without)
-                .unwrap()
-                .is_valid(&fill("ADMIN_PASSWORD"))
-        );
-        // What a grammar-enforcing server is sent keeps both constraints.
-        let sent = crate::llm::schema::loose(&schema);
-        assert_eq!(
-            sent.pointer(
-                "/properties/actions/items/properties/target/anyOf/0/properties/selector/pattern"
-            ),
-            Some(&json!(crate::llm::schema::json_safe_pattern(
-                SELECTOR_PATTERN
-            )))
-        );
-        assert!(
-            sent["required"]
-                .as_array()
-                .unwrap()
-                .contains(&json!("final_expect"))
-        );
+        // No facts: no proofs asked.
+        assert!(schema["properties"].get("proofs").is_none());
+        let looping: Vec<Value> = (0..=MAX_STEPS)
+            .map(|_| json!({"type": "click", "target": {"ref": "e1"}}))
+            .collect();
+        assert!(!v.is_valid(&json!({"actions": looping, "complete": true})));
+    }
+
+    #[test]
+    fn proofs_are_numbers_of_listed_facts_and_credentials_are_declared_names() {
+        let refs = ["e1".to_string()];
+        let creds = ["ADMIN_PASSWORD".to_string()];
+        let v = validator(&plan_schema(&Choices {
+            refs: &refs,
+            facts: 3,
+            credentials: &creds,
+            fragments: &[],
+        }));
+        let fill = |proofs: Value, value_ref: &str| json!({"proofs": proofs, "actions": [{"type": "fill", "target": {"ref": "e1"}, "value_ref": value_ref}], "complete": false});
+        assert!(v.is_valid(&fill(json!([1, 3]), "ADMIN_PASSWORD")));
+        assert!(!v.is_valid(&fill(json!([4]), "ADMIN_PASSWORD")));
+        assert!(!v.is_valid(&fill(json!([1]), "TODO_NAME")));
+        let close = validator(&proof_schema(2));
+        assert!(close.is_valid(&json!({"proofs": [2]})));
+        assert!(!close.is_valid(&json!({"proofs": [0]})));
     }
 }

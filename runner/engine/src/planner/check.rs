@@ -1,6 +1,8 @@
-//! The planner's output is untrusted: sanitized, then validated (JSON Schema, the plan's
-//! semantic rules, the trust boundary every plan passes (known credential names, the app's
-//! origins), then the planner's own: prefixed selectors, existing fragments). A plan is data; nothing here ever runs it.
+//! The planner's output is untrusted: grounded (every target is a ref of the observation the
+//! model was shown, turned into that element's selector; every proof a listed fact), sanitized,
+//! then validated (JSON Schema, the plan's semantic rules, the trust boundary every plan passes
+//! (known credential names, the app's origins), then the planner's own: prefixed selectors,
+//! existing fragments). A plan is data; nothing here ever runs it.
 
 use std::collections::BTreeSet;
 
@@ -10,6 +12,7 @@ use windup_model::schema::Format;
 use windup_model::validate::{plan_problems, schema_problems};
 use windup_model::{Action, Plan, Selector};
 
+use super::observation::{Item, Observation};
 use crate::boundary::Boundary;
 use crate::fragments::Fragments;
 
@@ -22,6 +25,10 @@ pub struct Rules<'a> {
     pub fragments: &'a Fragments,
     /// Ids already taken by the steps done so far.
     pub taken_ids: BTreeSet<String>,
+    /// The page the model was shown: its refs are the only targets an answer may name.
+    pub observation: &'a Observation,
+    /// How many facts the prompt listed: proofs are numbers from 1 to this.
+    pub facts: usize,
 }
 
 /// The steps of one accepted answer.
@@ -31,6 +38,8 @@ pub struct Segment {
     pub actions: Vec<Action>,
     /// False when the task goes on past a page the planner has not seen yet.
     pub complete: bool,
+    /// The numbers of the listed facts the answer says prove the steps before it.
+    pub proofs: Vec<usize>,
 }
 
 /// Turns the model's text into a segment, or the problems to send back.
@@ -41,7 +50,15 @@ pub fn accept(text: &str, plan_stub: &Plan, rules: &Rules<'_>) -> Result<Segment
             text.chars().take(60).collect::<String>()
         )]
     })?;
+    let (value, proofs) = ground(value, rules)?;
     let (actions, complete) = sanitize(value, rules)?;
+    if actions.is_empty() {
+        return Ok(Segment {
+            actions: Vec::new(),
+            complete,
+            proofs,
+        });
+    }
     let mut plan = plan_stub.clone();
     let mut as_value = serde_json::to_value(&plan).expect("a plan serializes");
     as_value["actions"] = Value::Array(actions);
@@ -50,7 +67,8 @@ pub fn accept(text: &str, plan_stub: &Plan, rules: &Rules<'_>) -> Result<Segment
         return Err(problems.iter().map(describe).collect());
     }
     plan = serde_json::from_value(as_value).map_err(|e| vec![format!("{e}")])?;
-    let mut problems: Vec<String> = plan_problems("plan", &plan, complete)
+    // Postconditions are chosen from facts after the steps run, not written here.
+    let mut problems: Vec<String> = plan_problems("plan", &plan, false)
         .iter()
         .chain(rules.fragments.check_uses("plan", "", &plan).iter())
         .map(describe)
@@ -70,6 +88,7 @@ pub fn accept(text: &str, plan_stub: &Plan, rules: &Rules<'_>) -> Result<Segment
         Ok(Segment {
             actions: plan.actions,
             complete,
+            proofs,
         })
     } else {
         Err(problems)
@@ -109,6 +128,136 @@ fn own_rules(i: usize, a: &Action, rules: &Rules<'_>) -> Vec<String> {
     out
 }
 
+/// Turns every ref into its element's selector and reads the proofs. A target that is not one
+/// of the observed refs (or a selector written instead of a ref) is a problem; so is a proof
+/// that is not a listed fact's number. Postconditions written into the answer are dropped:
+/// they can only come from the facts the page showed.
+fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<String>> {
+    let mut value = match value {
+        Value::Array(a) => serde_json::json!({"actions": a, "complete": true}),
+        v => v,
+    };
+    let Value::Object(o) = &mut value else {
+        return Ok((value, Vec::new()));
+    };
+    o.remove("final_expect");
+    let (proofs, mut problems) = read_proofs(o.remove("proofs"), rules.facts);
+    if let Some(Value::Array(actions)) = o.get_mut("actions") {
+        for (i, a) in actions.iter_mut().enumerate() {
+            let Value::Object(a) = a else { continue };
+            a.remove("expect");
+            a.remove("id");
+            let Some(target) = a.remove("target") else {
+                continue;
+            };
+            let r = match &target {
+                Value::Null => continue,
+                Value::String(r) => Some(r.clone()),
+                Value::Object(t) => t.get("ref").and_then(Value::as_str).map(str::to_string),
+                _ => None,
+            };
+            let Some(r) = r else {
+                problems.push(format!(
+                    "actions[{i}].target: {target} names no ref; selectors are not accepted (fix: write {{\"ref\": \"e3\"}} with a ref from ELEMENTS)"
+                ));
+                continue;
+            };
+            match rules.observation.item(&r) {
+                Some(item) => {
+                    a.insert(
+                        "target".into(),
+                        serde_json::json!({"selector": item.selector, "description": describe_item(item)}),
+                    );
+                }
+                None => problems.push(format!(
+                    "actions[{i}].target.ref: `{r}` is not one of the refs on this page (fix: use a ref listed in ELEMENTS, e1 to e{})",
+                    rules.observation.items.len()
+                )),
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok((value, proofs))
+    } else {
+        Err(problems)
+    }
+}
+
+/// A closing answer's proofs: numbers of the `facts` listed facts; at least one.
+pub fn proofs(text: &str, facts: usize) -> Result<Vec<usize>, Vec<String>> {
+    let value = extract_json(text).ok_or_else(|| {
+        vec![format!(
+            "the answer is not a JSON object (it starts with {:?})",
+            text.chars().take(60).collect::<String>()
+        )]
+    })?;
+    let list = match value {
+        Value::Object(mut o) => o.remove("proofs"),
+        list => Some(list),
+    };
+    let (picked, mut problems) = read_proofs(list, facts);
+    if picked.is_empty() && problems.is_empty() {
+        problems
+            .push("proofs: none given (fix: give at least one number from WHAT CHANGED)".into());
+    }
+    if problems.is_empty() {
+        Ok(picked)
+    } else {
+        Err(problems)
+    }
+}
+
+/// The fact numbers in `list` (numbers or digit strings), and what is wrong with the others.
+fn read_proofs(list: Option<Value>, facts: usize) -> (Vec<usize>, Vec<String>) {
+    let mut picked = Vec::new();
+    let mut problems = Vec::new();
+    match list {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(list)) => {
+            for (i, p) in list.iter().enumerate() {
+                let n = p
+                    .as_u64()
+                    .or_else(|| p.as_str().and_then(|s| s.trim().parse().ok()));
+                match n {
+                    Some(n) if n >= 1 && n as usize <= facts => {
+                        if !picked.contains(&(n as usize)) {
+                            picked.push(n as usize);
+                        }
+                    }
+                    _ => problems.push(format!(
+                        "proofs[{i}]: {p} is not the number of a listed fact (fix: give numbers from WHAT CHANGED{})",
+                        if facts == 0 {
+                            ", which is empty: leave proofs out".to_string()
+                        } else {
+                            format!(", 1 to {facts}")
+                        }
+                    )),
+                }
+            }
+        }
+        Some(other) => problems.push(format!(
+            "proofs: {other} is not a list of numbers (fix: \"proofs\": [1, 2])"
+        )),
+    }
+    (picked, problems)
+}
+
+/// An element as a plan's `description` names it: `button "Save"`.
+fn describe_item(item: &Item) -> String {
+    let role = item.role.as_deref().unwrap_or(&item.tag);
+    if item.name.is_empty() {
+        match &item.context {
+            Some(c) => format!("{role} in {c}"),
+            None => role.to_string(),
+        }
+    } else {
+        format!(
+            "{role} {}",
+            serde_json::to_string(&item.name).unwrap_or_default()
+        )
+    }
+}
+
 /// The first JSON object in `text`: models wrap answers in code fences or prose.
 fn extract_json(text: &str) -> Option<Value> {
     let text = text.trim().trim_start_matches('\u{feff}');
@@ -134,22 +283,16 @@ fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<S
         Value::Object(mut o) => {
             let complete = o.get("complete").and_then(Value::as_bool).unwrap_or(true);
             match o.remove("actions") {
-                Some(Value::Array(mut a)) => {
-                    if let (Some(Value::Object(last)), Some(Value::Object(finally))) =
-                        (a.last_mut(), o.remove("final_expect"))
-                    {
-                        merge_final_expect(last, finally);
-                    }
-                    (a, complete)
-                }
+                Some(Value::Array(a)) => (a, complete),
+                None | Some(Value::Null) if complete => (Vec::new(), complete),
                 _ => return Err(vec!["`actions` is missing or not a list (fix: answer {\"actions\": [...], \"complete\": true})".into()]),
             }
         }
         _ => unreachable!("extract_json returns objects and arrays"),
     };
-    if actions.is_empty() {
+    if actions.is_empty() && !complete {
         return Err(vec![
-            "`actions` is empty (fix: give at least one step)".into(),
+            "`actions` is empty but the task is not complete (fix: give the next steps, or set \"complete\": true)".into(),
         ]);
     }
     let mut taken = rules.taken_ids.clone();
@@ -234,28 +377,6 @@ fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<S
     Ok((out, complete))
 }
 
-/// The answer's `final_expect` (the facts that hold after the last step) joins the last step's
-/// own `expect`; a field the step already checks keeps the step's version.
-fn merge_final_expect(last: &mut Map<String, Value>, mut finally: Map<String, Value>) {
-    strip(&mut finally);
-    if finally.is_empty() {
-        return;
-    }
-    match last.get_mut("expect") {
-        Some(Value::Object(own)) => {
-            for (k, v) in finally {
-                let missing = own.get(&k).is_none_or(Value::is_null);
-                if missing {
-                    own.insert(k, v);
-                }
-            }
-        }
-        _ => {
-            last.insert("expect".into(), Value::Object(finally));
-        }
-    }
-}
-
 /// Drops nulls and blank optional strings, trims the rest. `value` may legitimately be "".
 fn strip(o: &mut Map<String, Value>) {
     o.retain(|k, v| match v {
@@ -309,25 +430,100 @@ mod tests {
         )
     }
 
+    /// A login page: e1 the password field, e2 the Go button.
+    fn page() -> Observation {
+        let item = |selector: &str, role: &str, name: &str| Item {
+            selector: selector.into(),
+            role: Some(role.into()),
+            name: name.into(),
+            tag: "x".into(),
+            control: true,
+            score: 0,
+            context: None,
+            input_type: None,
+            value: None,
+            checked: None,
+            disabled: None,
+            expanded: None,
+            selected: None,
+        };
+        Observation {
+            items: vec![
+                item("label=\"Password\"", "textbox", "Password"),
+                item("role=button[name=\"Go\"]", "button", "Go"),
+            ],
+            ..Observation::default()
+        }
+    }
+
     fn check(answer: Value) -> Result<Segment, Vec<String>> {
-        check_text(&answer.to_string())
+        check_text(&answer.to_string(), 2)
     }
 
     /// Checks an answer as the model wrote it, with ADMIN_PASSWORD as the one credential.
-    fn check_text(text: &str) -> Result<Segment, Vec<String>> {
+    fn check_text(text: &str, facts: usize) -> Result<Segment, Vec<String>> {
         let boundary = boundary(&["ADMIN_PASSWORD"]);
+        let page = page();
         let rules = Rules {
             boundary: &boundary,
             fragments: &Fragments::default(),
             taken_ids: BTreeSet::new(),
+            observation: &page,
+            facts,
         };
         accept(text, &stub(), &rules)
     }
 
     #[test]
+    fn refs_become_the_observed_elements_selectors() {
+        let seg = check(json!({"proofs": [2], "actions": [
+            {"type": "fill", "target": {"ref": "e1"}, "value_ref": "ADMIN_PASSWORD"},
+            {"type": "click", "target": "e2"}
+        ], "complete": true}))
+        .unwrap();
+        let t = |i: usize| seg.actions[i].target.clone().unwrap();
+        assert_eq!(t(0).selector, "label=\"Password\"");
+        assert_eq!(t(1).selector, "role=button[name=\"Go\"]");
+        assert_eq!(t(1).description.as_deref(), Some("button \"Go\""));
+        assert_eq!(
+            (seg.actions[0].id.as_str(), seg.actions[1].id.as_str()),
+            ("a1", "a2")
+        );
+        assert_eq!(seg.proofs, [2]);
+    }
+
+    #[test]
+    fn an_unobserved_ref_a_selector_or_an_unlisted_fact_is_rejected() {
+        let err = check(json!({"proofs": [3], "actions": [
+            {"type": "click", "target": {"ref": "e9"}},
+            {"type": "click", "target": {"selector": "role=button[name=\"Add\"]"}}
+        ], "complete": true}))
+        .unwrap_err()
+        .join("\n");
+        assert!(
+            err.contains("`e9` is not one of the refs on this page"),
+            "{err}"
+        );
+        assert!(err.contains("selectors are not accepted"), "{err}");
+        assert!(
+            err.contains("proofs[0]: 3 is not the number of a listed fact"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn written_postconditions_are_dropped_they_come_from_facts() {
+        let seg = check(json!({"actions": [
+            {"type": "click", "target": {"ref": "e2"}, "expect": {"visible": "text=\"Saved\""}}
+        ], "final_expect": {"visible": "text=\"Saved\""}, "complete": true}))
+        .unwrap();
+        assert_eq!(seg.actions[0].expect, None);
+    }
+
+    #[test]
     fn strict_mode_nulls_and_fences_are_accepted() {
-        let text = "```json\n{\"actions\":[{\"id\":\"a1\",\"type\":\"fill\",\"target\":{\"selector\":\"label=\\\"Password\\\"\",\"description\":null},\"value\":\"ADMIN_PASSWORD\",\"value_ref\":null,\"url\":null,\"key\":null,\"use\":null,\"expect\":{\"visible\":null,\"hidden\":null,\"url\":\"/home\",\"value\":null,\"count\":null},\"timeout_ms\":null}],\"complete\":true}\n```";
-        let seg = check_text(text).unwrap();
+        let text = "```json\n{\"proofs\":null,\"actions\":[{\"type\":\"fill\",\"target\":{\"ref\":\"e1\"},\"value\":\"ADMIN_PASSWORD\",\"value_ref\":null,\"url\":null,\"key\":null,\"use\":null}],\"complete\":true}\n```";
+        let seg = check_text(text, 0).unwrap();
         assert_eq!(seg.actions[0].value_ref.as_deref(), Some("ADMIN_PASSWORD"));
         assert_eq!(seg.actions[0].value, None);
     }
@@ -336,10 +532,9 @@ mod tests {
     fn fields_a_step_does_not_take_are_dropped_then_the_rest_checked() {
         // What grammar-constrained small models write when shown every field.
         let seg = check(json!({"actions": [{
-            "id": "a1", "type": "click", "target": {"selector": "text=\"Go\""},
+            "type": "click", "target": {"ref": "e2"},
             "value": "Go", "value_ref": "X_Y", "url": "/x", "key": "Enter", "use": "f",
-            "timeout_ms": 6_000_000_000_000_000u64,
-            "expect": {"visible": "true", "hidden": "false", "url": "/done"}
+            "timeout_ms": 6_000_000_000_000_000u64
         }], "complete": true}))
         .unwrap();
         let a = &seg.actions[0];
@@ -348,92 +543,55 @@ mod tests {
             (None, None, None)
         );
         assert_eq!((a.use_fragment.as_deref(), a.timeout_ms), (None, None));
-        let e = a.expect.as_ref().unwrap();
-        assert_eq!(
-            (e.visible.as_deref(), e.url.as_deref()),
-            (None, Some("/done"))
-        );
     }
 
     #[test]
-    fn foreign_goto_unknown_ref_and_bare_selector_are_rejected() {
+    fn foreign_goto_and_unknown_credential_are_rejected() {
         let err = check(json!({"actions": [
-            {"id": "a1", "type": "goto", "url": "http://evil.example/x"},
-            {"id": "a2", "type": "fill", "target": {"selector": "#pw"}, "value_ref": "ROOT_TOKEN"},
-            {"id": "a3", "type": "click", "target": {"selector": "text=\"Go\""}, "expect": {"visible": "h1"}}
+            {"type": "goto", "url": "http://evil.example/x"},
+            {"type": "fill", "target": {"ref": "e1"}, "value_ref": "ROOT_TOKEN"}
         ], "complete": true}))
         .unwrap_err();
         let all = err.join("\n");
         assert!(all.contains("leaves the application's origin"), "{all}");
         assert!(all.contains("`ROOT_TOKEN` is not a credential"), "{all}");
-        assert!(all.contains("`#pw` does not start with an engine"), "{all}");
-        assert!(all.contains("expect.visible: `h1`"), "{all}");
-    }
-
-    #[test]
-    fn final_expect_joins_the_last_steps_own_checks() {
-        let seg = check(json!({"actions": [
-            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Name\""}, "value": "x"},
-            {"id": "a2", "type": "click", "target": {"selector": "text=\"Go\""}, "expect": {"url": "/own"}}
-        ], "final_expect": {"url": "/other", "visible": "text=\"Done\"", "hidden": null}, "complete": true}))
-        .unwrap();
-        assert_eq!(seg.actions[0].expect, None);
-        let e = seg.actions[1].expect.as_ref().unwrap();
-        assert_eq!(e.url.as_deref(), Some("/own"), "the step's own check wins");
-        assert_eq!(e.visible.as_deref(), Some("text=\"Done\""));
-        assert_eq!(e.hidden, None);
-        // An empty final_expect adds nothing: the missing postcondition is still named.
-        let err = check(json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Go\""}}],
-            "final_expect": {"visible": null, "url": " "}, "complete": true}))
-        .unwrap_err();
-        assert!(err.join("\n").contains("no postcondition"), "{err:?}");
     }
 
     #[test]
     fn schema_breaking_answers_are_named() {
-        let err = check(json!({"actions": [{"id": "a1", "type": "teleport"}]})).unwrap_err();
+        let err = check(json!({"actions": [{"type": "teleport"}]})).unwrap_err();
         assert!(err.join("\n").contains("actions[0].type"), "{err:?}");
-        let err = check(json!({"steps": []})).unwrap_err();
-        assert!(err[0].contains("`actions` is missing"));
-        assert!(
-            accept(
-                "I cannot help",
-                &stub(),
-                &Rules {
-                    boundary: &boundary(&[]),
-                    fragments: &Fragments::default(),
-                    taken_ids: BTreeSet::new(),
-                }
-            )
-            .unwrap_err()[0]
-                .contains("not a JSON object")
-        );
+        let err = check(json!({"steps": [], "complete": false})).unwrap_err();
+        assert!(err[0].contains("`actions` is missing"), "{err:?}");
+        let err = check(json!({"actions": [], "complete": false})).unwrap_err();
+        assert!(err[0].contains("`actions` is empty"), "{err:?}");
+        // Done already: no steps, only proofs.
+        let seg = check(json!({"proofs": [1], "actions": [], "complete": true})).unwrap();
+        assert!(seg.actions.is_empty() && seg.complete);
+        assert!(check_text("I cannot help", 0).unwrap_err()[0].contains("not a JSON object"));
     }
 
     #[test]
-    fn unfinished_segments_may_end_without_expect_and_ids_continue() {
+    fn ids_continue_and_steps_done_count_towards_the_limit() {
         let boundary = boundary(&[]);
+        let page = page();
         let rules = Rules {
             boundary: &boundary,
             fragments: &Fragments::default(),
             taken_ids: ["a1".to_string(), "a2".to_string()].into(),
+            observation: &page,
+            facts: 0,
         };
-        let seg = accept(
-            &json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Next\""}}], "complete": false}).to_string(),
-            &stub(),
-            &rules,
-        )
-        .unwrap();
+        let next =
+            json!({"actions": [{"type": "click", "target": {"ref": "e2"}}], "complete": false})
+                .to_string();
+        let seg = accept(&next, &stub(), &rules).unwrap();
         assert_eq!(seg.actions[0].id, "a3");
         assert!(!seg.complete);
-        let err = check(json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Next\""}}], "complete": true})).unwrap_err();
-        assert!(err.join("\n").contains("no postcondition"), "{err:?}");
-        // The steps already done count towards the plan's step limit.
         let done = Rules {
             taken_ids: (0..PLAN_STEPS).map(|i| format!("d{i}")).collect(),
             ..rules
         };
-        let next = json!({"actions": [{"id": "a1", "type": "click", "target": {"selector": "text=\"Next\""}}], "complete": false}).to_string();
         let err = accept(&next, &stub(), &done).unwrap_err();
         assert!(
             err.join("\n")

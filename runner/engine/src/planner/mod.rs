@@ -3,15 +3,18 @@
 //! `llm` client, semantic ones here (the problems go back in one more call). Every call passes
 //! the budget gate first and is counted, priced and timed.
 //!
-//! `plan` holds the `Planner` and its question; `prompt` what it
-//! says; `answer` the schema it asks for; `check` how an answer is validated; `call` the budget
-//! gate; `spend` what the calls cost; `suggest` the opt-in advice on a failure.
+//! `observation` is the page as the model sees it (elements with refs); `facts` what steps
+//! changed on it, the only postconditions a plan gets; `plan` holds the `Planner` and its
+//! questions; `prompt` what it says; `answer` the schema it asks for, built per observation;
+//! `check` how an answer is grounded and validated; `call` the budget gate; `spend` what the
+//! calls cost; `suggest` the opt-in advice on a failure.
 
 mod answer;
 mod budget;
 mod call;
 pub mod check;
-pub mod page;
+pub mod facts;
+pub mod observation;
 mod plan;
 pub mod prompt;
 mod settings;
@@ -22,7 +25,7 @@ pub use crate::events::{Purpose, StepFailure};
 pub(crate) use budget::Budget;
 pub use budget::Limits;
 pub use check::Segment;
-pub use page::PageView;
+pub use observation::Observation;
 pub use plan::Ask;
 pub(crate) use plan::{PlanFailure, Planner, Project};
 pub use settings::Settings;

@@ -7,8 +7,10 @@ use std::time::Instant;
 
 use windup_model::{Action, FailureClass, Plan, Scenario};
 
-use super::answer::{answer_schema, with_credentials};
-use super::{Budget, PageView, Purpose, Segment, Settings, Spend, check, prompt};
+use super::answer::{Choices, plan_schema, proof_schema};
+use super::facts::StepFacts;
+use super::observation::Observation;
+use super::{Budget, Purpose, Segment, Settings, Spend, check, prompt};
 use crate::boundary::Boundary;
 use crate::costs::PriceTable;
 use crate::fragments::Fragments;
@@ -19,8 +21,10 @@ use crate::secrets::ProjectSecrets;
 pub struct Ask<'a> {
     /// The scenario being planned: its task and hints.
     pub scenario: &'a Scenario,
-    /// The page the browser is on, as the prompt shows it.
-    pub page: &'a PageView,
+    /// The page the browser is on, as the prompt shows it: its refs are the only targets.
+    pub page: &'a Observation,
+    /// What the steps since the last call changed, numbered across steps in the prompt.
+    pub facts: &'a [StepFacts],
     /// Steps already executed, in order.
     pub done: &'a [Action],
     /// Why the call is made; a failed step comes with it.
@@ -52,17 +56,14 @@ pub(crate) struct Planner {
     pub(super) client: Box<dyn LlmClient>,
     pub(super) settings: Settings,
     pub(super) prices: PriceTable,
-    schema: serde_json::Value,
 }
 
 impl Planner {
     pub(crate) fn new(client: Box<dyn LlmClient>, settings: Settings, prices: PriceTable) -> Self {
-        let schema = answer_schema();
         Planner {
             client,
             settings,
             prices,
-            schema,
         }
     }
 
@@ -93,6 +94,7 @@ impl Planner {
         let own = Instant::now();
         let credentials = credentials(project.secrets);
         let allowed: BTreeSet<String> = credentials.iter().map(|(_, env)| env.clone()).collect();
+        let facts = ask.facts.iter().map(|s| s.facts.len()).sum();
         let stub = Plan {
             plan_version: windup_model::plan::PLAN_VERSION.to_string(),
             scenario_id: ask.scenario.id.clone(),
@@ -105,15 +107,21 @@ impl Planner {
             boundary: project.boundary,
             fragments: project.fragments,
             taken_ids: ask.done.iter().map(|a| a.id.clone()).collect(),
+            observation: ask.page,
+            facts,
         };
         // Credential values never reach a prompt, even when the page shows one in a field.
-        let user = project.secrets.redact(&prompt::user_message(
-            ask,
-            &credentials,
-            self.settings.page_chars,
-        ));
+        let user = project
+            .secrets
+            .redact(&prompt::user_message(ask, &credentials));
         let system = prompt::SYSTEM.to_string();
-        let schema = with_credentials(&self.schema, &allowed);
+        let fragments: Vec<String> = project.fragments.ids().map(str::to_string).collect();
+        let schema = plan_schema(&Choices {
+            refs: &ask.page.refs(),
+            facts,
+            credentials: &allowed.iter().cloned().collect::<Vec<_>>(),
+            fragments: &fragments,
+        });
         let mut rejected: Vec<String> = Vec::new();
         spend.own_ms += own.elapsed().as_millis() as u64;
         for attempt in 0..=self.settings.semantic_retries {
@@ -159,7 +167,7 @@ impl Planner {
                 problems.insert(
                     0,
                     format!(
-                        "the answer was cut off at {} output tokens (fix: fewer, shorter steps)",
+                        "the answer was cut off at {} output tokens (fix: fewer steps: only those whose targets are in ELEMENTS)",
                         request.max_output_tokens
                     ),
                 );
@@ -185,6 +193,56 @@ impl Planner {
                 self.settings.semantic_retries + 1,
                 rejected.join("; ")
             )),
+        })
+    }
+}
+
+impl Planner {
+    /// A closing call: which of `facts` (numbered from 1 across steps) prove the task is done.
+    /// The answer is checked like any other; a rejected one gets the semantic retries.
+    pub(crate) async fn prove(
+        &self,
+        scenario: &Scenario,
+        done: &[Action],
+        facts: &[StepFacts],
+        project: &Project<'_>,
+        spend: &mut Spend,
+    ) -> Result<Vec<usize>, PlanFailure> {
+        let listed: usize = facts.iter().map(|s| s.facts.len()).sum();
+        let user = project
+            .secrets
+            .redact(&prompt::proof_message(scenario, done, facts));
+        let mut rejected: Vec<String> = Vec::new();
+        for attempt in 0..=self.settings.semantic_retries {
+            let request = LlmRequest {
+                system: prompt::PROVE_SYSTEM.to_string(),
+                user: if attempt == 0 {
+                    user.clone()
+                } else {
+                    format!("{user}{}", prompt::rejection(&rejected))
+                },
+                schema_name: "windup_proofs".to_string(),
+                schema: proof_schema(listed),
+                max_output_tokens: 100,
+                temperature: self.settings.temperature,
+            };
+            let result = self.call(&request, project, spend).await?;
+            spend.count(&Purpose::Prove);
+            let completion = result.map_err(|e| PlanFailure {
+                class: FailureClass::LlmError,
+                message: project.secrets.redact(&e.to_string()),
+            })?;
+            match check::proofs(&completion.text, listed) {
+                Ok(p) => return Ok(p),
+                Err(problems) => rejected = problems,
+            }
+        }
+        Err(PlanFailure {
+            class: FailureClass::PlanRejected,
+            message: format!(
+                "the model did not pick the facts proving the task: {}",
+                rejected.join("; ")
+            ),
         })
     }
 }

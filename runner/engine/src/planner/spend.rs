@@ -26,11 +26,13 @@ pub(crate) struct Spend {
 
 impl Spend {
     /// Counts a planning call under the ledger's counter for its purpose: a correction is a
-    /// continuation there, and a repair is `replan` on disk.
+    /// continuation there (so is a closing call that picks the proofs), and a repair is `replan` on disk.
     pub(super) fn count(&mut self, purpose: &Purpose) {
         let counter = match purpose {
             Purpose::Plan => &mut self.calls.planning,
-            Purpose::Continue { .. } | Purpose::Correct { .. } => &mut self.calls.continuation,
+            Purpose::Continue { .. } | Purpose::Correct { .. } | Purpose::Prove => {
+                &mut self.calls.continuation
+            }
             Purpose::Repair { .. } => &mut self.calls.repair,
         };
         *counter += 1;

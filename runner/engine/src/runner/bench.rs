@@ -1,5 +1,5 @@
 //! `windup bench`: the validation protocol for one scenario, in a scratch plan cache so the
-//! project's committed plans are never touched. Five generations (at least four valid), ten
+//! project's committed plans are never touched. Five generations (at least four verified), ten
 //! replays (all with zero calls and $0), replay at least five times faster than the first run,
 //! and recovery from a broken selector (the replay fails, the re-plan passes, the stale entry
 //! is kept). Every call is recorded in the ledger like any other.
@@ -18,7 +18,7 @@ use crate::planner::Spend;
 
 /// The version of the bench report's JSON, written as its `bench_version`.
 const BENCH_VERSION: &str = "0.1";
-/// Fresh plannings of the scenario, of which at least four must be valid.
+/// Fresh plannings of the scenario, of which at least four must be verified.
 const GENERATIONS: usize = 5;
 /// Replays of the verified plan, every one of which must pass with no LLM call.
 const REPLAYS: usize = 10;
@@ -88,7 +88,8 @@ pub struct Recovery {
 /// The protocol's verdicts.
 #[derive(Debug, Clone, Serialize)]
 pub struct Checks {
-    /// At least 4 of 5 generations valid.
+    /// At least 4 of 5 generations verified (a valid plan that failed its verifying run does
+    /// not count).
     pub generations: bool,
     /// 10 of 10 replays passed with 0 calls.
     pub replays: bool,
@@ -285,7 +286,7 @@ impl Runner {
             );
         }
 
-        let valid = generations.iter().filter(|g| g.valid).count();
+        let verified = generations.iter().filter(|g| g.verified).count();
         let mut durations: Vec<u64> = replays.iter().map(|r| r.duration_ms).collect();
         durations.sort_unstable();
         let replay_median_ms = (!durations.is_empty()).then(|| durations[durations.len() / 2]);
@@ -294,7 +295,7 @@ impl Runner {
             _ => None,
         };
         let checks = Checks {
-            generations: valid * 5 >= GENERATIONS * 4,
+            generations: verified * 5 >= GENERATIONS * 4,
             replays: replays.len() == REPLAYS && replays.iter().all(|r| r.passed && r.calls == 0),
             speedup: speedup.is_some_and(|s| s >= 5.0),
             free_replays: !replays.is_empty() && replays.iter().all(|r| r.cost_micro_usd == 0),

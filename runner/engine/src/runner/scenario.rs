@@ -255,14 +255,6 @@ impl Runner {
             session,
         } = broken;
         let run_id = shared.run_id;
-        let page = match self.observe(&session, phases).await {
-            Ok(p) => p,
-            Err(stop) => {
-                session.close().await;
-                return stop.result(&scenario.id, CacheOutcome::StaleReplanned);
-            }
-        };
-        session.close().await;
         let replay_evidence = execution
             .evidence
             .clone()
@@ -275,7 +267,7 @@ impl Runner {
                 class: failure.class,
                 message: replay_message.clone(),
             },
-            page: Box::new(page),
+            session,
         };
         let mut result = self
             .plan_scenario(

@@ -76,9 +76,11 @@ impl Runner {
                 }
                 // The key from the environment, or from `.env.local`.
                 match crate::llm::client(name, provider, &|k| secrets.lookup(k)) {
-                    Ok(client) => {
-                        Planning::Ready(Planner::new(client, config.planner.clone(), prices))
-                    }
+                    Ok(client) => Planning::Ready(Planner::new(
+                        client,
+                        config.planner.clone().for_provider(provider),
+                        prices,
+                    )),
                     Err(e) => {
                         Planning::Unavailable(format!("{}: {} ({})", e.field, e.problem, e.fix))
                     }

@@ -21,6 +21,7 @@ fn page(button: &str) -> Canned {
         body: format!(
             "<!doctype html><html lang=\"en\"><head><title>Notes</title></head><body><h1>Notes</h1>\
              <button onclick=\"document.getElementById('status').textContent = 'Saved'\">{button}</button>\
+             <button disabled>Publish</button>\
              <p id=\"status\" role=\"status\"></p></body></html>"
         )
         .into_bytes(),
@@ -28,12 +29,9 @@ fn page(button: &str) -> Canned {
     }
 }
 
+/// Clicks the button named `button`, by the ref the prompt lists for it.
 fn click_plan(button: &str) -> Value {
-    json!({"actions": [{
-        "id": "a1", "type": "click",
-        "target": {"selector": format!("role=button[name=\"{button}\"]")},
-        "expect": {"value": {"selector": "role=status", "equals": "Saved"}}
-    }], "complete": true})
+    json!({"actions": [{"type": "click", "target": {"ref": format!("@button {button:?}")}}], "complete": true})
 }
 
 struct Project {
@@ -164,14 +162,14 @@ fn a_replanned_run_reports_stale_replanned_and_passes() {
     block_on(async {
         let fake = FakeLlm::start();
         let p = Project::new(&server.base, &fake);
-        p.scenario("notes", "Save the notes");
-        fake.push(Reply::Json(click_plan("Save")));
+        p.scenario("notes", "Save the notes until they say \"Saved\"");
+        fake.push(Reply::Grounded(click_plan("Save")));
         let first = p.run(Overrides::default()).await;
         assert_eq!(first.totals.passed, 1, "{:#?}", first.scenarios);
 
         // The app renames its button: the replay fails, the plan goes stale, one re-plan heals it.
         server.route("/notes.html", page("Store"));
-        fake.push(Reply::Json(click_plan("Store")));
+        fake.push(Reply::Grounded(click_plan("Store")));
         let report = p.run(Overrides::default()).await;
         let s = &report.scenarios[0];
         assert_eq!(
@@ -205,10 +203,14 @@ fn a_pass_a_failure_and_a_flaky_retry_in_every_format() {
     block_on(async {
         let fake = FakeLlm::start();
         let p = Project::new(&server.base, &fake);
-        p.scenario("notes", "Save the notes");
-        p.scenario_at("flaky", "Save the notes, on a flaky server", "/flaky.html");
-        fake.push(Reply::Json(click_plan("Save")));
-        fake.push(Reply::Json(click_plan("Save")));
+        p.scenario("notes", "Save the notes until they say \"Saved\"");
+        p.scenario_at(
+            "flaky",
+            "Save the notes until they say \"Saved\", on a flaky server",
+            "/flaky.html",
+        );
+        fake.push(Reply::Grounded(click_plan("Save")));
+        fake.push(Reply::Grounded(click_plan("Save")));
         let one_at_a_time = windup_engine::runner::Selection {
             jobs: 1,
             retries: 1,
@@ -217,12 +219,12 @@ fn a_pass_a_failure_and_a_flaky_retry_in_every_format() {
         let first = p.run_selected(&one_at_a_time).await;
         assert_eq!(first.totals.passed, 2, "{:#?}", first.scenarios);
 
-        // A new scenario whose plan (and its one correction) misses the page; the flaky page's
+        // A new scenario whose plan (and its one correction) clicks a disabled button; the flaky page's
         // first load answers 500, the retry passes.
         p.scenario("broken", "Publish the notes");
         // Two attempts (it is retried), each a plan and its correction.
         for _ in 0..4 {
-            fake.push(Reply::Json(click_plan("Publish")));
+            fake.push(Reply::Grounded(click_plan("Publish")));
         }
         server.route_once(
             "/flaky.html",
@@ -244,7 +246,7 @@ fn a_pass_a_failure_and_a_flaky_retry_in_every_format() {
         assert_eq!(by_id("notes").status, ScenarioStatus::Passed);
         assert_eq!(
             by_id("broken").failure_class,
-            Some(FailureClass::SelectorNotFound),
+            Some(FailureClass::NotActionable),
             "{:#?}",
             report.scenarios
         );
@@ -270,12 +272,12 @@ fn a_budget_stop_reports_budget_exceeded_next_to_a_replay() {
     block_on(async {
         let fake = FakeLlm::start();
         let p = Project::new(&server.base, &fake);
-        p.scenario("cached", "Save the notes");
-        fake.push(Reply::Json(click_plan("Save")));
+        p.scenario("cached", "Save the notes until they say \"Saved\"");
+        fake.push(Reply::Grounded(click_plan("Save")));
         assert_eq!(p.run(Overrides::default()).await.totals.passed, 1);
 
         // A budget below any call's worst case: the new scenario stops before its call.
-        p.scenario("uncached", "Save the notes again");
+        p.scenario("uncached", "Save the notes again until they say \"Saved\"");
         let report = p
             .run(Overrides {
                 budget_usd: Some(0.000_01),
@@ -304,16 +306,13 @@ fn the_html_report_of_a_failure_renders_its_screenshot_and_step_offline() {
         let fake = FakeLlm::start();
         let p = Project::new(&server.base, &fake);
         p.scenario("notes", "Publish the notes");
-        // The plan, and the one correction a plan that misses its own page gets.
-        fake.push(Reply::Json(click_plan("Publish")));
-        fake.push(Reply::Json(click_plan("Publish")));
+        // The plan, and the one correction a step that does not fit its page gets: its button
+        // stays disabled.
+        fake.push(Reply::Grounded(click_plan("Publish")));
+        fake.push(Reply::Grounded(click_plan("Publish")));
         let report = p.run(Overrides::default()).await;
         let s = &report.scenarios[0];
-        assert_eq!(
-            s.failure_class,
-            Some(FailureClass::SelectorNotFound),
-            "{s:#?}"
-        );
+        assert_eq!(s.failure_class, Some(FailureClass::NotActionable), "{s:#?}");
         assert!(
             s.evidence
                 .as_ref()

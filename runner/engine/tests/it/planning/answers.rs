@@ -19,9 +19,9 @@ fn a_miss_is_planned_verified_cached_then_replayed_with_zero_calls_on_both_wire_
     block_on(async {
         for wire in [Wire::OpenAi, Wire::Gemini] {
             let fake = FakeLlm::start();
-            fake.push(Reply::Json(save_plan()));
+            fake.push(Reply::Grounded(save_plan()));
             let p = Project::new(&server.base, &provider_toml(&fake, wire, ""));
-            p.scenario("save", "Save the page", "/basic.html");
+            p.scenario("save", SAVE_TASK, "/basic.html");
             let first = p.run(Overrides::default()).await;
             let r = single(&first);
             assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
@@ -60,7 +60,7 @@ fn a_miss_is_planned_verified_cached_then_replayed_with_zero_calls_on_both_wire_
             let body = fake.requests()[0].body.clone();
             assert!(body.contains("untrusted_page_content"), "{body}");
             assert!(
-                body.contains("role=button[name=\\\"Save\\\"]"),
+                body.contains("e2 button \\\"Save\\\""),
                 "the real elements are listed: {body}"
             );
         }
@@ -78,15 +78,14 @@ struct Case {
 }
 
 fn bad(plan: Value) -> Vec<Reply> {
-    vec![Reply::Json(plan.clone()), Reply::Json(plan)]
+    vec![Reply::Grounded(plan.clone()), Reply::Grounded(plan)]
 }
 
 #[test]
 fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger() {
     let server = pages();
     let step = |extra: Value| {
-        let mut a = json!({"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"},
-            "expect": {"value": {"selector": "role=status", "equals": "Saved"}}});
+        let mut a = json!({"type": "click", "target": {"ref": "@button \"Save\""}});
         for (k, v) in extra.as_object().unwrap() {
             a[k] = v.clone();
         }
@@ -97,7 +96,7 @@ fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger(
             name: "non-JSON, then valid",
             replies: vec![
                 Reply::Text("Sure! Here is your plan.".into()),
-                Reply::Json(save_plan()),
+                Reply::Grounded(save_plan()),
             ],
             status: ScenarioStatus::Passed,
             class: None,
@@ -123,7 +122,7 @@ fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger(
         Case {
             name: "invented value_ref",
             replies: bad(
-                json!({"actions": [{"id": "a1", "type": "fill", "target": {"selector": "label=\"Note\""}, "value_ref": "ROOT_PASSWORD", "expect": {"value": {"selector": "label=\"Note\"", "equals": "x"}}}], "complete": true}),
+                json!({"actions": [{"type": "fill", "target": {"ref": "@textbox \"Note\""}, "value_ref": "ROOT_PASSWORD"}], "complete": true}),
             ),
             status: ScenarioStatus::Failed,
             class: Some(FailureClass::PlanRejected),
@@ -133,7 +132,7 @@ fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger(
         Case {
             name: "foreign goto",
             replies: bad(
-                json!({"actions": [{"id": "a1", "type": "goto", "url": "http://evil.example/", "expect": {"url": "**"}}], "complete": true}),
+                json!({"actions": [{"type": "goto", "url": "http://evil.example/"}], "complete": true}),
             ),
             status: ScenarioStatus::Failed,
             class: Some(FailureClass::PlanRejected),
@@ -141,8 +140,8 @@ fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger(
             tokens: true,
         },
         Case {
-            name: "bare selector",
-            replies: bad(step(json!({"target": {"selector": "#save"}}))),
+            name: "a selector instead of a ref",
+            replies: bad(step(json!({"target": {"selector": "css=#save"}}))),
             status: ScenarioStatus::Failed,
             class: Some(FailureClass::PlanRejected),
             calls: 2,
@@ -156,7 +155,7 @@ fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger(
                     headers: vec![("Retry-After".into(), "1".into())],
                     body: "{\"error\":{\"message\":\"slow down\"}}".into(),
                 },
-                Reply::Json(save_plan()),
+                Reply::Grounded(save_plan()),
             ],
             status: ScenarioStatus::Passed,
             class: None,
@@ -192,7 +191,7 @@ fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger(
         },
         Case {
             name: "truncated body, then valid",
-            replies: vec![Reply::Truncated, Reply::Json(save_plan())],
+            replies: vec![Reply::Truncated, Reply::Grounded(save_plan())],
             status: ScenarioStatus::Passed,
             class: None,
             calls: 1,
@@ -210,7 +209,7 @@ fn every_kind_of_provider_answer_ends_in_the_right_outcome_and_is_in_the_ledger(
                 &server.base,
                 &provider_toml(&fake, Wire::OpenAi, "timeout_ms = 800"),
             );
-            p.scenario("save", "Save the page", "/basic.html");
+            p.scenario("save", SAVE_TASK, "/basic.html");
             let started = Instant::now();
             let report = p.run(Overrides::default()).await;
             let r = single(&report);

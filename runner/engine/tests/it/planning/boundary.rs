@@ -145,7 +145,9 @@ fn a_refused_cached_plan_is_planned_afresh_when_a_provider_is_set() {
     let evil = foreign();
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(save_plan()));
+        fake.push(Reply::Grounded(save_plan()));
+        // "Sign in as the admin" quotes nothing the page shows: a closing call picks the proof.
+        fake.push(Reply::Grounded(json!({"proofs": ["#text=\"Saved\""]})));
         let p = project(&app, &provider_toml(&fake, Wire::OpenAi, ""));
         commit_plan(
             &p,
@@ -157,7 +159,7 @@ fn a_refused_cached_plan_is_planned_afresh_when_a_provider_is_set() {
         let r = single(&report);
         assert_eq!(
             (r.status, r.cache, r.llm_calls),
-            (ScenarioStatus::Passed, CacheOutcome::StaleReplanned, 1),
+            (ScenarioStatus::Passed, CacheOutcome::StaleReplanned, 2),
             "{:?}",
             r.message
         );
@@ -269,9 +271,9 @@ fn planning_stops_where_a_click_leaves_the_app_and_the_model_never_sees_the_page
     leaving_page(&app, &evil);
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(json!({"actions": [
-            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Password\""}, "value_ref": "ACME_ADMIN_PASSWORD"},
-            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Sign in\"]"}}
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "fill", "target": {"ref": "@textbox \"Password\""}, "value_ref": "ACME_ADMIN_PASSWORD"},
+            {"type": "click", "target": {"ref": "@button \"Sign in\""}}
         ], "complete": false})));
         let p = project(&app, &provider_toml(&fake, Wire::OpenAi, ""));
         p.scenario("sign-in", "Sign in as the admin", "/leave.html");

@@ -18,15 +18,15 @@ fn budget_and_require_cached_gate_calls_before_they_are_made() {
     let server = pages();
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(save_plan()));
+        fake.push(Reply::Grounded(save_plan()));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.scenario("cached", "Save the page", "/basic.html");
+        p.scenario("cached", SAVE_TASK, "/basic.html");
         assert_eq!(
             single(&p.run(Overrides::default()).await).status,
             ScenarioStatus::Passed
         );
         assert_eq!(fake.requests().len(), 1);
-        p.scenario("uncached", "Save the page again", "/basic.html");
+        p.scenario("uncached", &format!("{SAVE_TASK}, again"), "/basic.html");
 
         // A budget smaller than any call's worst case: no call, budget_exceeded; cached plans still run.
         let report = p
@@ -87,10 +87,10 @@ fn bench_runs_the_validation_protocol_against_the_fake_provider() {
     block_on(async {
         let fake = FakeLlm::start();
         for _ in 0..6 {
-            fake.push(Reply::Json(save_plan()));
+            fake.push(Reply::Grounded(save_plan()));
         }
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.scenario("save", "Save the page", "/basic.html");
+        p.scenario("save", SAVE_TASK, "/basic.html");
         let runner = p.runner(Overrides::default());
         let b = runner
             .bench("save", &windup_engine::events::NoEvents)
@@ -139,9 +139,9 @@ fn suggest_is_opt_in_budgeted_and_recorded() {
     let server = pages();
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(save_plan()));
+        fake.push(Reply::Grounded(save_plan()));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.scenario("save", "Save the page", "/basic.html");
+        p.scenario("save", SAVE_TASK, "/basic.html");
         assert_eq!(
             single(&p.run(Overrides::default()).await).status,
             ScenarioStatus::Passed

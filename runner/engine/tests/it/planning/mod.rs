@@ -8,7 +8,7 @@
 mod answers;
 mod boundary;
 mod calls;
-mod prompts;
+mod grounding;
 mod repair;
 mod security;
 mod setups;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use windup_engine::config::Overrides;
 use windup_model::{CacheOutcome, FailureClass, ScenarioStatus};
 use windup_testkit::fake_llm::{FakeLlm, Reply};
@@ -34,7 +34,7 @@ fn reworded_todomvc(server: &Server) {
 /// A project with one TodoMVC scenario, `todos`, planned through `fake`; returns its task.
 fn todos_project(server: &Server, fake: &FakeLlm) -> (Project, &'static str) {
     let p = Project::new(&server.base, &provider_toml(fake, Wire::OpenAi, ""));
-    let task = "Add two todos, complete the first, and show only the active ones";
+    let task = "Add \"Buy milk\" to the list";
     p.scenario("todos", task, "/examples/vanillajs/index.html");
     (p, task)
 }
@@ -46,7 +46,7 @@ fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task(
         let fake = FakeLlm::start();
         let (p, task) = todos_project(&server, &fake);
 
-        fake.push(Reply::Json(todomvc_answer("What needs to be done?")));
+        fake.push(Reply::Grounded(todomvc_answer("What needs to be done?")));
         let r = single(&p.run(Overrides::default()).await).clone();
         assert_eq!(
             (r.status, r.cache, r.llm_calls),
@@ -68,7 +68,7 @@ fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task(
 
         // The app's markup changes: the replay fails, the plan goes stale, one re-plan heals it.
         reworded_todomvc(&server);
-        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        fake.push(Reply::Grounded(todomvc_answer("Add a task")));
         let r = single(&p.run(Overrides::default()).await).clone();
         assert_eq!(
             (r.status, r.cache, r.llm_calls),
@@ -108,7 +108,7 @@ fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task(
             &format!("{task}, then check the counter"),
             "/examples/vanillajs/index.html",
         );
-        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        fake.push(Reply::Grounded(todomvc_answer("Add a task")));
         let r = single(&p.run(Overrides::default()).await).clone();
         assert_eq!(
             (r.status, r.cache, r.llm_calls),
@@ -125,13 +125,20 @@ fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task(
 /// call, shown the failure and the page as it is now; a second misfit fails uncached.
 #[test]
 fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
-    let server = Server::start(&fixtures().todomvc);
+    let server = pages();
     block_on(async {
         let fake = FakeLlm::start();
-        let (p, task) = todos_project(&server, &fake);
-
-        fake.push(Reply::Json(todomvc_answer("Add a task")));
-        fake.push(Reply::Json(todomvc_answer("What needs to be done?")));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        let task = "Keep the draft until the page says \"Draft saved\"";
+        p.scenario("draft", task, "/drafts.html");
+        let click = |name: &str| {
+            Reply::Grounded(json!({"actions": [
+                {"type": "click", "target": {"ref": format!("@button {name:?}")}}
+            ], "complete": true}))
+        };
+        // Publish is on the page, but disabled: the step fails where it was planned.
+        fake.push(click("Publish"));
+        fake.push(click("Save draft"));
         let r = single(&p.run(Overrides::default()).await).clone();
         assert_eq!(
             (r.status, r.cache, r.llm_calls),
@@ -141,12 +148,13 @@ fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
         );
         let correction = fake.requests()[1].body.clone();
         assert!(
-            correction.contains("Its target is not on this page"),
+            correction.contains("Its next step failed here")
+                && correction.contains("not_actionable"),
             "{correction}"
         );
         assert!(
-            correction.contains("Add a task"),
-            "the failed step is named"
+            correction.contains("role=button[name=\\\"Publish\\\"]"),
+            "the failed step is named: {correction}"
         );
         assert_eq!(p.ledger().last().unwrap()["calls"]["continuation"], 1);
         let r = single(&p.run(Overrides::default()).await).clone();
@@ -155,22 +163,16 @@ fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
             (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
             "the corrected plan was cached as one plan"
         );
+        let plan = p.cached("draft").unwrap();
+        assert_eq!(plan["plan"]["actions"].as_array().unwrap().len(), 1);
 
-        p.scenario(
-            "todos",
-            &format!("{task} again"),
-            "/examples/vanillajs/index.html",
-        );
-        fake.push(Reply::Json(todomvc_answer("Add a task")));
-        fake.push(Reply::Json(todomvc_answer("Add a task")));
+        p.scenario("draft", &format!("{task} again"), "/drafts.html");
+        fake.push(click("Publish"));
+        fake.push(click("Publish"));
         let r = single(&p.run(Overrides::default()).await).clone();
         assert_eq!(
             (r.status, r.failure_class, r.llm_calls),
-            (
-                ScenarioStatus::Failed,
-                Some(FailureClass::SelectorNotFound),
-                2
-            ),
+            (ScenarioStatus::Failed, Some(FailureClass::NotActionable), 2),
             "one correction only: {:?}",
             r.message
         );
@@ -179,6 +181,7 @@ fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
             "{:?}",
             r.message
         );
+        assert!(r.evidence.is_some(), "the failure keeps its evidence");
         assert_eq!(fake.requests().len(), 4);
     });
 }

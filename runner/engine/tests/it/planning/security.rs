@@ -76,7 +76,7 @@ fn acme_project(fake: &FakeLlm, server: &Server) -> Project {
     );
     p.scenario(
         "archive",
-        "Sign in as the admin and archive Apollo",
+        "Sign in as the admin and archive Apollo, until the page says \"Archived Apollo\"",
         "/login.html",
     );
     p
@@ -102,18 +102,18 @@ fn a_two_page_flow_completes_through_a_continuation_and_no_credential_leaks() {
     let server = Server::start(&repo_root().join("examples/acme/app"));
     block_on(async {
         let fake = FakeLlm::start();
-        // Planned on the login page: it signs in, then guesses a button it cannot see yet.
-        fake.push(Reply::Json(json!({"actions": [
-            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Email\""}, "value_ref": "ACME_ADMIN_EMAIL"},
-            {"id": "a2", "type": "fill", "target": {"selector": "label=\"Password\""}, "value": "ACME_ADMIN_PASSWORD"},
-            {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Sign in\"]"}, "expect": {"url": "/projects.html"}},
-            {"id": "a4", "type": "click", "target": {"selector": "role=button[name=\"Archive Apollo\"]"}, "expect": {"value": {"selector": "role=status", "equals": "Archived Apollo"}}}
-        ], "complete": true})));
+        // Planned on the login page: it signs in; the button it needs is not shown yet.
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "fill", "target": {"ref": "@textbox \"Email\""}, "value_ref": "ACME_ADMIN_EMAIL"},
+            {"type": "fill", "target": {"ref": "@textbox \"Password\""}, "value": "ACME_ADMIN_PASSWORD"},
+            {"type": "click", "target": {"ref": "@button \"Sign in\""}}
+        ], "complete": false})));
         // Continued on the projects page, which it now sees.
-        fake.push(Reply::Json(json!({"actions": [
-            {"id": "a4", "type": "click", "target": {"selector": "role=list[name=\"Active\"] >> role=listitem >> has-text=\"Apollo\" >> role=button[name=\"Archive\"]"},
-             "expect": {"value": {"selector": "role=status", "equals": "Archived Apollo"}}}
-        ], "complete": true})));
+        fake.push(Reply::Grounded(
+            json!({"proofs": ["#url: /projects.html"], "actions": [
+            {"type": "click", "target": {"ref": "@listitem \"Apollo\" > button \"Archive\""}}
+        ], "complete": true}),
+        ));
         let p = acme_project(&fake, &server);
         let report = p.run(Overrides::default()).await;
         let r = single(&report).clone();
@@ -211,13 +211,13 @@ fn failure_evidence_lists_http_errors_refused_and_aborted_requests_masked() {
     block_on(async {
         let fake = FakeLlm::start();
         let plan = json!({"actions": [
-            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Token\""}, "value_ref": "API_TOKEN"},
-            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Load\"]"}, "expect": {"visible": "text=\"Requests done\""}},
-            {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"visible": "text=\"Saved\""}}
+            {"type": "fill", "target": {"ref": "@textbox \"Token\""}, "value_ref": "API_TOKEN"},
+            {"type": "click", "target": {"ref": "@button \"Load\""}},
+            {"type": "click", "target": {"ref": "@button \"Save\""}}
         ], "complete": true});
-        fake.push(Reply::Json(plan.clone()));
-        // The one correction: its step a3 again, from the page where a3 failed.
-        fake.push(Reply::Json(
+        fake.push(Reply::Grounded(plan.clone()));
+        // The one correction: Save again, from the page where it failed (it stays disabled).
+        fake.push(Reply::Grounded(
             json!({"actions": [plan["actions"][2].clone()], "complete": true}),
         ));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
@@ -234,11 +234,7 @@ fn failure_evidence_lists_http_errors_refused_and_aborted_requests_masked() {
         );
         let report = p.run(Overrides::default()).await;
         let r = single(&report);
-        assert_eq!(
-            r.failure_class,
-            Some(FailureClass::SelectorNotFound),
-            "{r:#?}"
-        );
+        assert_eq!(r.failure_class, Some(FailureClass::NotActionable), "{r:#?}");
         let requests = &r.evidence.as_ref().expect("evidence").failed_requests;
         let has = |prefix: &str, suffix: &str| {
             requests

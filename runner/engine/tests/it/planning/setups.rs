@@ -18,22 +18,21 @@ fn setup_scenarios_sign_in_once_and_share_their_storage() {
     let server = pages();
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(json!({"actions": [
-            {"id": "a1", "type": "fill", "target": {"selector": "label=\"User\""}, "value": "ada"},
-            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Sign in\"]"}, "expect": {"url": "/account.html"}}
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "fill", "target": {"ref": "@textbox \"User\""}, "value": "ada"},
+            {"type": "click", "target": {"ref": "@button \"Sign in\""}}
         ], "complete": true})));
-        fake.push(Reply::Json(json!({"actions": [
-            {"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Who am I\"]"},
-             "expect": {"value": {"selector": "css=#who", "equals": "Signed in with tok-ada"}}}
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "click", "target": {"ref": "@button \"Who am I\""}}
         ], "complete": true})));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         p.write(
             "e2e/scenarios/signin.yaml",
-            "id: signin\ntask: Sign in as ada\nstart_url: /signin.html\nsetup: true\n",
+            "id: signin\ntask: 'Sign in as ada until the page says \"Account\"'\nstart_url: /signin.html\nsetup: true\n",
         );
         p.write(
             "e2e/scenarios/whoami.yaml",
-            "id: whoami\ntask: Check who is signed in\nstart_url: /account.html\nneeds: [signin]\n",
+            "id: whoami\ntask: 'Check that the page says \"Signed in with tok-ada\"'\nstart_url: /account.html\nneeds: [signin]\n",
         );
         let r = p.run(Overrides::default()).await;
         assert_eq!(ids(&r), vec!["signin", "whoami"]);
@@ -132,25 +131,24 @@ fn a_setup_login_form_is_submitted_once_per_run_whatever_needs_it() {
     );
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(json!({"actions": [
-            {"id": "a1", "type": "fill", "target": {"selector": "label=\"User\""}, "value": "ada"},
-            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Log in\"]"}, "expect": {"url": "/account.html"}}
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "fill", "target": {"ref": "@textbox \"User\""}, "value": "ada"},
+            {"type": "click", "target": {"ref": "@button \"Log in\""}}
         ], "complete": true})));
         for _ in 0..3 {
-            fake.push(Reply::Json(json!({"actions": [
-                {"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Who am I\"]"},
-                 "expect": {"value": {"selector": "css=#who", "equals": "Signed in with tok-ada"}}}
+            fake.push(Reply::Grounded(json!({"actions": [
+                {"type": "click", "target": {"ref": "@button \"Who am I\""}}
             ], "complete": true})));
         }
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         p.write(
             "e2e/scenarios/login.yaml",
-            "id: login\ntask: Log in as ada\nstart_url: /login-form.html\nsetup: true\n",
+            "id: login\ntask: 'Log in as ada until the page says \"Account\"'\nstart_url: /login-form.html\nsetup: true\n",
         );
         for id in ["who-1", "who-2", "who-3"] {
             p.write(
                 &format!("e2e/scenarios/{id}.yaml"),
-                &format!("id: {id}\ntask: Check who is signed in\nstart_url: /account.html\nneeds: [login]\n"),
+                &format!("id: {id}\ntask: 'Check that the page says \"Signed in with tok-ada\"'\nstart_url: /account.html\nneeds: [login]\n"),
             );
         }
         let sel = Selection {

@@ -21,7 +21,7 @@ fn retries_mark_flaky_shards_split_exactly_and_failed_and_tags_filter() {
     block_on(async {
         let fake = FakeLlm::start();
         for _ in 0..5 {
-            fake.push(Reply::Json(save_plan()));
+            fake.push(Reply::Grounded(save_plan()));
         }
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         for (i, tag) in ["smoke", "smoke", "slow", "slow", "slow"]
@@ -30,7 +30,7 @@ fn retries_mark_flaky_shards_split_exactly_and_failed_and_tags_filter() {
         {
             p.write(
                 &format!("e2e/scenarios/s{i}.yaml"),
-                &format!("id: s{i}\ntask: Save the page, variant {i}\nstart_url: /basic.html\ntags: [{tag}]\n"),
+                &format!("id: s{i}\ntask: Save the page until it says \"Saved\", variant {i}\nstart_url: /basic.html\ntags: [{tag}]\n"),
             );
         }
         let all = p.run(Overrides::default()).await;
@@ -182,15 +182,19 @@ fn killing_chromium_mid_run_fails_only_its_scenarios_and_every_report_is_whole()
     block_on(async {
         let fake = FakeLlm::start();
         for _ in 0..6 {
-            fake.push(Reply::Json(json!({"actions": [
-                {"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"value": {"selector": "role=status", "equals": "Saved"}}},
-                {"id": "a2", "type": "fill", "target": {"selector": "label=\"Note\""}, "value": "x", "expect": {"value": {"selector": "label=\"Note\"", "equals": "x"}}},
-                {"id": "a3", "type": "click", "target": {"selector": "role=button[name=\"Save\"]"}, "expect": {"value": {"selector": "role=status", "equals": "Saved"}}}
+            fake.push(Reply::Grounded(json!({"actions": [
+                {"type": "click", "target": {"ref": "@button \"Save\""}},
+                {"type": "fill", "target": {"ref": "@textbox \"Note\""}, "value": "x"},
+                {"type": "click", "target": {"ref": "@button \"Save\""}}
             ], "complete": true})));
         }
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         for i in 1..=6 {
-            p.scenario(&format!("s{i}"), "Save, note, save", "/basic.html");
+            p.scenario(
+                &format!("s{i}"),
+                "Save until it says \"Saved\", note, save",
+                "/basic.html",
+            );
         }
         // Its own browser: this test kills it.
         let own = Browser::new(browser_options());

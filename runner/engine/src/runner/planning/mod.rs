@@ -1,0 +1,14 @@
+//! Planning inside a run. A miss is planned from the start page; a broken replay is repaired
+//! from the page where it failed, in the context it failed in. Planning goes step by step: a
+//! call plans the steps whose targets it sees, they run, the page is read again, and what they
+//! changed becomes the facts the next call (or a closing one) picks proofs from. Every plan is
+//! verified by a clean run from a fresh context before it is cached, and a plan that fails that
+//! run is never cached.
+
+mod observe;
+mod proofs;
+mod start;
+mod steps;
+mod verify;
+
+pub(in crate::runner) use start::{Phases, Start, passed_steps, plan_misfit};

@@ -1,0 +1,181 @@
+//! The page planning works on: the start page opened in a fresh context (with the saved state of
+//! the setups the scenario needs), read as an observation; each planned step run on it as it
+//! is; the page read again once it has settled. A page outside the app's origins is never read.
+
+use std::time::{Duration, Instant};
+
+use windup_model::{Action, FailureClass, Plan, Scenario, ScenarioResult};
+
+use super::super::Runner;
+use super::super::results::{crashed, failed};
+use super::super::setup::Planning;
+use super::super::shared::RunShared;
+use super::super::storage::{self, StorageState};
+use super::start::{Phases, Stop};
+use crate::browser::{BrowserError, Session};
+use crate::executor::{ExecContext, Execution, Screenshots, execute_steps};
+use crate::planner::Observation;
+
+impl Runner {
+    /// Opens the start page in a fresh context, held to the app's origins, for planning; with
+    /// the start page's signature.
+    pub(super) async fn open_start(
+        &self,
+        scenario: &Scenario,
+        state: Option<&StorageState>,
+        phases: &mut Phases,
+    ) -> Result<(Session, Option<String>), ScenarioResult> {
+        let miss = windup_model::CacheOutcome::Miss;
+        let url = self
+            .boundary()
+            .destination(&scenario.start_url)
+            .map_err(|(problem, fix)| {
+                failed(
+                    &scenario.id,
+                    miss,
+                    FailureClass::NavigationFailed,
+                    format!("{problem} (fix: {fix})"),
+                )
+            })?;
+        let started = Instant::now();
+        let session = self
+            .browser
+            .acquire_session()
+            .await
+            .map_err(|e| crashed(&scenario.id, miss, e))?;
+        // The page the model sees is on the app: every top-level document is held to its origins.
+        let prepared = match session
+            .hold_to(self.boundary().app_origins().to_vec())
+            .await
+        {
+            Ok(()) => match state {
+                Some(state) => storage::apply(&session, state).await,
+                None => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = prepared {
+            session.close().await;
+            return Err(crashed(&scenario.id, miss, e));
+        }
+        let opened = session
+            .goto(url.as_str(), self.config.timeouts.navigation)
+            .await;
+        phases.observe_ms += started.elapsed().as_millis() as u64;
+        let stop = match opened {
+            Ok(()) => {
+                let sig = crate::signature::of_page(&session).await.ok();
+                return Ok((session, sig));
+            }
+            Err(_) if let Some(left) = session.left_origins() => {
+                Stop::Outside(left.url).result(&scenario.id, miss)
+            }
+            Err(crate::browser::NavError::Crashed(why)) => {
+                crashed(&scenario.id, miss, BrowserError::Crashed(why))
+            }
+            Err(e) => failed(
+                &scenario.id,
+                miss,
+                FailureClass::NavigationFailed,
+                match e {
+                    crate::browser::NavError::Failed(reason) => {
+                        format!("{url} did not load, so it could not be planned: {reason}")
+                    }
+                    _ => format!(
+                        "{url} did not finish loading within {} ms, so it could not be planned",
+                        self.config.timeouts.navigation.as_millis()
+                    ),
+                },
+            ),
+        };
+        session.close().await;
+        Err(stop)
+    }
+
+    /// Reads the page for the planner once it has something to show: pages that render after
+    /// `load` get a short grace. A page outside the app's origins is never read: it stops
+    /// planning.
+    pub(super) async fn observe(
+        &self,
+        session: &Session,
+        task: &str,
+        phases: &mut Phases,
+    ) -> Result<Observation, Stop> {
+        // A navigation the last step started is waited for: it may be leaving the app.
+        session
+            .settle(self.config.timeouts.navigation.min(Duration::from_secs(2)))
+            .await;
+        let left = session.check_hold().await.map_err(Stop::Browser)?;
+        if let Some(left) = left {
+            return Err(Stop::Outside(left.url));
+        }
+        let Planning::Ready(planner) = &self.planning else {
+            unreachable!("observing is for planning");
+        };
+        let s = planner.settings();
+        let started = Instant::now();
+        // A page that fails to read because it is leaving the app stops for that reason.
+        let stop = |e| match session.left_origins() {
+            Some(left) => Stop::Outside(left.url),
+            None => Stop::Browser(e),
+        };
+        let read = || Observation::capture(session, task, s.max_elements, s.page_chars);
+        let mut page = read().await.map_err(stop)?;
+        // Settled: the same twice in a row (a step's effect may land after it returns), or
+        // something to show at last on a page that renders late.
+        for _ in 0..5 {
+            tokio::time::sleep(Duration::from_millis(if page.items.is_empty() {
+                200
+            } else {
+                80
+            }))
+            .await;
+            let again = read().await.map_err(stop)?;
+            let same = again == page;
+            page = again;
+            if same && !page.items.is_empty() {
+                break;
+            }
+        }
+        match url::Url::parse(&page.url) {
+            Ok(u) if self.boundary().is_app(&u) => {}
+            // `chrome-error://` and the like: the step landed nowhere the app serves.
+            _ => return Err(Stop::Outside(page.url)),
+        }
+        phases.observe_ms += started.elapsed().as_millis() as u64;
+        Ok(page)
+    }
+
+    /// Runs planned steps on the page as it is (no start page), for planning.
+    pub(super) async fn run_steps(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        actions: &[Action],
+        shared: &RunShared<'_>,
+    ) -> Execution {
+        let plan = Plan {
+            plan_version: windup_model::plan::PLAN_VERSION.to_string(),
+            scenario_id: scenario.id.clone(),
+            task: scenario.task.clone(),
+            start_url: scenario.start_url.clone(),
+            generated_by: String::new(),
+            actions: actions.to_vec(),
+        };
+        let cx = ExecContext {
+            scenario_id: &scenario.id,
+            boundary: self.boundary(),
+            timeouts: self.config.timeouts,
+            scenario_timeout: self.scenario_timeout(scenario),
+            fragments: shared.fragments,
+            secrets: &self.secrets,
+            events: shared.events,
+            // A failed step keeps its screenshot; a passing one needs none.
+            screenshots: match self.config.screenshots {
+                Screenshots::Off => Screenshots::Off,
+                _ => Screenshots::OnlyOnFailure,
+            },
+        };
+        execute_steps(session, &plan, &cx).await
+    }
+}

@@ -1,0 +1,277 @@
+//! The planning loop: each call plans the steps whose targets are on the page it is shown,
+//! they run in the one context planning works in, the page is observed again, and what they
+//! changed becomes the facts that prove them.
+
+use windup_model::{Action, FailureClass, Scenario, ScenarioResult};
+
+use super::super::Runner;
+use super::super::results::failed;
+use super::super::setup::Planning;
+use super::super::shared::RunShared;
+use super::proofs::{self, Planned};
+use super::start::{Made, Phases, Start, Stop, plan_misfit, with_cache};
+use crate::browser::Session;
+use crate::events::Event;
+use crate::planner::{Ask, Project, Purpose, Spend, StepFailure, facts};
+
+impl Runner {
+    /// Plans (or repairs), verifies and caches one scenario's plan.
+    pub(in crate::runner) async fn plan_scenario(
+        &self,
+        scenario: &Scenario,
+        start: Start,
+        cache_outcome: windup_model::CacheOutcome,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        // A plan made from the start page in a fresh context, with no step corrected on the
+        // way, was verified as it was made: every step ran in order and every postcondition it
+        // got is a fact seen holding right after it. Anything else gets a verifying run.
+        let (mut session, start_sig, steps, purpose) = match start {
+            Start::Plan => match self
+                .open_start(scenario, shared.state_for(scenario).as_ref(), phases)
+                .await
+            {
+                Ok((session, sig)) => (session, Some(sig), Vec::new(), Purpose::Plan),
+                Err(result) => return with_cache(result, cache_outcome),
+            },
+            Start::Repair {
+                done,
+                failure,
+                session,
+            } => (
+                session,
+                None,
+                done.into_iter().map(Planned::kept).collect(),
+                Purpose::Repair { failure },
+            ),
+        };
+        let started = std::time::Instant::now();
+        let made = self
+            .make_plan(
+                &mut session,
+                scenario,
+                steps,
+                purpose,
+                shared,
+                spend,
+                phases,
+            )
+            .await;
+        match made {
+            Ok(made)
+                if !made.corrected
+                    && let Some(sig) = start_sig =>
+            {
+                let result = self
+                    .cache_planning_run(
+                        scenario,
+                        made,
+                        sig,
+                        started.elapsed(),
+                        cache_outcome,
+                        &session,
+                        shared,
+                    )
+                    .await;
+                session.close().await;
+                result
+            }
+            Ok(made) => {
+                session.close().await;
+                self.verify_and_cache(scenario, made.steps, cache_outcome, shared, phases)
+                    .await
+            }
+            Err(result) => {
+                session.close().await;
+                with_cache(result, cache_outcome)
+            }
+        }
+    }
+
+    /// Plans step by step in `session`: each call plans the steps whose targets are on the
+    /// page it is shown; they run; the page is read again and what they changed becomes facts.
+    /// Ends when the task is done, with every step's postcondition chosen from its facts.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the scenario's session, steps and purpose, and the run's shared parts"
+    )]
+    async fn make_plan(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        mut steps: Vec<Planned>,
+        mut purpose: Purpose,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> Result<Made, ScenarioResult> {
+        let Planning::Ready(planner) = &self.planning else {
+            unreachable!("callers check that a planner is ready");
+        };
+        let miss = windup_model::CacheOutcome::Miss;
+        let settings = planner.settings();
+        let project = Project {
+            boundary: self.boundary(),
+            fragments: shared.fragments,
+            secrets: &self.secrets,
+            budget: &self.budget,
+        };
+        let catalog: Vec<(String, String)> = shared
+            .fragments
+            .ids()
+            .filter_map(|id| {
+                shared
+                    .fragments
+                    .get(id)
+                    .map(|f| (id.to_string(), f.description.clone()))
+            })
+            .collect();
+        let base = self.boundary().base_url().clone();
+        let stop = |stop: Stop| stop.result(&scenario.id, miss);
+        let mut page = self
+            .observe(session, &scenario.task, phases)
+            .await
+            .map_err(stop)?;
+        // The steps of the last segment, whose facts the next call may pick as proofs.
+        let mut pending: Vec<usize> = Vec::new();
+        let mut continuations = 0;
+        let mut corrected = false;
+        // What every planned step did, for the result if planning fails.
+        let mut ran: Vec<windup_model::ActionResult> = Vec::new();
+        loop {
+            shared.events.on_event(&Event::Planning {
+                scenario_id: scenario.id.clone(),
+                purpose: purpose.clone(),
+            });
+            let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
+            let listed = proofs::listed(&steps, &pending);
+            let ask = Ask {
+                scenario,
+                page: &page,
+                facts: &listed,
+                done: &done,
+                purpose: purpose.clone(),
+                fragments: &catalog,
+                site_map: None,
+            };
+            let segment = planner
+                .plan(&ask, &project, spend)
+                .await
+                .map_err(|f| failed(&scenario.id, miss, f.class, f.message))?;
+            proofs::pick_numbers(&mut steps, &pending, &segment.proofs);
+            pending.clear();
+            let segment_start = page.clone();
+            let mut failure = None;
+            for action in segment.actions.iter() {
+                let before = page.clone();
+                let execution = self
+                    .run_steps(session, scenario, std::slice::from_ref(action), shared)
+                    .await;
+                phases.add(&execution);
+                if execution.failure.is_some() {
+                    failure = Some((action.clone(), execution));
+                    break;
+                }
+                ran.extend(execution.actions);
+                page = self
+                    .observe(session, &scenario.task, phases)
+                    .await
+                    .map_err(stop)?;
+                let changed = facts::changes(&before, &page, &base)
+                    .into_iter()
+                    .filter(|f| {
+                        let line = f.line();
+                        self.secrets.redact(&line) == line
+                    })
+                    .collect();
+                let changed = facts::holding(session, changed, &base).await;
+                pending.push(steps.len());
+                steps.push(Planned {
+                    action: action.clone(),
+                    facts: changed,
+                    picked: Vec::new(),
+                    engine_chosen: false,
+                });
+            }
+            let can_continue = continuations < settings.max_continuations;
+            if let Some((action, execution)) = failure {
+                let f = execution.failure.clone().expect("a failed execution");
+                // A step that does not fit the page it was planned on gets one correction,
+                // from the page as it is now.
+                if plan_misfit(f.class) && !corrected && can_continue {
+                    ran.clear();
+                    continuations += 1;
+                    corrected = true;
+                    page = self
+                        .observe(session, &scenario.task, phases)
+                        .await
+                        .map_err(stop)?;
+                    purpose = Purpose::Correct {
+                        failure: StepFailure {
+                            action,
+                            class: f.class,
+                            message: self.secrets.redact(&f.message),
+                        },
+                    };
+                    continue;
+                }
+                // The result shows every step run while planning, and the failure's evidence.
+                let mut result = self.scenario_result(shared.run_id, &scenario.id, miss, execution);
+                ran.append(&mut result.actions);
+                result.actions = ran;
+                result.message = result.message.map(|m| {
+                    format!("a planned step failed while planning, so the plan was not cached: {m}")
+                });
+                return Err(result);
+            }
+            // Not done by the model's word, yet nothing is left to do: the steps changed
+            // nothing, or they showed every string the task quotes and the page offers nothing
+            // new to act on.
+            let unchanged = pending.iter().all(|&i| steps[i].facts.is_empty());
+            let shown = !segment_start.is_other_page(&page.url)
+                && !segment_start.offers_new_controls(&page)
+                && proofs::quotes_shown(&steps, &pending, &scenario.task);
+            if segment.complete || segment.actions.is_empty() || unchanged || shown {
+                break;
+            }
+            if !can_continue {
+                return Err(failed(
+                    &scenario.id,
+                    miss,
+                    FailureClass::PlanRejected,
+                    format!(
+                        "the task was still unfinished after {} continuation calls (planner.max_continuations)",
+                        settings.max_continuations
+                    ),
+                ));
+            }
+            continuations += 1;
+            purpose = Purpose::Continue { failure: None };
+        }
+        // The task is done: its proof is what the task quotes, else the model's pick.
+        let has_facts = pending.iter().any(|&i| !steps[i].facts.is_empty());
+        if has_facts && !proofs::pick_quoted(&mut steps, &pending, &scenario.task) {
+            shared.events.on_event(&Event::Planning {
+                scenario_id: scenario.id.clone(),
+                purpose: Purpose::Prove,
+            });
+            let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
+            let listed = proofs::listed(&steps, &pending);
+            match planner
+                .prove(scenario, &done, &listed, &project, spend)
+                .await
+            {
+                Ok(numbers) => proofs::pick_numbers(&mut steps, &pending, &numbers),
+                Err(f) => return Err(failed(&scenario.id, miss, f.class, f.message)),
+            }
+        }
+        Ok(Made {
+            steps,
+            ran,
+            corrected,
+            final_url: page.url,
+        })
+    }
+}
