@@ -205,6 +205,9 @@ pub(crate) struct ObserveOptions<'a> {
     pub limit: usize,
     /// The task's words: items that use them are kept first.
     pub words: &'a [String],
+    /// The app's origins (`http://host:port`): links to any other are left out. Empty keeps
+    /// every link.
+    pub origins: &'a [String],
 }
 
 /// The page's own errors, for a failure's evidence.

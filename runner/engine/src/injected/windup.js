@@ -30,7 +30,7 @@
 //   check(spec)                 → {url, visible?, hidden?, value?:{ok, actual}, count?:{ok, actual}, navigating}
 //   isChecked(parts)            → true | false | "mixed" | null
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
-//   observe({limit, words})     → {url, title, items: [{selector, role, name, tag, control, score,
+//   observe({limit, words, origins}) → {url, title, items: [{selector, role, name, tag, control, score,
 //                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
 //                                  counts: {role: n}, total}: visible controls and texts in document
 //                                  order, the task's and the viewport's first when over the limit
@@ -2836,6 +2836,17 @@ if (!window.__windup) {
       for (const r of COUNTED_ROLES) counts[r] = 0;
       counts['checkbox[checked=true]'] = 0;
       counts['radio[checked=true]'] = 0;
+      const origins = o.origins && o.origins.length ? new Set(o.origins) : null;
+      const leavesApp = (el) => {
+        if (!origins || (htmlTag(el) !== 'a' && htmlTag(el) !== 'area') || !el.hasAttribute('href')) return false;
+        let u;
+        try {
+          u = new URL(el.getAttribute('href'), el.baseURI);
+        } catch (e) {
+          return false;
+        }
+        return (u.protocol === 'http:' || u.protocol === 'https:') && !origins.has(u.origin);
+      };
       const found = [];
       let block = null;
       let control = null;
@@ -2854,7 +2865,8 @@ if (!window.__windup) {
         if (control && composedContains(control, el)) return;
         if (isInteractive(el, ctx)) {
           control = el;
-          found.push({ el, control: true });
+          // A link off the app's origins cannot be followed: it is left out.
+          if (!leavesApp(el)) found.push({ el, control: true });
           return;
         }
         if (block && composedContains(block, el)) return;

@@ -34,19 +34,23 @@ pub struct Observation {
 impl Observation {
     /// Reads the page of `session`: at most `limit` items (never more than [`MAX_ITEMS`]), those
     /// in the viewport and those sharing the task's words kept first, then cut to fit
-    /// `max_chars` when rendered.
+    /// `max_chars` when rendered. Links to origins other than `origins` are left out (they
+    /// cannot be followed); with no origins every link stays.
     pub async fn capture(
         session: &Session,
         task: &str,
+        origins: &[url::Origin],
         limit: usize,
         max_chars: usize,
     ) -> Result<Observation, BrowserError> {
         let words = words(task);
+        let origins: Vec<String> = origins.iter().map(url::Origin::ascii_serialization).collect();
         let seen = injected::observe(
             session,
             &ObserveOptions {
                 limit: limit.clamp(1, MAX_ITEMS),
                 words: &words,
+                origins: &origins,
             },
         )
         .await?;

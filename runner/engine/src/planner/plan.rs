@@ -160,6 +160,12 @@ impl Planner {
                     });
                 }
             };
+            tracing::debug!(
+                scenario_id = ask.scenario.id,
+                attempt,
+                "planner answer: {}",
+                project.secrets.redact(&completion.text)
+            );
             let mut answer = check::accept(&completion.text, &stub, &rules);
             if completion.finish == crate::llm::Finish::Length
                 && let Err(problems) = &mut answer

@@ -15,7 +15,7 @@ pub const SYSTEM: &str = r#"You are Windup's planner: you plan the steps of an e
 ELEMENTS lists what the page shows now, each line starting with a ref (e1, e2...). A step's target is {"ref": "eN"} from ELEMENTS, nothing else.
 Steps:
 - click, hover {target}
-- check, uncheck {target}: tick or untick a checkbox or radio (not for verifying)
+- check, uncheck {target}: tick or untick a checkbox or radio; never to verify: the outcome is verified from WHAT CHANGED
 - fill {target, value | value_ref}: type into a field; value_ref is a name from CREDENTIALS
 - select {target, value}: choose an option of a list box
 - press {key, target?}: a key such as "Enter", "Tab", "Escape"

@@ -119,7 +119,8 @@ impl Runner {
             Some(left) => Stop::Outside(left.url),
             None => Stop::Browser(e),
         };
-        let read = || Observation::capture(session, task, s.max_elements, s.page_chars);
+        let origins = self.boundary().app_origins();
+        let read = || Observation::capture(session, task, origins, s.max_elements, s.page_chars);
         let mut page = read().await.map_err(stop)?;
         // Settled: the same twice in a row (a step's effect may land after it returns), or
         // something to show at last on a page that renders late.
