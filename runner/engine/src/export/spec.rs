@@ -1,7 +1,7 @@
 //! One scenario's verified plan as a `@playwright/test` spec: the start URL, then every step
-//! in order with its postconditions, fragments written out in place, and the page behaviour
-//! Windup adds around a plan (dialogs accepted, new tabs followed, a setup's storage saved and
-//! loaded). The spec imports `@playwright/test` and Node's own modules only.
+//! in order with its postconditions, fragments written out in place, a setup's storage saved
+//! and a dependent's loaded, and `runtime`'s prelude and helpers. The spec imports
+//! `@playwright/test` and Node's own modules only.
 
 use std::fmt::Write;
 
@@ -9,6 +9,9 @@ use windup_model::{Action, ActionType, Plan, Scenario, Selector};
 
 use super::assertion::{ValueCheck, assertions, value_check};
 use super::locator::{Resolve, locator};
+use super::runtime::{
+    MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, VALUE_HELPER,
+};
 use super::ts;
 use crate::fragments::Fragments;
 
@@ -97,7 +100,7 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     }
     let _ = writeln!(
         out,
-        "test({}, async ({{ page: opened, context }}) => {{",
+        "test({}, async ({{ page: first, context }}) => {{",
         ts::string(&scenario.id)
     );
     let _ = writeln!(out, "  // {}", ts::comment(&input.plan.task));
@@ -224,6 +227,13 @@ impl Body {
             }
             ActionType::Use => self.fragment(action, field, fragments, depth)?,
         }
+        // Windup looks for a tab the page opened before each step and each check.
+        if !matches!(
+            action.kind,
+            ActionType::Goto | ActionType::WaitFor | ActionType::Use
+        ) {
+            self.line("await followNewTab();");
+        }
         if let Some(expect) = action.expect.as_ref().filter(|e| !e.is_empty()) {
             self.expect(expect, timeout, &format!("{field}.expect"))?;
         }
@@ -339,62 +349,6 @@ fn is_env_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
-/// What every spec does before its first step: Windup's page behaviour.
-const PRELUDE: &str = "  let page = opened;
-  // As Windup: every dialog is accepted (a prompt with its default text), and the steps move
-  // into a tab the page opens.
-  const watch = (p: Page) => {
-    p.on('dialog', (dialog) => dialog.accept(dialog.defaultValue()));
-    p.on('popup', (tab) => {
-      page = tab;
-      watch(tab);
-    });
-  };
-  watch(page);
-
-";
-
-const MISSING_HELPER: &str = "
-/** A credential the environment does not hold: the spec stops, naming it. */
-function missing(name: string): never {
-  throw new Error(`${name} is not set: export it before running the tests`);
-}
-";
-
-const VALUE_HELPER: &str = "
-/**
- * Windup's `value` check: an input's, textarea's or select's value, any other element's text
- * with whitespace collapsed.
- */
-async function expectValue(target: Locator, expected: string, options?: { timeout?: number }) {
-  const control = await target.evaluate(
-    (el) => ['input', 'textarea', 'select'].includes(el.localName),
-    undefined,
-    options,
-  );
-  if (control) await expect(target).toHaveValue(expected, options);
-  else await expect(target).toHaveText(expected, options);
-}
-";
-
-const STORAGE_FILE_HELPER: &str = "
-/** Where a setup's storage is kept (it holds session tokens: keep `.auth/` out of git). */
-function storageFile(dir: string, setup: string): string {
-  return path.join(dir, '.auth', `${setup}.json`);
-}
-";
-
-const SAVED_STORAGE_HELPER: &str = "
-/** The cookies and localStorage the setups saved, together. */
-function savedStorage(dir: string, setups: string[]) {
-  const states = setups.map((s) => JSON.parse(fs.readFileSync(storageFile(dir, s), 'utf8')));
-  return {
-    cookies: states.flatMap((s) => s.cookies),
-    origins: states.flatMap((s) => s.origins),
-  };
-}
-";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,7 +435,8 @@ mod tests {
             &Fragments::default(),
         );
         assert!(text.contains("p.on('dialog', (dialog) => dialog.accept(dialog.defaultValue()));"));
-        assert!(text.contains("p.on('popup', (tab) => {\n      page = tab;"));
+        assert!(text.contains("p.on('popup', (tab) => {"));
+        assert!(text.contains("const followNewTab = async () => {"));
         // The task's line break cannot start code.
         assert!(text.contains("  // Do it // and more\n"), "{text}");
         assert!(text.contains("test.setTimeout(30000);"));
@@ -506,7 +461,7 @@ mod tests {
         );
         for needle in [
             r#"await page.goto("/start");"#,
-            r#"await page.keyboard.press("Enter");"#,
+            "await page.keyboard.press(\"Enter\");\n  await followNewTab();",
             r##"await page.locator("select#size").filter({ visible: true }).first().selectOption("Large", { timeout: 900 });"##,
             r#"await page.getByRole("checkbox").filter({ visible: true }).first().check();"#,
             r#"await page.getByText("Done").filter({ visible: true }).first().waitFor();"#,
