@@ -24,6 +24,7 @@ fn windup_env(dir: &Path, args: &[&str], base: &str) -> Output {
         .env("CHROMIUM_PATH", chromium)
         .env("ACME_ADMIN_EMAIL", "admin@acme.test")
         .env("ACME_ADMIN_PASSWORD", "correct horse battery staple")
+        .env("EXPORT_MEMBER_NAME", "Ada")
         .output()
         .expect("run windup")
 }
@@ -287,4 +288,93 @@ fn bad_exports_exit_2_naming_the_fix_and_write_nothing() {
     assert!(stdout(&o).contains("skipped sign-in"), "{}", stdout(&o));
     assert!(root.join("pw/create-project.spec.ts").exists());
     assert!(!root.join("pw/sign-in.spec.ts").exists());
+}
+
+/// The committed plans of `runner/cli/tests/export-project` as cache entries keyed to their
+/// scenarios' current text, for Windup to verify in a run before they are exported.
+fn cache_committed_plans(root: &Path) {
+    for id in ["sign-in", "home"] {
+        let file = root.join(format!("e2e/scenarios/{id}.yaml"));
+        let scenario = windup_model::validate::scenario_from_yaml(
+            "scenario",
+            &std::fs::read_to_string(&file).unwrap(),
+            Some(id),
+        )
+        .unwrap();
+        let plan: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join(format!("plans/{id}.json"))).unwrap(),
+        )
+        .unwrap();
+        let entry = serde_json::json!({
+            "cache_version": "0.2",
+            "key": {"scenario_id": id, "start_url": scenario.start_url, "scenario_sha": scenario.sha()},
+            "plan": plan,
+            "status": "active",
+            "stats": {"created_at": "2026-12-01T00:00:00Z", "last_verified_at": "2026-12-01T00:00:00Z",
+                      "verified_runs": 1, "last_duration_ms": 1},
+        });
+        let cache = root.join("e2e/.windup/cache");
+        std::fs::create_dir_all(&cache).unwrap();
+        std::fs::write(cache.join(format!("{id}.json")), entry.to_string()).unwrap();
+    }
+}
+
+#[test]
+fn setups_fragments_dialogs_and_new_tabs_behave_as_in_windup() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    copy_dir(&repo_root().join("runner/cli/tests/export-project"), root);
+    let server = Server::start(&root.join("app"));
+    let base = server.base.to_string();
+    cache_committed_plans(root);
+    // Windup runs the setup, then the scenario that needs it with its storage: both verified.
+    let run = windup_env(
+        root,
+        &["run", "--require-cached", "--base-url", &base],
+        &base,
+    );
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+
+    let out = root.join("pw");
+    link_node_modules(&out);
+    let o = windup_env(
+        root,
+        &[
+            "export",
+            "home",
+            "--format",
+            "playwright",
+            "--out",
+            "pw",
+            "--check",
+        ],
+        &base,
+    );
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    // The setup came along with the scenario that needs it, and ran first.
+    assert!(text.contains("passed pw/sign-in.setup.ts"), "{text}");
+    assert!(text.contains("passed pw/home.spec.ts"), "{text}");
+    assert!(out.join(".auth/sign-in.json").exists());
+    let setup = std::fs::read_to_string(out.join("sign-in.setup.ts")).unwrap();
+    assert!(setup.contains("// Fragment `sign-in-form`"), "{setup}");
+    assert!(setup.contains("process.env.EXPORT_MEMBER_NAME"), "{setup}");
+    assert!(
+        !setup.contains("Ada"),
+        "the member's name is a credential: {setup}"
+    );
+    for id in ["sign-in", "home"] {
+        let name = if id == "sign-in" {
+            "sign-in.setup.ts"
+        } else {
+            "home.spec.ts"
+        };
+        let spec = std::fs::read_to_string(out.join(name)).unwrap();
+        let fragment = if id == "sign-in" { 1 } else { 0 };
+        assert_eq!(
+            assertion_lines(&spec),
+            postconditions(&cached_plan(root, id)) + fragment,
+            "{spec}"
+        );
+    }
 }
