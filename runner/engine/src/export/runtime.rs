@@ -22,13 +22,18 @@ pub(super) const PRELUDE: &str = "  let page = first;
   // moves `page`) a moment later: ask Chromium, and wait for Playwright when it has one more.
   const followNewTab = async () => {
     const current = page;
-    if (current.isClosed()) return;
-    const cdp = await context.newCDPSession(current);
-    const { targetInfo } = await cdp.send('Target.getTargetInfo');
-    const { targetInfos } = await cdp.send('Target.getTargets');
-    await cdp.detach();
-    const mine = targetInfos.filter((t) => t.type === 'page' && t.openerId === targetInfo.targetId);
-    if (page === current && mine.length > (reported.get(current) ?? 0)) {
+    let opened = 0;
+    try {
+      const cdp = await context.newCDPSession(current);
+      const { targetInfo } = await cdp.send('Target.getTargetInfo');
+      const { targetInfos } = await cdp.send('Target.getTargets');
+      await cdp.detach();
+      opened = targetInfos.filter((t) => t.type === 'page' && t.openerId === targetInfo.targetId).length;
+    } catch (e) {
+      if (current.isClosed()) return; // a page the step closed: nothing to follow from it
+      throw e;
+    }
+    if (page === current && opened > (reported.get(current) ?? 0)) {
       await current.waitForEvent('popup');
     }
   };
