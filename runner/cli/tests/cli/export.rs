@@ -288,6 +288,21 @@ fn bad_exports_exit_2_naming_the_fix_and_write_nothing() {
     assert!(stdout(&o).contains("skipped sign-in"), "{}", stdout(&o));
     assert!(root.join("pw/create-project.spec.ts").exists());
     assert!(!root.join("pw/sign-in.spec.ts").exists());
+
+    // A setup that an exported scenario needs must have a verified plan too.
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    copy_dir(&repo_root().join("runner/cli/tests/export-project"), root);
+    cache_committed_plans(root);
+    std::fs::remove_file(root.join("e2e/.windup/cache/sign-in.json")).unwrap();
+    let o = windup(root, &["export", "--format", "playwright", "--out", "pw"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`sign-in` cannot be exported (a scenario exported needs it)"),
+        "{err}"
+    );
+    assert!(!root.join("pw").exists());
 }
 
 /// The committed plans of `runner/cli/tests/export-project` as cache entries keyed to their

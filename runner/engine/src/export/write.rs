@@ -53,43 +53,55 @@ pub fn playwright(request: &Request<'_>) -> Result<Exported, Problems> {
     }
     let cache = PlanCache::new(root);
     let named = |id: &str| request.scenarios.iter().any(|s| s == id);
-    let needed = |id: &str| selected.iter().any(|s| s.needs.iter().any(|n| n == id));
     let mut files = Vec::new();
-    let mut skipped = Vec::new();
+    let mut missing = Vec::new();
     for scenario in &selected {
         let plan_file = display(root, &cache.path(&scenario.id));
-        let why = match cache.lookup(scenario) {
+        let entry = match cache.lookup(scenario) {
             Err(p) => {
                 problems.extend(p.0);
                 continue;
             }
-            Ok(Lookup::Hit(entry)) => {
-                let plan = &entry.plan;
-                problems.extend(fragments.check_uses(&plan_file, "plan.", plan));
-                if let Some(b) = request.boundary {
-                    problems.extend(b.plan_problems(&plan_file, "plan.", plan));
-                }
-                match spec(&SpecInput {
+            Ok(Lookup::Hit(entry)) => entry,
+            Ok(Lookup::Changed(_)) => {
+                missing.push((
                     scenario,
-                    plan,
-                    plan_file: &plan_file,
-                    fragments: &fragments,
-                }) {
-                    Ok(text) => files.push((spec_name(scenario), text)),
-                    Err(bad) => {
-                        problems.push(InputError::new(&plan_file, bad.field, bad.problem, bad.fix))
-                    }
-                }
+                    plan_file,
+                    "its cached plan was made for an earlier text of it",
+                ));
                 continue;
             }
-            Ok(Lookup::Changed(_)) => "its cached plan was made for an earlier text of it",
-            Ok(Lookup::Miss) => "it has no verified plan yet",
+            Ok(Lookup::Miss) => {
+                missing.push((scenario, plan_file, "it has no verified plan yet"));
+                continue;
+            }
         };
-        if named(&scenario.id) || needed(&scenario.id) {
+        let plan = &entry.plan;
+        problems.extend(fragments.check_uses(&plan_file, "plan.", plan));
+        if let Some(b) = request.boundary {
+            problems.extend(b.plan_problems(&plan_file, "plan.", plan));
+        }
+        let input = SpecInput {
+            scenario,
+            plan,
+            plan_file: &plan_file,
+            fragments: &fragments,
+        };
+        match spec(&input) {
+            Ok(text) => files.push((scenario, text)),
+            Err(bad) => problems.push(InputError::new(&plan_file, bad.field, bad.problem, bad.fix)),
+        }
+    }
+    // A scenario without a verified plan is an error when it was named or an exported one needs
+    // it (its spec would wait for a storage file nothing writes); else it is reported skipped.
+    let mut skipped = Vec::new();
+    for (scenario, plan_file, why) in missing {
+        let needed = files.iter().any(|(s, _)| s.needs.contains(&scenario.id));
+        if named(&scenario.id) || needed {
             let who = if named(&scenario.id) {
-                "it was named".to_string()
+                "it was named"
             } else {
-                "a scenario exported needs it".to_string()
+                "a scenario exported needs it"
             };
             problems.push(InputError::new(
                 &plan_file,
@@ -107,6 +119,10 @@ pub fn playwright(request: &Request<'_>) -> Result<Exported, Problems> {
     if !problems.is_empty() {
         return Err(Problems(problems));
     }
+    let files = files
+        .into_iter()
+        .map(|(scenario, text)| (spec_name(scenario), text))
+        .collect();
     write_all(request, files, skipped)
 }
 
