@@ -372,7 +372,7 @@ fn setups_fragments_dialogs_and_new_tabs_behave_as_in_windup() {
     assert!(text.contains("passed pw/home.spec.ts"), "{text}");
     assert!(out.join(".auth/sign-in.json").exists());
     let setup = std::fs::read_to_string(out.join("sign-in.setup.ts")).unwrap();
-    assert!(setup.contains("// Fragment `sign-in-form`"), "{setup}");
+    assert!(setup.contains("// a1: fragment `sign-in-form`"), "{setup}");
     assert!(setup.contains("process.env.EXPORT_MEMBER_NAME"), "{setup}");
     assert!(
         !setup.contains("Ada"),

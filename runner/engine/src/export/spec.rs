@@ -103,7 +103,9 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
         "test({}, async ({{ page: first, context }}) => {{",
         ts::string(&scenario.id)
     );
-    let _ = writeln!(out, "  // {}", ts::comment(&input.plan.task));
+    for line in ts::comment_lines(&input.plan.task, 94) {
+        let _ = writeln!(out, "  // {line}");
+    }
     if let Some(ms) = scenario.timeout_ms {
         let _ = writeln!(out, "  test.setTimeout({ms});");
     }
@@ -157,7 +159,19 @@ impl Body {
         depth: usize,
     ) -> Result<(), Bad> {
         self.blank();
-        let mut label = format!("// {}: {}", action.id, action.summary());
+        let mut label = match (action.kind, &action.use_fragment) {
+            (ActionType::Use, Some(id)) => {
+                let about = fragments
+                    .get(id)
+                    .map(|f| f.description.as_str())
+                    .unwrap_or("");
+                format!(
+                    "// {}: fragment `{id}` (e2e/fragments/{id}.json): {about}",
+                    action.id
+                )
+            }
+            _ => format!("// {}: {}", action.id, action.summary()),
+        };
         if let Some(d) = action
             .target
             .as_ref()
@@ -263,10 +277,6 @@ impl Body {
                 "fragments nest deeper than {MAX_FRAGMENT_DEPTH}"
             )));
         }
-        self.line(&ts::comment(&format!(
-            "// Fragment `{id}` (e2e/fragments/{id}.json): {}",
-            fragment.description
-        )));
         for (i, inner) in fragment.actions.iter().enumerate() {
             let mut labelled = inner.clone();
             labelled.id = format!("{}:{id}:{}", action.id, inner.id);
@@ -485,7 +495,7 @@ mod tests {
         use_step.use_fragment = Some("login".into());
         let text = export(&scenario(false, &[]), &plan(vec![use_step]), &fragments);
         assert!(
-            text.contains("// Fragment `login` (e2e/fragments/login.json): Sign in"),
+            text.contains("// a1: fragment `login` (e2e/fragments/login.json): Sign in"),
             "{text}"
         );
         assert!(text.contains("// a1:login:f1: click role=button"), "{text}");

@@ -55,6 +55,26 @@ pub(super) fn comment(text: &str) -> String {
         .to_string()
 }
 
+/// Text for `//` comments of at most `width` characters (a longer word stands alone), each line
+/// made safe by [`comment`].
+pub(super) fn comment_lines(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in comment(text).split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// What the in-page engine's `norm` does to a value before matching (and Playwright does to
 /// text): drop zero-width spaces, collapse runs of JavaScript whitespace to one space, trim.
 pub(super) fn norm(s: &str) -> String {
@@ -109,6 +129,14 @@ mod tests {
     #[test]
     fn comments_stay_on_their_line() {
         assert_eq!(comment("a\nb\u{2028}c\rd\u{0}"), "a b c d");
+    }
+
+    #[test]
+    fn long_comments_wrap_at_words() {
+        assert_eq!(
+            comment_lines("add two todos\nand complete  the first", 14),
+            ["add two todos", "and complete", "the first"]
+        );
     }
 
     #[test]
