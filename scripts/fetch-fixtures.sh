@@ -3,6 +3,8 @@
 #
 #   npm  todomvc@0.1.1          -> $FIXTURES/npm/node_modules/todomvc        (TodoMVC examples)
 #   npm  playwright-core@1.65.1 -> $FIXTURES/npm/node_modules/playwright-core (reference driver, Node >= 20)
+#   npm  @playwright/test@1.65.1 -> $FIXTURES/npm/node_modules/@playwright/test (runs exported specs;
+#        no browser download: they drive Debian's chromium)
 #   PyPI miniwob==1.1.0         -> $FIXTURES/miniwob/miniwob/html            (MiniWoB++ task pages)
 #
 # $FIXTURES defaults to <repo>/target/fixtures (never committed) and can be
@@ -12,6 +14,8 @@ set -euo pipefail
 
 TODOMVC_VERSION=0.1.1
 PLAYWRIGHT_CORE_VERSION=1.65.1
+# The same release as playwright-core: @playwright/test pins its playwright, which pins the core.
+PLAYWRIGHT_TEST_VERSION=$PLAYWRIGHT_CORE_VERSION
 MINIWOB_VERSION=1.1.0
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +27,7 @@ FIXTURES="$(cd "$FIXTURES" && pwd)"
 NPM_DIR="$FIXTURES/npm"
 TODOMVC_ROOT="$NPM_DIR/node_modules/todomvc"
 PLAYWRIGHT_CORE="$NPM_DIR/node_modules/playwright-core"
+PLAYWRIGHT_TEST="$NPM_DIR/node_modules/@playwright/test"
 MINIWOB_DIR="$FIXTURES/miniwob"
 MINIWOB_HTML="$MINIWOB_DIR/miniwob/html"
 
@@ -42,6 +47,7 @@ has_version() {
 npm_ok() {
   has_version "$TODOMVC_ROOT/package.json" "$TODOMVC_VERSION" &&
     has_version "$PLAYWRIGHT_CORE/package.json" "$PLAYWRIGHT_CORE_VERSION" &&
+    has_version "$PLAYWRIGHT_TEST/package.json" "$PLAYWRIGHT_TEST_VERSION" &&
     [ -f "$TODOMVC_ROOT/examples/vanillajs/index.html" ]
 }
 
@@ -53,10 +59,11 @@ miniwob_ok() {
 
 if ! npm_ok; then
   command -v npm >/dev/null 2>&1 || { log "npm not found (need Node >= 20)"; exit 1; }
-  log "installing todomvc@$TODOMVC_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION into $NPM_DIR"
+  log "installing todomvc@$TODOMVC_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION @playwright/test@$PLAYWRIGHT_TEST_VERSION into $NPM_DIR"
   mkdir -p "$NPM_DIR"
-  npm install --prefix "$NPM_DIR" --no-audit --no-fund --save-exact --loglevel=error \
-    "todomvc@$TODOMVC_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" >&2
+  # Nothing downloads a browser: exported specs run on Debian's chromium.
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$NPM_DIR" --no-audit --no-fund --save-exact --loglevel=error \
+    "todomvc@$TODOMVC_VERSION" "playwright-core@$PLAYWRIGHT_CORE_VERSION" "@playwright/test@$PLAYWRIGHT_TEST_VERSION" >&2
   npm_ok || { log "npm install finished but the expected files are missing"; exit 1; }
 fi
 
@@ -79,5 +86,6 @@ cat <<EOF
 WINDUP_FIXTURES_DIR=$FIXTURES
 TODOMVC_ROOT=$TODOMVC_ROOT
 PLAYWRIGHT_CORE=$PLAYWRIGHT_CORE
+PLAYWRIGHT_TEST=$PLAYWRIGHT_TEST
 MINIWOB_HTML=$MINIWOB_HTML
 EOF

@@ -2,6 +2,7 @@
 
 mod bench;
 mod costs;
+mod export;
 mod init;
 mod output;
 mod push;
@@ -82,6 +83,8 @@ enum Command {
     Push(push::PushArgs),
     /// Total the LLM spend recorded in the run ledger, by model, provider, scenario and day.
     Costs(costs::CostsArgs),
+    /// Write each verified plan as a plain Playwright spec, with no Windup dependency.
+    Export(export::ExportArgs),
     /// Scaffold a project: windup.toml, an example scenario, the manifest, .gitignore entries.
     /// Never overwrites a file.
     Init {
@@ -171,6 +174,7 @@ fn main() -> ProcessExit {
     let code = match cli.command {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
+        Command::Export(args) => export::run(&args),
         Command::Push(args) => push::run(&args),
         Command::Init { root, base_url } => init::run(&root, &base_url),
         Command::Run {

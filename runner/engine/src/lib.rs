@@ -14,6 +14,7 @@ pub mod dashboard_client;
 pub mod env;
 pub mod events;
 pub mod executor;
+pub mod export;
 pub mod fragments;
 pub mod fsutil;
 mod http;

@@ -41,6 +41,9 @@ pub fn repo_root() -> PathBuf {
 pub struct Fixtures {
     pub todomvc: PathBuf,
     pub miniwob_html: PathBuf,
+    /// npm `@playwright/test`, for running exported specs (its `node_modules` is its parent's
+    /// parent).
+    pub playwright_test: PathBuf,
 }
 
 pub fn fixtures() -> &'static Fixtures {
@@ -66,6 +69,7 @@ pub fn fixtures() -> &'static Fixtures {
         Fixtures {
             todomvc: get("TODOMVC_ROOT"),
             miniwob_html: get("MINIWOB_HTML"),
+            playwright_test: get("PLAYWRIGHT_TEST"),
         }
     })
 }

@@ -6,6 +6,7 @@
 mod costs;
 mod credentials;
 mod dashboard;
+mod export;
 mod input;
 mod limits;
 mod real_dashboard;

@@ -1,0 +1,24 @@
+//! Crystallising verified plans into plain Playwright: `windup export --format playwright`.
+//!
+//! Each scenario's verified plan becomes one `@playwright/test` TypeScript spec with no Windup
+//! dependency, which resolves what Windup resolves: `locator` maps selectors (the first
+//! *visible* match, visible matches counted), `assertion` maps postconditions (the URL glob
+//! through the verifier's own regular expression), `spec` writes the steps with fragments in
+//! place and setups' storage, `runtime` is the TypeScript every spec carries (dialogs
+//! accepted, new tabs followed, helpers), `config` writes `playwright.config.ts` from
+//! windup.toml, `write` picks the plans and writes the files, `check` runs them with the local
+//! `@playwright/test`. Exporting never calls an LLM
+//! and never reads a credential's value: a `value_ref` stays an environment variable's name.
+
+mod assertion;
+mod check;
+mod config;
+mod locator;
+mod runtime;
+mod spec;
+mod ts;
+mod write;
+
+pub use check::{CheckError, SpecOutcome, check};
+pub use config::ConfigInput;
+pub use write::{Exported, Request, playwright};

@@ -1,0 +1,82 @@
+//! The TypeScript a spec carries besides its steps, the same in every spec: the prelude that
+//! gives the test Windup's page behaviour (dialogs accepted, new tabs followed) and the helpers
+//! a step may call (a missing credential, the `value` check, setups' storage files). Only
+//! `@playwright/test` and Node's own modules are used.
+
+/// What every spec does before its first step: Windup's page behaviour.
+pub(super) const PRELUDE: &str = "  let page = first;
+  // As Windup: every dialog is accepted (a prompt with its default text), and after a step
+  // that gives the page input, the steps move into a tab the page opened.
+  const reported = new Map<Page, number>();
+  const watch = (p: Page) => {
+    reported.set(p, 0);
+    p.on('dialog', (dialog) => dialog.accept(dialog.defaultValue()));
+    p.on('popup', (tab) => {
+      reported.set(p, (reported.get(p) ?? 0) + 1);
+      page = tab;
+      watch(tab);
+    });
+  };
+  watch(page);
+  // Chromium has the new tab as soon as the step is done, Playwright reports it (and `watch`
+  // moves `page`) a moment later: ask Chromium, and wait for Playwright when it has one more.
+  const followNewTab = async () => {
+    const current = page;
+    let opened = 0;
+    try {
+      const cdp = await context.newCDPSession(current);
+      const { targetInfo } = await cdp.send('Target.getTargetInfo');
+      const { targetInfos } = await cdp.send('Target.getTargets');
+      await cdp.detach();
+      opened = targetInfos.filter((t) => t.type === 'page' && t.openerId === targetInfo.targetId).length;
+    } catch (e) {
+      if (current.isClosed()) return; // a page the step closed: nothing to follow from it
+      throw e;
+    }
+    if (page === current && opened > (reported.get(current) ?? 0)) {
+      await current.waitForEvent('popup');
+    }
+  };
+
+";
+
+pub(super) const MISSING_HELPER: &str = "
+/** A credential the environment does not hold: the spec stops, naming it. */
+function missing(name: string): never {
+  throw new Error(`${name} is not set: export it before running the tests`);
+}
+";
+
+pub(super) const VALUE_HELPER: &str = "
+/**
+ * Windup's `value` check: an input's, textarea's or select's value, any other element's text
+ * with whitespace collapsed.
+ */
+async function expectValue(target: Locator, expected: string, options?: { timeout?: number }) {
+  const control = await target.evaluate(
+    (el) => ['input', 'textarea', 'select'].includes(el.localName),
+    undefined,
+    options,
+  );
+  if (control) await expect(target).toHaveValue(expected, options);
+  else await expect(target).toHaveText(expected, options);
+}
+";
+
+pub(super) const STORAGE_FILE_HELPER: &str = "
+/** Where a setup's storage is kept (it holds session tokens: keep `.auth/` out of git). */
+function storageFile(dir: string, setup: string): string {
+  return path.join(dir, '.auth', `${setup}.json`);
+}
+";
+
+pub(super) const SAVED_STORAGE_HELPER: &str = "
+/** The cookies and localStorage the setups saved, together. */
+function savedStorage(dir: string, setups: string[]) {
+  const states = setups.map((s) => JSON.parse(fs.readFileSync(storageFile(dir, s), 'utf8')));
+  return {
+    cookies: states.flatMap((s) => s.cookies),
+    origins: states.flatMap((s) => s.origins),
+  };
+}
+";

@@ -1,0 +1,548 @@
+//! One scenario's verified plan as a `@playwright/test` spec: the start URL, then every step
+//! in order with its postconditions, fragments written out in place, a setup's storage saved
+//! and a dependent's loaded, and `runtime`'s prelude and helpers. The spec imports
+//! `@playwright/test` and Node's own modules only.
+
+use std::fmt::Write;
+
+use windup_model::{Action, ActionType, Plan, Scenario, Selector};
+
+use super::assertion::{ValueCheck, assertions, value_check};
+use super::locator::{Resolve, locator};
+use super::runtime::{
+    MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, VALUE_HELPER,
+};
+use super::ts;
+use crate::fragments::Fragments;
+
+/// Nested `use` deeper than this is a loop (the executor's limit).
+const MAX_FRAGMENT_DEPTH: usize = 8;
+
+/// The page variable every step acts on: Windup's current tab.
+const PAGE: &str = "page";
+
+/// What is wrong with a plan for export: the field and what to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Bad {
+    /// The field's path in the plan's file, such as `plan.actions[2].use`.
+    pub field: String,
+    /// What is wrong.
+    pub problem: String,
+    /// What to do about it.
+    pub fix: String,
+}
+
+/// A scenario with its verified plan, ready to write.
+pub(super) struct SpecInput<'a> {
+    /// The scenario (its id, task, time limit, setup role and needs).
+    pub scenario: &'a Scenario,
+    /// Its verified plan.
+    pub plan: &'a Plan,
+    /// Where the plan was read, for the header (relative to the project root).
+    pub plan_file: &'a str,
+    /// The project's fragments, written out where a step uses one.
+    pub fragments: &'a Fragments,
+}
+
+/// The spec's text.
+pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
+    let scenario = input.scenario;
+    let mut body = Body::default();
+    body.line(&format!(
+        "await {PAGE}.goto({});",
+        ts::string(&input.plan.start_url)
+    ));
+    for (i, action) in input.plan.actions.iter().enumerate() {
+        body.step(action, &format!("plan.actions[{i}]"), input.fragments, 0)?;
+    }
+    let storage = !scenario.needs.is_empty() || scenario.setup;
+    if scenario.setup {
+        body.blank();
+        body.line("// Windup saves a passed setup's storage for the scenarios that need it.");
+        body.line(&format!(
+            "await context.storageState({{ path: storageFile(test.info().project.testDir, {}) }});",
+            ts::string(&scenario.id)
+        ));
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "// Exported by `windup export --format playwright` from the verified plan of `{}`\n\
+         // ({}).\n\
+         // Plain Playwright, no Windup dependency; exporting again overwrites this file.",
+        ts::comment(&scenario.id),
+        ts::comment(input.plan_file)
+    );
+    let mut types = vec!["type Page"];
+    if body.value_helper {
+        types.insert(0, "type Locator");
+    }
+    let _ = writeln!(
+        out,
+        "import {{ expect, test, {} }} from '@playwright/test';",
+        types.join(", ")
+    );
+    if storage {
+        out.push_str("import * as fs from 'node:fs';\nimport * as path from 'node:path';\n");
+    }
+    out.push('\n');
+    if !scenario.needs.is_empty() {
+        let needs: Vec<String> = scenario.needs.iter().map(|n| ts::string(n)).collect();
+        let _ = writeln!(
+            out,
+            "// Windup starts this scenario with the storage its setups saved: {}.\n\
+             test.use({{\n  storageState: async ({{}}, use, testInfo) =>\n    \
+             use(savedStorage(testInfo.project.testDir, [{}])),\n}});\n",
+            ts::comment(&scenario.needs.join(", ")),
+            needs.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "test({}, async ({{ page: first, context }}) => {{",
+        ts::string(&scenario.id)
+    );
+    for line in ts::comment_lines(&input.plan.task, 94) {
+        let _ = writeln!(out, "  // {line}");
+    }
+    if let Some(ms) = scenario.timeout_ms {
+        let _ = writeln!(out, "  test.setTimeout({ms});");
+    }
+    out.push_str(PRELUDE);
+    for line in &body.lines {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    out.push_str("});\n");
+    if body.secret_helper {
+        out.push_str(MISSING_HELPER);
+    }
+    if body.value_helper {
+        out.push_str(VALUE_HELPER);
+    }
+    if storage {
+        out.push_str(STORAGE_FILE_HELPER);
+    }
+    if !scenario.needs.is_empty() {
+        out.push_str(SAVED_STORAGE_HELPER);
+    }
+    Ok(out)
+}
+
+/// The lines inside the test function, and which helpers they call.
+#[derive(Default)]
+struct Body {
+    lines: Vec<String>,
+    secret_helper: bool,
+    value_helper: bool,
+}
+
+impl Body {
+    fn line(&mut self, line: &str) {
+        self.lines.push(line.to_string());
+    }
+
+    fn blank(&mut self) {
+        self.lines.push(String::new());
+    }
+
+    /// One step: a comment naming it, the action, its postconditions.
+    fn step(
+        &mut self,
+        action: &Action,
+        field: &str,
+        fragments: &Fragments,
+        depth: usize,
+    ) -> Result<(), Bad> {
+        self.blank();
+        let mut label = match (action.kind, &action.use_fragment) {
+            (ActionType::Use, Some(id)) => {
+                let about = fragments
+                    .get(id)
+                    .map(|f| f.description.as_str())
+                    .unwrap_or("");
+                format!(
+                    "// {}: fragment `{id}` (e2e/fragments/{id}.json): {about}",
+                    action.id
+                )
+            }
+            _ => format!("// {}: {}", action.id, action.summary()),
+        };
+        if let Some(d) = action
+            .target
+            .as_ref()
+            .and_then(|t| t.description.as_deref())
+        {
+            let _ = write!(label, " ({d})");
+        }
+        self.line(&ts::comment(&label));
+        let timeout = action.timeout_ms;
+        let opt = |first: bool| match timeout {
+            Some(ms) if first => format!("{{ timeout: {ms} }}"),
+            Some(ms) => format!(", {{ timeout: {ms} }}"),
+            None => String::new(),
+        };
+        let target = || -> Result<String, Bad> {
+            let source = action
+                .target
+                .as_ref()
+                .map(|t| t.selector.as_str())
+                .ok_or_else(|| Bad {
+                    field: format!("{field}.target"),
+                    problem: format!("`{}` has no target", action.kind),
+                    fix: "run `windup validate` and fix the plan".into(),
+                })?;
+            let selector = Selector::parse(source).map_err(|e| Bad {
+                field: format!("{field}.target.selector"),
+                problem: format!("bad selector `{source}`: {e}"),
+                fix: "run `windup validate` and fix the plan".into(),
+            })?;
+            Ok(locator(PAGE, &selector, Resolve::First))
+        };
+        match action.kind {
+            ActionType::Goto => {
+                let url = action.url.as_deref().unwrap_or("/");
+                self.line(&format!("await {PAGE}.goto({});", ts::string(url)));
+            }
+            ActionType::Click => self.line(&format!("await {}.click({});", target()?, opt(true))),
+            ActionType::Fill => {
+                let text = self.text(action, field)?;
+                self.line(&format!("await {}.fill({text}{});", target()?, opt(false)));
+            }
+            ActionType::Press => {
+                let key = ts::string(action.key.as_deref().unwrap_or_default());
+                match action.target {
+                    Some(_) => {
+                        self.line(&format!("await {}.press({key}{});", target()?, opt(false)))
+                    }
+                    // Windup presses the key in whatever has focus.
+                    None => self.line(&format!("await {PAGE}.keyboard.press({key});")),
+                }
+            }
+            ActionType::Select => {
+                let text = self.text(action, field)?;
+                self.line(&format!(
+                    "await {}.selectOption({text}{});",
+                    target()?,
+                    opt(false)
+                ));
+            }
+            ActionType::Check => self.line(&format!("await {}.check({});", target()?, opt(true))),
+            ActionType::Uncheck => {
+                self.line(&format!("await {}.uncheck({});", target()?, opt(true)))
+            }
+            ActionType::Hover => self.line(&format!("await {}.hover({});", target()?, opt(true))),
+            ActionType::WaitFor => {
+                self.line(&format!("await {}.waitFor({});", target()?, opt(true)))
+            }
+            ActionType::Use => self.fragment(action, field, fragments, depth)?,
+        }
+        // Windup looks for a tab the page opened before each step and each check.
+        if !matches!(
+            action.kind,
+            ActionType::Goto | ActionType::WaitFor | ActionType::Use
+        ) {
+            self.line("await followNewTab();");
+        }
+        if let Some(expect) = action.expect.as_ref().filter(|e| !e.is_empty()) {
+            self.expect(expect, timeout, &format!("{field}.expect"))?;
+        }
+        Ok(())
+    }
+
+    /// A `use` step: the fragment's steps in its place, then the fragment's postconditions.
+    fn fragment(
+        &mut self,
+        action: &Action,
+        field: &str,
+        fragments: &Fragments,
+        depth: usize,
+    ) -> Result<(), Bad> {
+        let id = action.use_fragment.as_deref().unwrap_or_default();
+        let bad = |problem: String| Bad {
+            field: format!("{field}.use"),
+            problem,
+            fix: "add the fragment to e2e/fragments/, or run `windup validate` and fix the plan"
+                .into(),
+        };
+        let fragment = fragments
+            .get(id)
+            .ok_or_else(|| bad(format!("no fragment `{id}` in e2e/fragments/")))?;
+        if depth >= MAX_FRAGMENT_DEPTH {
+            return Err(bad(format!(
+                "fragments nest deeper than {MAX_FRAGMENT_DEPTH}"
+            )));
+        }
+        for (i, inner) in fragment.actions.iter().enumerate() {
+            let mut labelled = inner.clone();
+            labelled.id = format!("{}:{id}:{}", action.id, inner.id);
+            self.step(
+                &labelled,
+                &format!("e2e/fragments/{id}.json actions[{i}]"),
+                fragments,
+                depth + 1,
+            )?;
+        }
+        if let Some(expect) = fragment.expect.as_ref().filter(|e| !e.is_empty()) {
+            self.blank();
+            self.line(&ts::comment(&format!(
+                "// Fragment `{id}`'s own postconditions"
+            )));
+            self.expect(
+                expect,
+                action.timeout_ms,
+                &format!("e2e/fragments/{id}.json expect"),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn expect(
+        &mut self,
+        expect: &windup_model::Expect,
+        timeout: Option<u64>,
+        field: &str,
+    ) -> Result<(), Bad> {
+        let lines = assertions(PAGE, expect, timeout).map_err(|problem| Bad {
+            field: field.to_string(),
+            problem,
+            fix: "run `windup validate` and fix the plan".into(),
+        })?;
+        if let Some(v) = &expect.value
+            && let Ok(s) = Selector::parse(&v.selector)
+            && value_check(&s) == ValueCheck::ByTag
+        {
+            self.value_helper = true;
+        }
+        for l in lines {
+            self.line(&l);
+        }
+        Ok(())
+    }
+
+    /// The text a `fill` types or a `select` picks: a literal, or the variable `value_ref`
+    /// names, read from the environment when the spec runs. Never the variable's value.
+    fn text(&mut self, action: &Action, field: &str) -> Result<String, Bad> {
+        match (&action.value_ref, &action.value) {
+            (Some(name), _) => {
+                if !is_env_name(name) {
+                    return Err(Bad {
+                        field: format!("{field}.value_ref"),
+                        problem: format!("`{name}` is not an environment variable name"),
+                        fix: "name a variable in capitals, digits and `_`, declared in e2e/manifest.yaml".into(),
+                    });
+                }
+                self.secret_helper = true;
+                Ok(format!(
+                    "process.env.{name} ?? missing({})",
+                    ts::string(name)
+                ))
+            }
+            (None, Some(v)) => Ok(ts::string(v)),
+            (None, None) => Err(Bad {
+                field: format!("{field}.value"),
+                problem: format!("`{}` has neither `value` nor `value_ref`", action.kind),
+                fix: "run `windup validate` and fix the plan".into(),
+            }),
+        }
+    }
+}
+
+/// `^[A-Z][A-Z0-9_]*$`, as the plan schema says; checked again because it becomes code.
+fn is_env_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_uppercase())
+        && bytes.all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use windup_model::{Expect, Target};
+
+    fn scenario(setup: bool, needs: &[&str]) -> Scenario {
+        Scenario {
+            id: "demo".into(),
+            task: "Do it\n// and more".into(),
+            start_url: "/".into(),
+            hints: vec![],
+            tags: vec![],
+            timeout_ms: Some(30_000),
+            setup,
+            needs: needs.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn step(id: &str, kind: ActionType) -> Action {
+        Action {
+            id: id.into(),
+            kind,
+            target: None,
+            value: None,
+            value_ref: None,
+            url: None,
+            key: None,
+            use_fragment: None,
+            expect: None,
+            timeout_ms: None,
+        }
+    }
+
+    fn plan(actions: Vec<Action>) -> Plan {
+        Plan {
+            plan_version: "0.1".into(),
+            scenario_id: "demo".into(),
+            task: "Do it\n// and more".into(),
+            start_url: "/start".into(),
+            generated_by: "human".into(),
+            actions,
+        }
+    }
+
+    fn export(s: &Scenario, p: &Plan, fragments: &Fragments) -> String {
+        spec(&SpecInput {
+            scenario: s,
+            plan: p,
+            plan_file: "e2e/.windup/cache/demo.json",
+            fragments,
+        })
+        .unwrap()
+    }
+
+    fn target(selector: &str) -> Option<Target> {
+        Some(Target {
+            selector: selector.into(),
+            description: None,
+        })
+    }
+
+    #[test]
+    fn value_ref_reads_the_environment_never_a_value() {
+        let mut fill = step("a1", ActionType::Fill);
+        fill.target = target(r#"label="Password""#);
+        fill.value_ref = Some("ADMIN_PASSWORD".into());
+        let text = export(
+            &scenario(false, &[]),
+            &plan(vec![fill]),
+            &Fragments::default(),
+        );
+        assert!(
+            text.contains(r#".fill(process.env.ADMIN_PASSWORD ?? missing("ADMIN_PASSWORD"));"#),
+            "{text}"
+        );
+        assert!(text.contains("function missing(name: string): never"));
+    }
+
+    #[test]
+    fn dialogs_are_accepted_and_new_tabs_followed() {
+        let text = export(
+            &scenario(false, &[]),
+            &plan(vec![step("a1", ActionType::Goto)]),
+            &Fragments::default(),
+        );
+        assert!(text.contains("p.on('dialog', (dialog) => dialog.accept(dialog.defaultValue()));"));
+        assert!(text.contains("p.on('popup', (tab) => {"));
+        assert!(text.contains("const followNewTab = async () => {"));
+        // The task's line break cannot start code.
+        assert!(text.contains("  // Do it // and more\n"), "{text}");
+        assert!(text.contains("test.setTimeout(30000);"));
+    }
+
+    #[test]
+    fn actions_map_to_locator_methods() {
+        let mut press = step("a1", ActionType::Press);
+        press.key = Some("Enter".into());
+        let mut select = step("a2", ActionType::Select);
+        select.target = target("css=select#size");
+        select.value = Some("Large".into());
+        select.timeout_ms = Some(900);
+        let mut check = step("a3", ActionType::Check);
+        check.target = target("role=checkbox");
+        let mut wait = step("a4", ActionType::WaitFor);
+        wait.target = target("text=Done");
+        let text = export(
+            &scenario(false, &[]),
+            &plan(vec![press, select, check, wait]),
+            &Fragments::default(),
+        );
+        for needle in [
+            r#"await page.goto("/start");"#,
+            "await page.keyboard.press(\"Enter\");\n  await followNewTab();",
+            r##"await page.locator("select#size").filter({ visible: true }).first().selectOption("Large", { timeout: 900 });"##,
+            r#"await page.getByRole("checkbox").filter({ visible: true }).first().check();"#,
+            r#"await page.getByText("Done").filter({ visible: true }).first().waitFor();"#,
+        ] {
+            assert!(text.contains(needle), "{needle}\n{text}");
+        }
+    }
+
+    #[test]
+    fn fragments_are_written_out_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("login.json"),
+            r#"{"fragment_version":"0.1","id":"login","description":"Sign in",
+               "actions":[{"id":"f1","type":"click","target":{"selector":"role=button[name=\"Sign in\"]"}}],
+               "expect":{"url":"/home"}}"#,
+        )
+        .unwrap();
+        let fragments = Fragments::load(dir.path()).unwrap();
+        let mut use_step = step("a1", ActionType::Use);
+        use_step.use_fragment = Some("login".into());
+        let text = export(&scenario(false, &[]), &plan(vec![use_step]), &fragments);
+        assert!(
+            text.contains("// a1: fragment `login` (e2e/fragments/login.json): Sign in"),
+            "{text}"
+        );
+        assert!(text.contains("// a1:login:f1: click role=button"), "{text}");
+        assert!(text.contains(r#".getByRole("button", { name: "Sign in", exact: true })"#));
+        assert!(text.contains("toHaveURL(new RegExp("), "{text}");
+    }
+
+    #[test]
+    fn setups_save_storage_and_dependents_load_it() {
+        let goto = step("a1", ActionType::Goto);
+        let setup = export(
+            &scenario(true, &[]),
+            &plan(vec![goto.clone()]),
+            &Fragments::default(),
+        );
+        assert!(setup.contains(
+            r#"await context.storageState({ path: storageFile(test.info().project.testDir, "demo") });"#
+        ));
+        let dependent = export(
+            &scenario(false, &["sign-in"]),
+            &plan(vec![goto]),
+            &Fragments::default(),
+        );
+        assert!(
+            dependent.contains("use(savedStorage(testInfo.project.testDir, [\"sign-in\"]))"),
+            "{dependent}"
+        );
+        assert!(dependent.contains("import * as fs from 'node:fs';"));
+    }
+
+    #[test]
+    fn a_value_check_brings_its_helper() {
+        let mut click = step("a1", ActionType::Click);
+        click.target = target("role=button");
+        click.expect = Some(Expect {
+            value: Some(windup_model::ValueExpect {
+                selector: "role=status".into(),
+                equals: "Saved".into(),
+            }),
+            ..Expect::default()
+        });
+        let text = export(
+            &scenario(false, &[]),
+            &plan(vec![click]),
+            &Fragments::default(),
+        );
+        assert!(text.contains("import { expect, test, type Locator, type Page }"));
+        assert!(text.contains("async function expectValue(target: Locator"));
+    }
+}
