@@ -2872,6 +2872,8 @@ if (!window.__windup) {
         if (block && composedContains(block, el)) return;
         if (!hasOwnText(el)) return;
         if (htmlTag(el) === 'label' && el.control) return; // its control carries the words
+        // A click on a text holding a link off the app would follow it: such texts are left out.
+        if (origins && Array.prototype.some.call(el.querySelectorAll('a[href], area[href]'), leavesApp)) return;
         const text = normText(el, ctx);
         if (!text || text.length > 300) return;
         block = el;

@@ -44,7 +44,10 @@ impl Observation {
         max_chars: usize,
     ) -> Result<Observation, BrowserError> {
         let words = words(task);
-        let origins: Vec<String> = origins.iter().map(url::Origin::ascii_serialization).collect();
+        let origins: Vec<String> = origins
+            .iter()
+            .map(url::Origin::ascii_serialization)
+            .collect();
         let seen = injected::observe(
             session,
             &ObserveOptions {

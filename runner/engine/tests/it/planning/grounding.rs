@@ -98,6 +98,12 @@ fn a_todomvc_flow_is_planned_on_refs_step_by_step_and_proven_by_observed_facts()
         // 600 and 1,000 tokens a small local model can afford (4 characters a token).
         for (prompt, page) in &prompts(&fake)[..2] {
             assert!(page.contains("ELEMENTS:"), "{page}");
+            // Links off the app (the author's Twitter, GitHub) and texts holding them cannot be
+            // followed, so they are not offered.
+            assert!(
+                !page.contains("Oscar Godson") && !page.contains("link \"Source\""),
+                "{page}"
+            );
             assert!(
                 page.len() / 4 <= 600,
                 "observation {} chars:\n{page}",
