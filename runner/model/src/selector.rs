@@ -335,8 +335,14 @@ fn parse_role(body: &str) -> Result<Part, SelectorError> {
         match attr {
             "name" => {
                 if !quoted_value {
+                    // `[name='Save']`: single quotes are not a quote here; the name is `Save`.
+                    let bare = value
+                        .strip_prefix('\'')
+                        .and_then(|v| v.strip_suffix('\''))
+                        .unwrap_or(&value);
+                    let quoted = serde_json::to_string(bare).unwrap_or_default();
                     return Err(SelectorError(format!(
-                        "quote the accessible name: `[name=\"{value}\"]`"
+                        "quote the accessible name with double quotes: `[name={quoted}]`"
                     )));
                 }
                 name = Some(NameMatch { value, exact });
@@ -474,6 +480,8 @@ mod tests {
             ("nth=0", "cannot come first"),
             ("css=li >> nth=x", "whole number"),
             ("role=button[name=Save]", "quote the accessible name"),
+            // Single quotes are named and dropped, not kept inside the suggested double ones.
+            ("role=button[name='Save']", "`[name=\"Save\"]`"),
             ("role=button[foo=\"x\"]", "unknown role attribute"),
             ("a >>  >> b", "empty"),
             ("", "empty"),
