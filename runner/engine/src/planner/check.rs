@@ -162,7 +162,12 @@ fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<St
                 ));
                 continue;
             };
+            let kind = a.get("type").and_then(Value::as_str).unwrap_or_default();
             match rules.observation.item(&r) {
+                Some(item) if let Some(why) = misfit(kind, item) => problems.push(format!(
+                    "actions[{i}]: `{kind}` on {r} ({}): {why}",
+                    describe_item(item)
+                )),
                 Some(item) => {
                     a.insert(
                         "target".into(),
@@ -240,6 +245,33 @@ fn read_proofs(list: Option<Value>, facts: usize) -> (Vec<usize>, Vec<String>) {
         )),
     }
     (picked, problems)
+}
+
+/// Why a step of type `kind` cannot act on `item`, when it cannot: a `check` on a text (a
+/// model reading "check that it appears" as a step), a `fill` on a button.
+fn misfit(kind: &str, item: &Item) -> Option<&'static str> {
+    let role = item.role.as_deref().unwrap_or_default();
+    let input = item.input_type.as_deref().unwrap_or_default();
+    let checkable = matches!(
+        role,
+        "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
+    ) || matches!(input, "checkbox" | "radio");
+    let field = item.control
+        && (matches!(role, "textbox" | "searchbox" | "combobox" | "spinbutton")
+            || matches!(item.tag.as_str(), "input" | "textarea")
+                && !checkable
+                && !matches!(input, "button" | "submit" | "reset" | "image" | "file"));
+    let list = matches!(role, "combobox" | "listbox") || item.tag == "select";
+    match kind {
+        "check" | "uncheck" if !checkable => Some(
+            "check and uncheck tick a checkbox or radio; they never verify (fix: leave the outcome to WHAT CHANGED, or target a checkbox)",
+        ),
+        "fill" if !field => Some("fill types into a text field (fix: target a field)"),
+        "select" if !list => {
+            Some("select chooses an option of a list box (fix: target a list box)")
+        }
+        _ => None,
+    }
 }
 
 /// An element as a plan's `description` names it: `button "Save"`.
@@ -509,6 +541,24 @@ mod tests {
             err.contains("proofs[0]: 3 is not the number of a listed fact"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_step_whose_type_does_not_fit_its_target_is_rejected() {
+        let err = check(json!({"actions": [
+            {"type": "check", "target": {"ref": "e2"}},
+            {"type": "fill", "target": {"ref": "e2"}, "value": "x"},
+            {"type": "select", "target": {"ref": "e1"}, "value": "x"}
+        ], "complete": true}))
+        .unwrap_err()
+        .join("\n");
+        assert!(
+            err.contains("actions[0]: `check` on e2 (button \"Go\")"),
+            "{err}"
+        );
+        assert!(err.contains("they never verify"), "{err}");
+        assert!(err.contains("actions[1]: `fill` on e2"), "{err}");
+        assert!(err.contains("actions[2]: `select` on e1"), "{err}");
     }
 
     #[test]

@@ -286,6 +286,31 @@ fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
+/// A text without its digits: the shape a counter or a timer keeps while its number changes.
+fn shape(text: &str) -> String {
+    text.chars().filter(|c| !c.is_ascii_digit()).collect()
+}
+
+/// The shapes of the texts that changed from `earlier` to `later` with no step in between (a
+/// clock, a countdown, a ticker): facts about them would not hold on a replay.
+pub fn drifted(earlier: &Observation, later: &Observation) -> BTreeSet<String> {
+    let texts = |o: &Observation| -> BTreeSet<String> {
+        o.items
+            .iter()
+            .filter(|i| !i.control)
+            .map(|i| i.name.clone())
+            .collect()
+    };
+    let (a, b) = (texts(earlier), texts(later));
+    a.symmetric_difference(&b).map(|t| shape(t)).collect()
+}
+
+/// Whether `fact` is about a text of a shape that changes on its own.
+pub fn is_drifting(fact: &Fact, drifting: &BTreeSet<String>) -> bool {
+    matches!(fact.kind, FactKind::Appeared | FactKind::Disappeared)
+        && drifting.contains(&shape(&fact.about))
+}
+
 /// The facts that hold on the page now (each checked once, with a short grace).
 pub async fn holding(session: &Session, facts: Vec<Fact>, base: &url::Url) -> Vec<Fact> {
     let mut out = Vec::with_capacity(facts.len());
@@ -449,6 +474,34 @@ mod tests {
         };
         assert_eq!(engine_pick(&check, &facts), Some(0));
         assert!(windup_model::Selector::parse(facts[0].expect.visible.as_deref().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_text_that_changes_with_no_step_is_drifting_and_its_facts_are_dropped() {
+        let base = url::Url::parse("http://h/").unwrap();
+        let at_call = obs(
+            "http://h/",
+            vec![text("Time left: 59 s"), text("Saved")],
+            &[],
+        );
+        let before_step = obs(
+            "http://h/",
+            vec![text("Time left: 48 s"), text("Saved")],
+            &[],
+        );
+        let drifting = drifted(&at_call, &before_step);
+        let after = obs(
+            "http://h/",
+            vec![text("Time left: 47 s"), text("Done")],
+            &[],
+        );
+        let facts = changes(&before_step, &after, &base);
+        let kept: Vec<String> = facts
+            .iter()
+            .filter(|f| !is_drifting(f, &drifting))
+            .map(Fact::line)
+            .collect();
+        assert_eq!(kept, ["visible: text=\"Done\"", "hidden: text=\"Saved\""]);
     }
 
     #[test]

@@ -140,6 +140,8 @@ impl Runner {
         let mut corrected = false;
         // What every planned step did, for the result if planning fails.
         let mut ran: Vec<windup_model::ActionResult> = Vec::new();
+        // Texts that change on their own (clocks, countdowns): never facts.
+        let mut drifting = std::collections::BTreeSet::new();
         loop {
             shared.events.on_event(&Event::Planning {
                 scenario_id: scenario.id.clone(),
@@ -162,6 +164,15 @@ impl Runner {
                 .map_err(|f| failed(&scenario.id, miss, f.class, f.message))?;
             proofs::pick_numbers(&mut steps, &pending, &segment.proofs);
             pending.clear();
+            if !segment.actions.is_empty() {
+                // The call took a while: what changed meanwhile changed on its own.
+                let now = self
+                    .observe(session, &scenario.task, phases)
+                    .await
+                    .map_err(stop)?;
+                drifting.extend(facts::drifted(&page, &now));
+                page = now;
+            }
             let segment_start = page.clone();
             let mut failure = None;
             for action in segment.actions.iter() {
@@ -183,7 +194,7 @@ impl Runner {
                     .into_iter()
                     .filter(|f| {
                         let line = f.line();
-                        self.secrets.redact(&line) == line
+                        self.secrets.redact(&line) == line && !facts::is_drifting(f, &drifting)
                     })
                     .collect();
                 let changed = facts::holding(session, changed, &base).await;
@@ -266,6 +277,18 @@ impl Runner {
                 Ok(numbers) => proofs::pick_numbers(&mut steps, &pending, &numbers),
                 Err(f) => return Err(failed(&scenario.id, miss, f.class, f.message)),
             }
+        }
+        // The last step's facts are checked once more on the page as it ends: one that no
+        // longer holds (a message that faded) is not a postcondition.
+        if let Some(last) = steps.last_mut() {
+            let still = facts::holding(session, last.facts.clone(), &base).await;
+            let picked = last
+                .picked
+                .iter()
+                .filter_map(|&k| still.iter().position(|f| *f == last.facts[k]))
+                .collect();
+            last.facts = still;
+            last.picked = picked;
         }
         Ok(Made {
             steps,
