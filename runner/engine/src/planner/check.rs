@@ -143,6 +143,9 @@ fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<St
     o.remove("final_expect");
     let (proofs, mut problems) = read_proofs(o.remove("proofs"), rules.facts);
     if let Some(Value::Array(actions)) = o.get_mut("actions") {
+        // A check on what cannot be ticked is the task's "check that …" read as a step: the
+        // outcome is verified from what changed, so the step goes.
+        actions.retain(|a| !verifies(a, rules.observation));
         for (i, a) in actions.iter_mut().enumerate() {
             let Value::Object(a) = a else { continue };
             a.remove("expect");
@@ -163,6 +166,14 @@ fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<St
                 continue;
             };
             let kind = a.get("type").and_then(Value::as_str).unwrap_or_default();
+            // A fill or select on a field's caption (a label the page does not tie to its
+            // field) means the field right after it.
+            let r = match rules.observation.item(&r) {
+                Some(item) if misfit(kind, item).is_some() => {
+                    next_fit(kind, &r, rules.observation).unwrap_or(r)
+                }
+                _ => r,
+            };
             match rules.observation.item(&r) {
                 Some(item) if let Some(why) = misfit(kind, item) => problems.push(format!(
                     "actions[{i}]: `{kind}` on {r} ({}): {why}",
@@ -245,6 +256,32 @@ fn read_proofs(list: Option<Value>, facts: usize) -> (Vec<usize>, Vec<String>) {
         )),
     }
     (picked, problems)
+}
+
+/// Whether `action` is a `check` or `uncheck` on an observed item that cannot be ticked.
+fn verifies(action: &Value, observation: &Observation) -> bool {
+    let kind = action
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let r = match action.get("target") {
+        Some(Value::String(r)) => Some(r.as_str()),
+        Some(Value::Object(t)) => t.get("ref").and_then(Value::as_str),
+        _ => None,
+    };
+    matches!(kind, "check" | "uncheck")
+        && r.and_then(|r| observation.item(r))
+            .is_some_and(|item| misfit(kind, item).is_some())
+}
+
+/// The ref of the item right after `r` when it is a text and that next item is a control the
+/// step fits (a caption, then its field).
+fn next_fit(kind: &str, r: &str, observation: &Observation) -> Option<String> {
+    let n: usize = r.trim().strip_prefix('e')?.parse().ok()?;
+    let here = observation.item(r)?;
+    let next = observation.items.get(n)?;
+    (!here.control && next.control && next.context == here.context && misfit(kind, next).is_none())
+        .then(|| format!("e{}", n + 1))
 }
 
 /// Why a step of type `kind` cannot act on `item`, when it cannot: a `check` on a text (a
@@ -544,21 +581,49 @@ mod tests {
     }
 
     #[test]
-    fn a_step_whose_type_does_not_fit_its_target_is_rejected() {
+    fn a_step_whose_type_does_not_fit_its_target_is_rejected_or_mended() {
         let err = check(json!({"actions": [
-            {"type": "check", "target": {"ref": "e2"}},
             {"type": "fill", "target": {"ref": "e2"}, "value": "x"},
             {"type": "select", "target": {"ref": "e1"}, "value": "x"}
         ], "complete": true}))
         .unwrap_err()
         .join("\n");
         assert!(
-            err.contains("actions[0]: `check` on e2 (button \"Go\")"),
+            err.contains("actions[0]: `fill` on e2 (button \"Go\")"),
             "{err}"
         );
-        assert!(err.contains("they never verify"), "{err}");
-        assert!(err.contains("actions[1]: `fill` on e2"), "{err}");
-        assert!(err.contains("actions[2]: `select` on e1"), "{err}");
+        assert!(err.contains("actions[1]: `select` on e1"), "{err}");
+        // "Check that it is saved" read as a step: a check on what cannot be ticked goes.
+        let seg = check(json!({"actions": [
+            {"type": "click", "target": {"ref": "e2"}},
+            {"type": "check", "target": {"ref": "e1"}}
+        ], "complete": true}))
+        .unwrap();
+        assert_eq!(seg.actions.len(), 1);
+        // A fill on a caption the page does not tie to its field types into that field.
+        let mut page = page();
+        let caption = Item {
+            control: false,
+            role: None,
+            name: "Password".into(),
+            selector: "text=\"Password\"".into(),
+            ..page.items[0].clone()
+        };
+        page.items.insert(0, caption);
+        let boundary = boundary(&[]);
+        let rules = Rules {
+            boundary: &boundary,
+            fragments: &Fragments::default(),
+            taken_ids: BTreeSet::new(),
+            observation: &page,
+            facts: 0,
+        };
+        let answer = json!({"actions": [{"type": "fill", "target": {"ref": "e1"}, "value": "x"}], "complete": true});
+        let seg = accept(&answer.to_string(), &stub(), &rules).unwrap();
+        assert_eq!(
+            seg.actions[0].target.as_ref().unwrap().selector,
+            "label=\"Password\""
+        );
     }
 
     #[test]
