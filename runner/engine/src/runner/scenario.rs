@@ -71,6 +71,7 @@ impl Runner {
                                 .into(),
                         ),
                         url: None,
+                        start_sig_now: None,
                         run_id: Some(shared.run_id.to_string()),
                     },
                 );
@@ -130,6 +131,7 @@ impl Runner {
                 failed_action_id: None,
                 message: Some(self.secrets.redact(&message)),
                 url: None,
+                start_sig_now: None,
                 run_id: Some(shared.run_id.to_string()),
             },
         );
@@ -192,13 +194,23 @@ impl Runner {
                 .keep_setup_state(&self.config.root, scenario, &session)
                 .await;
         }
+        // The start page's structure now, when it differs from the page the plan was verified on.
+        let changed = crate::signature::changed(
+            entry.key.start_sig.as_deref(),
+            execution.start_sig.as_deref(),
+        );
+        let hit = if changed.is_some() {
+            CacheOutcome::HitChangedPage
+        } else {
+            CacheOutcome::Hit
+        };
         let Some(failure) = execution
             .failure
             .clone()
             .filter(|f| f.class.invalidates_plan())
         else {
             session.close().await;
-            return self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
+            return self.scenario_result(run_id, &scenario.id, hit, execution);
         };
         self.retire(
             scenario,
@@ -212,6 +224,7 @@ impl Runner {
                 failed_action_id: failure.action_id.clone(),
                 message: Some(self.secrets.redact(&failure.message)),
                 url: execution.final_url.clone(),
+                start_sig_now: changed.clone(),
                 run_id: Some(run_id.to_string()),
             },
         );
@@ -219,8 +232,7 @@ impl Runner {
         let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
         if self.planning_blocked(scenario).is_some() || !repairable {
             session.close().await;
-            let mut result =
-                self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
+            let mut result = self.scenario_result(run_id, &scenario.id, hit, execution);
             if let Some((_, why)) = self.planning_blocked(scenario) {
                 result.message = result.message.map(|m| {
                     format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
