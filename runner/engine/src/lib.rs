@@ -25,6 +25,7 @@ pub mod project;
 pub mod reporters;
 pub mod retry;
 pub mod runner;
+pub mod scan;
 pub mod secrets;
 pub mod signature;
 pub mod timeouts;

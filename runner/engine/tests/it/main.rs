@@ -7,6 +7,7 @@ mod launch;
 mod locators;
 mod planning;
 mod report_runs;
+mod scan;
 mod screenshots;
 mod support;
 mod thirdparty;
