@@ -28,5 +28,6 @@ pub mod runner;
 pub mod scan;
 pub mod secrets;
 pub mod signature;
+pub mod sitemap;
 pub mod timeouts;
 pub mod verifier;

@@ -57,6 +57,27 @@ pub async fn of_page(session: &Session) -> Result<String, BrowserError> {
     Ok(hash(&tokens))
 }
 
+/// A page as the site map keeps it.
+#[derive(Debug, Clone)]
+pub struct Observed {
+    /// Its structural signature.
+    pub signature: String,
+    /// Its title.
+    pub title: String,
+    /// Its first controls as (role, accessible name).
+    pub controls: Vec<(String, String)>,
+}
+
+/// The current page's signature, title and first `limit` controls, read in one call.
+pub async fn observe(session: &Session, limit: usize) -> Result<Observed, BrowserError> {
+    let inv = injected::inventory(session, limit).await?;
+    Ok(Observed {
+        signature: hash(&inv.tokens),
+        title: inv.title,
+        controls: inv.controls,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ mod schedule;
 mod selection;
 mod setup;
 mod shared;
+mod site;
 mod storage;
 mod suggest;
 

@@ -160,7 +160,7 @@ impl Runner {
                 done: &actions,
                 purpose: purpose.clone(),
                 fragments: &catalog,
-                site_map: None,
+                site_map: shared.site.slice(&scenario.id),
             };
             let segment = match planner.plan(&ask, &project, spend).await {
                 Ok(s) => s,

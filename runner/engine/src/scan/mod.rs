@@ -15,4 +15,4 @@ mod react_router;
 mod result;
 
 pub use project::{ScanError, scan};
-pub use result::{ScanResult, ScannedRoute};
+pub use result::{ScanReport, ScanResult, ScannedRoute, update_site_map};

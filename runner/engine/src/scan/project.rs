@@ -17,6 +17,12 @@ pub enum ScanError {
     /// A source root does not exist.
     #[error("the source folder {0} does not exist; fix [scan] roots in windup.toml or --source")]
     NoSource(PathBuf),
+    /// The site map there cannot be read.
+    #[error("{0}")]
+    SiteMap(windup_model::Problems),
+    /// The site map could not be written.
+    #[error("could not write {0}: {1}")]
+    Write(PathBuf, std::io::Error),
 }
 
 /// Folders never scanned.

@@ -21,4 +21,6 @@ mod route;
 pub use map::{
     Control, Edge, MAP_VERSION, MAX_BYTES, MAX_CONTROLS, MAX_PAGES, Page, ScanInfo, SiteMap, Source,
 };
-pub use route::{generalize_path, is_param_value, pattern_segments, route_matches, segments};
+pub use route::{
+    generalize_path, is_param_value, pattern_segments, route_matches, segments, step_via,
+};

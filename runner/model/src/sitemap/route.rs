@@ -39,6 +39,20 @@ pub fn is_param_value(segment: &str) -> bool {
     uuid || hex || token
 }
 
+/// How an edge names the step that led to a page: its type and target (or key, or URL), never
+/// the value it typed.
+pub fn step_via(action: &crate::Action) -> String {
+    let mut via = action.kind.as_str().to_string();
+    if let Some(t) = &action.target {
+        via.push(' ');
+        via.push_str(&t.selector);
+    } else if let Some(k) = &action.key {
+        via.push(' ');
+        via.push_str(k);
+    }
+    via
+}
+
 /// A concrete path as a route: numbers, UUIDs and hashes become `:id`.
 pub fn generalize_path(path: &str) -> String {
     let segs: Vec<String> = segments(path)
