@@ -76,13 +76,19 @@ impl Runner<'_, '_> {
     /// After a step that may have led elsewhere: the page it reached, when the URL changed (one
     /// read of the URL per step; the page itself is read only when it is a new one).
     pub(super) async fn see_if_moved(&mut self, action: &Action) {
+        if action.kind != windup_model::ActionType::WaitFor {
+            self.last_act = Some(windup_model::sitemap::step_via(action));
+        }
         let Ok(now) = self.session.url().await else {
             return;
         };
         let path = |u: &str| u.split('#').next().unwrap_or(u).to_string();
         if self.last_url.as_deref().map(path) != Some(path(&now)) {
-            self.see_page(&now, Some(windup_model::sitemap::step_via(action)))
-                .await;
+            let via = match action.kind {
+                windup_model::ActionType::WaitFor => self.last_act.clone(),
+                _ => Some(windup_model::sitemap::step_via(action)),
+            };
+            self.see_page(&now, via).await;
         }
     }
 

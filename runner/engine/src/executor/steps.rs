@@ -34,6 +34,9 @@ pub(super) struct Runner<'s, 'c> {
     pub failed_target: Option<String>,
     /// The URL of the last page reported with `PageSeen`.
     pub last_url: Option<String>,
+    /// The last step that acted on the page: the one a page reached during a later `wait_for`
+    /// was led to by.
+    pub last_act: Option<String>,
 }
 
 /// Time a step spent (wait, act, verify).
@@ -70,6 +73,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
             .collect(),
         failed_target: None,
         last_url: None,
+        last_act: None,
     };
     let mut start_sig = None;
     // Every top-level document of the run is held to the app's origins, whatever the plan says.

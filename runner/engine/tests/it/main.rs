@@ -9,5 +9,6 @@ mod planning;
 mod report_runs;
 mod scan;
 mod screenshots;
+mod sitemap;
 mod support;
 mod thirdparty;
