@@ -307,3 +307,50 @@ fn a_plan_whose_target_left_the_page_is_reported_at_risk_and_replanned_up_front_
         assert_eq!(p.stale().len(), 1);
     });
 }
+
+#[test]
+fn a_replay_on_a_changed_start_page_is_hit_changed_page_and_a_failed_one_says_so_in_its_evidence() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Json(save_plan()));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario("save", "Save the page", "/basic.html");
+        assert_eq!(
+            single(&p.run(Overrides::default()).await).status,
+            ScenarioStatus::Passed
+        );
+        let mut entry = p.cached("save").unwrap();
+        let verified_on = entry["key"]["start_sig"].as_str().unwrap().to_string();
+        // The page as it was verified: a plain hit.
+        let same = p.run(Overrides::default()).await;
+        assert_eq!(single(&same).cache, CacheOutcome::Hit);
+        // As if a control had been added since: reported, and the replay still passes.
+        entry["key"]["start_sig"] = json!("sha256:0000");
+        p.write("e2e/.windup/cache/save.json", &entry.to_string());
+        let changed = p.run(Overrides::default()).await;
+        let r = single(&changed);
+        assert_eq!(
+            (r.status, r.cache),
+            (ScenarioStatus::Passed, CacheOutcome::HitChangedPage)
+        );
+        // A replay that then fails keeps the new signature in its stale evidence.
+        entry["plan"]["actions"][0]["target"]["selector"] = json!("role=button[name=\"Gone\"]");
+        p.write("e2e/.windup/cache/save.json", &entry.to_string());
+        let failed = p
+            .run(Overrides {
+                require_cached: true,
+                ..Overrides::default()
+            })
+            .await;
+        assert_eq!(single(&failed).cache, CacheOutcome::HitChangedPage);
+        let stale = p.stale();
+        assert_eq!(stale.len(), 1);
+        let evidence: Value =
+            serde_json::from_str(&std::fs::read_to_string(&stale[0]).unwrap()).unwrap();
+        assert_eq!(
+            evidence["invalidation"]["start_sig_now"],
+            json!(verified_on)
+        );
+    });
+}
