@@ -72,7 +72,7 @@ impl Runner {
                     // At risk is reported whatever the replay did: a pass means the map was stale.
                     if let Some(risk) = risk {
                         result.message = Some(match result.message {
-                            Some(m) => format!("{} (before the replay); {m}", risk.describe()),
+                            Some(m) => format!("{m} ({}, before the replay)", risk.describe()),
                             None => format!("{}, but the replay passed", risk.describe()),
                         });
                     }

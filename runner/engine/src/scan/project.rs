@@ -54,6 +54,12 @@ pub fn scan(project: &Path, roots: &[PathBuf]) -> Result<ScanResult, ScanError> 
     };
     let mut apps = Vec::new();
     let mut packages = HashMap::new();
+    // A root inside a monorepo still imports the repository's packages by name.
+    for m in workspace_members(project) {
+        if let Some(name) = package_name(&m) {
+            packages.insert(name, m);
+        }
+    }
     for root in &roots {
         if !root.is_dir() {
             return Err(ScanError::NoSource(root.clone()));

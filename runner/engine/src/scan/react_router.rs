@@ -51,7 +51,7 @@ impl Modules {
     /// Where an import specifier from `from` leads, when it is the app's own code.
     pub(super) fn resolve(&self, from: &Path, spec: &str) -> Option<PathBuf> {
         let base = if spec.starts_with('.') {
-            from.parent()?.join(spec)
+            lexical(&from.parent()?.join(spec))
         } else {
             let (pkg, sub) = self
                 .packages
@@ -181,6 +181,22 @@ impl Modules {
             None => Some(file.to_path_buf()),
         }
     }
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system.
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn with_extension(base: &Path) -> Option<PathBuf> {

@@ -141,7 +141,10 @@ mod tests {
             scenario_id: scenario.into(),
             url: format!("http://127.0.0.1:9/{url}"),
             signature: Some(sig.into()),
-            title: Some(format!("{url} · alice@example.com")),
+            title: Some(format!(
+                "{} · alice@example.com",
+                url.split('/').next().unwrap_or_default()
+            )),
             controls: vec![("button".into(), "Save".into())],
             via: via.map(str::to_string),
         }

@@ -1,6 +1,11 @@
 //! A cached plan checked against the site map before it replays: the plan is at risk when a
 //! route it goes to left the app's source (the last scan no longer finds it), or when a target
 //! it relies on (by role and name, label, placeholder or test id) left its page's inventory.
+//!
+//! An inventory is what a run saw when the page loaded, so it says nothing of a dialog or a
+//! menu a step opens: only the first step that acts after arriving on a page is judged by it.
+//! The scan's controls are those of the route's own file, without the components it imports,
+//! so they feed the planner's slice but never make a target at risk.
 //! At risk is a warning, not a verdict: the replay still runs first (it costs nothing, and may
 //! pass); only with `--replan-at-risk` and a provider is the plan re-planned up front.
 
@@ -29,11 +34,14 @@ pub fn at_risk(map: &SiteMap, plan: &Plan) -> Option<AtRisk> {
     let mut reasons = Vec::new();
     let scanned = map.scan.as_ref().is_some_and(|s| s.routes > 0);
     let mut at = route_check(map, &plan.start_url, scanned, "the start URL", &mut reasons);
+    // Whether nothing has acted on the page since it loaded: its inventory still describes it.
+    let mut fresh = true;
     for a in &plan.actions {
         match a.kind {
             ActionType::Goto => {
                 let url = a.url.as_deref().unwrap_or("/");
                 at = route_check(map, url, scanned, &format!("step {}", a.id), &mut reasons);
+                fresh = true;
                 continue;
             }
             ActionType::Use => {
@@ -45,7 +53,10 @@ pub fn at_risk(map: &SiteMap, plan: &Plan) -> Option<AtRisk> {
         let Some(page) = at else {
             continue;
         };
+        // A wait is for what a step brought about, often no control at all: not judged.
         if let Some(t) = &a.target
+            && fresh
+            && a.kind != ActionType::WaitFor
             && let Some(false) = present(page, &t.selector)
         {
             reasons.push(format!(
@@ -53,7 +64,13 @@ pub fn at_risk(map: &SiteMap, plan: &Plan) -> Option<AtRisk> {
                 a.id, t.selector, page.route
             ));
         }
+        if a.kind != ActionType::WaitFor {
+            fresh = false;
+        }
         at = next_page(map, page, a);
+        if at.is_some_and(|p| p.route != page.route) {
+            fresh = true;
+        }
     }
     (!reasons.is_empty()).then_some(AtRisk { reasons })
 }
@@ -100,20 +117,33 @@ fn next_page<'m>(map: &'m SiteMap, page: &'m Page, a: &Action) -> Option<&'m Pag
     }
 }
 
-/// Whether the page's inventory has the selector's first part; `None` when it cannot say (a
-/// CSS or text selector, an inventory that was cut short, or one that never records the kind).
+/// Roles an inventory records (the in-page engine's interactive elements).
+const INTERACTIVE: [&str; 14] = [
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "menuitem",
+    "tab",
+    "switch",
+    "slider",
+    "spinbutton",
+    "option",
+];
+
+/// Whether the inventory runs saw on the page has the selector's first part; `None` when it
+/// cannot say (a CSS or text selector, no inventory from a run, one that was cut short, or one
+/// that never records the kind).
 fn present(page: &Page, selector: &str) -> Option<bool> {
     let parsed = Selector::parse(selector).ok()?;
-    // Execution outranks static: judge by what runs saw when they saw anything.
-    let source = if page.controls.iter().any(|c| c.source == Source::Execution) {
-        Source::Execution
-    } else {
-        Source::Static
-    };
     let controls: Vec<&Control> = page
         .controls
         .iter()
-        .filter(|c| c.source == source)
+        .filter(|c| c.source == Source::Execution)
         .collect();
     if controls.is_empty() || controls.len() >= MAX_CONTROLS {
         return None;
@@ -126,6 +156,8 @@ fn present(page: &Page, selector: &str) -> Option<bool> {
         }
     };
     match parsed.parts.first()? {
+        // The inventory holds interactive elements only: a list or a heading is never in it.
+        Part::Role { role, .. } if !INTERACTIVE.contains(&role.as_str()) => None,
         Part::Role { role, name, .. } => Some(controls.iter().any(|c| {
             c.role == *role
                 && name
@@ -185,7 +217,7 @@ mod tests {
                         name: n.into(),
                         placeholder: None,
                         testid: None,
-                        source: Source::Static,
+                        source: Source::Execution,
                     })
                     .collect(),
                 seen: 0,
@@ -208,7 +240,8 @@ mod tests {
             r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"New project\"]"}},
                 {"id":"a2","type":"goto","url":"/projects/7"},
                 {"id":"a3","type":"click","target":{"selector":"role=button[name=\"Archive\"]"}},
-                {"id":"a4","type":"click","target":{"selector":"text=Anything"}}]"#,
+                {"id":"a4","type":"click","target":{"selector":"role=button[name=\"In a dialog\"]"}},
+                {"id":"a5","type":"click","target":{"selector":"text=Anything"}}]"#,
         );
         assert_eq!(at_risk(&map(), &p), None);
     }

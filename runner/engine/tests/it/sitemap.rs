@@ -1,6 +1,7 @@
 //! The site map in real runs: built passively from the example app's replays (pages, controls,
 //! the step between them) and left byte-identical by a run that learns nothing; routes
-//! generalised from three users' pages; the planner's slice deciding a direct `goto`; a cached
+//! generalised from three users' pages (one signature despite different texts, data and list
+//! lengths); the planner's slice deciding a direct `goto`; a cached
 //! plan reported at risk before its replay, and re-planned up front with `--replan-at-risk`.
 
 use std::path::Path;
@@ -122,6 +123,15 @@ fn replays_of_the_example_app_build_its_site_map_and_an_unchanged_run_leaves_it_
             .iter()
             .all(|s| s.status == ScenarioStatus::Passed)
     );
+    // The map it built says none of the example's verified plans is at risk.
+    for s in &again.scenarios {
+        assert!(
+            !s.message.as_deref().unwrap_or_default().contains("at risk"),
+            "{}: {:?}",
+            s.scenario_id,
+            s.message
+        );
+    }
     let after = std::fs::read(dir.path().join("e2e/.windup/sitemap.json")).unwrap();
     assert_eq!(before, after);
 }
@@ -156,8 +166,17 @@ fn three_users_pages_with_one_structure_become_one_route() {
         let r = single(&report);
         assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
         let map = site_map(p.root());
-        // Three names, one signature (their lists differ only in length): one route.
+        // Three names, one signature in Chromium (their texts, data and the length of their
+        // lists differ; their controls do not): one route. The team page, whose controls
+        // differ, keeps its own signature.
         assert_eq!(routes(&map), ["/", "/users/:id"]);
+        let sigs: Vec<&str> = map["pages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["signature"].as_str().unwrap())
+            .collect();
+        assert_ne!(sigs[0], sigs[1]);
         let edges: Vec<(&str, &str, &str)> = map["edges"]
             .as_array()
             .unwrap()
@@ -352,5 +371,57 @@ fn a_replay_on_a_changed_start_page_is_hit_changed_page_and_a_failed_one_says_so
             evidence["invalidation"]["start_sig_now"],
             json!(verified_on)
         );
+    });
+}
+
+/// The signature in Chromium: the same for pages that differ in text, data and the length of
+/// a list; different when a control is added or removed.
+#[test]
+fn signatures_ignore_text_data_and_counts_but_not_controls() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = |name: &str, rows: usize, extra: &str| {
+        let items: String = (0..rows)
+            .map(|i| format!("<li>Item {i} of {name} <a href=\"/i/{i}\">Open</a> <button>Delete</button></li>"))
+            .collect();
+        std::fs::write(
+            dir.path().join(format!("{name}.html")),
+            format!(
+                "<!doctype html><title>{name}</title><h1>{name}</h1><p>{rows} items</p>\
+                 <label>Search <input type=search></label><ul>{items}</ul>{extra}\
+                 <button>Save</button>"
+            ),
+        )
+        .unwrap();
+    };
+    page("few", 2, "");
+    page("many", 40, "");
+    page("other-text", 5, "");
+    page(
+        "added",
+        5,
+        "<select aria-label=\"Sort\"><option>a</option></select>",
+    );
+    page("removed", 0, "");
+    let server = Server::start(dir.path());
+    block_on(async {
+        let session = browser().acquire_session().await.unwrap();
+        let mut sigs = std::collections::BTreeMap::new();
+        for name in ["few", "many", "other-text", "added", "removed"] {
+            let url = server.base.join(&format!("{name}.html")).unwrap();
+            session
+                .goto(url.as_str(), std::time::Duration::from_secs(10))
+                .await
+                .unwrap();
+            sigs.insert(
+                name,
+                windup_engine::signature::of_page(&session).await.unwrap(),
+            );
+        }
+        session.close().await;
+        note_pid(browser()).await;
+        assert_eq!(sigs["few"], sigs["many"]);
+        assert_eq!(sigs["few"], sigs["other-text"]);
+        assert_ne!(sigs["few"], sigs["added"], "a control added");
+        assert_ne!(sigs["few"], sigs["removed"], "the list's controls removed");
     });
 }
