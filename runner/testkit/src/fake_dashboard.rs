@@ -415,10 +415,7 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
                 Ok(m) => m,
                 Err(e) => return error(422, "invalid", &format!("not a site map: {e}")),
             };
-            let map = s
-                .sitemaps
-                .entry(branch.clone())
-                .or_insert_with(SiteMap::new);
+            let map = s.sitemaps.entry(branch.clone()).or_default();
             map.merge(&upload);
             let saved = SiteMapSaved {
                 branch,

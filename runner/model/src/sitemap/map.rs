@@ -13,7 +13,7 @@ pub const MAX_BYTES: usize = 512 * 1024;
 pub const MAX_CONTROLS: usize = 40;
 
 /// The app's known pages and the ways between them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SiteMap {
     /// The format's version, `"0.1"`.
     pub map_version: String,
@@ -131,13 +131,23 @@ pub struct Edge {
     pub seen: u64,
 }
 
+impl Default for SiteMap {
+    /// An empty map of this version.
+    fn default() -> SiteMap {
+        SiteMap {
+            map_version: MAP_VERSION.to_string(),
+            generation: 0,
+            scan: None,
+            pages: Vec::new(),
+            edges: Vec::new(),
+        }
+    }
+}
+
 impl SiteMap {
     /// An empty map of this version.
     pub fn new() -> SiteMap {
-        SiteMap {
-            map_version: MAP_VERSION.to_string(),
-            ..SiteMap::default()
-        }
+        SiteMap::default()
     }
 
     /// The page whose route pattern matches a concrete path, preferring a literal route.
