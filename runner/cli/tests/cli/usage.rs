@@ -160,4 +160,11 @@ fn scan_writes_the_site_map_once_and_refuses_a_missing_source() {
     let bad = windup(dir.path(), &["scan", "--source", "apps/missing"]);
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("does not exist"), "{}", stderr(&bad));
+    // `validate` reads the site map too, and names a broken one.
+    let example = example();
+    let map = example.path().join("e2e/.windup/sitemap.json");
+    std::fs::write(&map, r#"{"map_version": "0.1", "pages": [{"route": 7}]}"#).unwrap();
+    let v = windup(example.path(), &["validate"]);
+    assert_eq!(v.status.code(), Some(2), "{}", stderr(&v));
+    assert!(stderr(&v).contains("sitemap.json"), "{}", stderr(&v));
 }
