@@ -95,7 +95,15 @@ impl Runner {
     /// warning. Returns the map when it changed, for the dashboard.
     pub(super) fn close_site(&self, site: &Site) -> Option<SiteMap> {
         let map = site.map.as_ref()?;
-        let seen = site.collector.take();
+        // Only the app's own pages: a sign-on page on another allowed origin has paths of its
+        // own, which would be mistaken for the app's routes.
+        let origin = self.config.base_url.as_ref().map(|u| u.origin());
+        let seen: Vec<_> = site
+            .collector
+            .take()
+            .into_iter()
+            .filter(|s| url::Url::parse(&s.url).is_ok_and(|u| Some(u.origin()) == origin))
+            .collect();
         let redact = |s: &str| self.secrets.redact(s);
         let next = learn(map, &seen, &redact).or_else(|| {
             // Restored facts from the dashboard alone are worth writing too.
