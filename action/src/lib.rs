@@ -129,6 +129,7 @@ fn prepare(
         suggest: inputs.suggest,
         dashboard_url: inputs.dashboard_url.as_ref().map(|u| u.to_string()),
         no_push: false,
+        replan_at_risk: false,
     };
     let mut config = Config::load(root, &overrides).map_err(|e| Stop::Problems(e.into()))?;
     if config.base_url.is_none()

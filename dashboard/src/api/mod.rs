@@ -7,6 +7,7 @@ mod cache;
 mod projects;
 mod routes;
 mod runs;
+mod sitemap;
 mod tokens;
 
 pub use auth::ApiAuth;

@@ -8,6 +8,7 @@ use super::body::{ARTIFACT_LIMIT, DEFAULT_LIMIT, RUN_LIMIT};
 use super::cache::{cache_get, cache_put};
 use super::projects::create_project;
 use super::runs::{ingest_run, put_artifact};
+use super::sitemap::{sitemap_get, sitemap_put};
 use super::tokens::{create_token, list_tokens, revoke_token};
 use crate::AppState;
 use crate::error::ApiError;
@@ -29,6 +30,7 @@ pub fn routes() -> Router<AppState> {
             put(put_artifact).layer(DefaultBodyLimit::max(ARTIFACT_LIMIT)),
         )
         .route("/api/v1/cache/{scenario_id}", get(cache_get).put(cache_put))
+        .route("/api/v1/sitemap", get(sitemap_get).put(sitemap_put))
         .route("/api/{*rest}", axum::routing::any(no_route))
         .layer(DefaultBodyLimit::max(DEFAULT_LIMIT))
 }

@@ -170,6 +170,18 @@ pub trait Store: Send + Sync + 'static {
     async fn stale_entries(&self, project_id: i64, limit: i64) -> Result<Vec<StaleRow>>;
     async fn stale_entry(&self, project_id: i64, id: i64) -> Result<Option<StaleRow>>;
 
+    /// The branch's site map as stored (JSON), when one is.
+    async fn sitemap_get(&self, project_id: i64, branch: &str) -> Result<Option<String>>;
+    /// Replaces the branch's site map with `merge(stored)`, atomically against other merges
+    /// (retried when another write came first); returns what was stored.
+    async fn sitemap_merge(
+        &self,
+        project_id: i64,
+        branch: &str,
+        merge: &(dyn for<'m> Fn(Option<&'m str>) -> String + Send + Sync),
+        now_ms: i64,
+    ) -> Result<String>;
+
     /// Deletes the runs that started before `before_ms` with their results, ledger records
     /// and screenshots, and screenshots uploaded before it; keeps every rollup and the plan
     /// cache. A pruned run's id stays taken: uploading it again changes nothing.

@@ -122,6 +122,18 @@ async fn every_api_route_rejects_missing_wrong_and_wrong_scope_tokens() {
             &read_only,
         ),
         (
+            "GET",
+            "/api/v1/sitemap?branch=main".into(),
+            None,
+            &ingest_only,
+        ),
+        (
+            "PUT",
+            "/api/v1/sitemap?branch=main".into(),
+            Some(json!({"map_version": "0.1"})),
+            &read_only,
+        ),
+        (
             "POST",
             "/api/v1/projects".into(),
             Some(json!({"slug": "new"})),

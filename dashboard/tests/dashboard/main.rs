@@ -32,6 +32,7 @@ mod pages;
 mod retention;
 mod roles;
 mod sign_in;
+mod sitemap;
 mod store_suite;
 mod tokens;
 mod upgrade;

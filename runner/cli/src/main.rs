@@ -6,6 +6,7 @@ mod export;
 mod init;
 mod output;
 mod push;
+mod scan;
 mod validate;
 
 use std::path::PathBuf;
@@ -85,6 +86,9 @@ enum Command {
     Costs(costs::CostsArgs),
     /// Write each verified plan as a plain Playwright spec, with no Windup dependency.
     Export(export::ExportArgs),
+    /// Read the app's routes and controls from its source (Next.js, react-router) into the
+    /// site map, e2e/.windup/sitemap.json.
+    Scan(scan::ScanArgs),
     /// Scaffold a project: windup.toml, an example scenario, the manifest, .gitignore entries.
     /// Never overwrites a file.
     Init {
@@ -130,6 +134,10 @@ struct PlanningArgs {
     /// Ask the LLM for a summary and a fix suggestion for each failure (opt-in, budgeted).
     #[arg(long)]
     suggest: bool,
+    /// Re-plan up front the cached plans the site map says are at risk, instead of replaying
+    /// them first (needs a provider).
+    #[arg(long)]
+    replan_at_risk: bool,
 }
 
 #[derive(Args)]
@@ -175,6 +183,7 @@ fn main() -> ProcessExit {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Scan(args) => scan::run(&args),
         Command::Push(args) => push::run(&args),
         Command::Init { root, base_url } => init::run(&root, &base_url),
         Command::Run {
@@ -278,6 +287,7 @@ fn load_config(
         budget_usd: planning.budget_usd,
         require_cached: planning.require_cached,
         suggest: planning.suggest,
+        replan_at_risk: planning.replan_at_risk,
     };
     let config = Config::load(&common.root, &overrides).map_err(Problems::from);
     // windup.toml's reports (paths relative to the project root), then the flags'.

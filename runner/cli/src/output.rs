@@ -139,6 +139,7 @@ impl Terminal {
 fn cache_word(c: CacheOutcome) -> &'static str {
     match c {
         CacheOutcome::Hit => "cache hit",
+        CacheOutcome::HitChangedPage => "cache hit, page changed",
         CacheOutcome::Miss => "cache miss",
         CacheOutcome::StaleReplanned => "re-planned",
         CacheOutcome::None => "no cache",

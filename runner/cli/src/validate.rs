@@ -109,6 +109,14 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
             Err(p) => problems.extend(p.0),
         }
     }
+    // The site map, when there is one.
+    let site_map = windup_engine::sitemap::SiteMapFile::new(root);
+    if site_map.path().exists() {
+        checked += 1;
+        if let Err(p) = site_map.load() {
+            problems.extend(p.0);
+        }
+    }
     (problems, checked)
 }
 

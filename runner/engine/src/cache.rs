@@ -132,6 +132,7 @@ impl PlanCache {
                     failed_action_id: None,
                     message: Some("a newer verified plan replaced it".into()),
                     url: None,
+                    start_sig_now: None,
                     run_id: Some(run_id.to_string()),
                 },
             )?;
@@ -175,6 +176,7 @@ impl PlanCache {
                         "the dashboard held a newer verified plan ({run_note})"
                     )),
                     url: None,
+                    start_sig_now: None,
                     run_id: None,
                 },
             )?;

@@ -46,6 +46,19 @@ pub struct ConfigFile {
     /// The team dashboard: uploads and the shared plan cache.
     #[serde(default)]
     pub dashboard: crate::dashboard_client::DashboardSection,
+    /// `[scan]`: where `windup scan` reads the app's source.
+    #[serde(default)]
+    pub scan: ScanSection,
+}
+
+/// `[scan]` of windup.toml.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScanSection {
+    /// The app's source folders, relative to the project root (`["apps/web"]`); the project
+    /// root itself when empty.
+    #[serde(default)]
+    pub roots: Vec<PathBuf>,
 }
 
 /// `[planner]` of windup.toml; every key is optional, with the defaults of
@@ -154,6 +167,9 @@ pub struct Config {
     pub require_cached: bool,
     /// Opt-in: an LLM summary and fix suggestion per failed scenario.
     pub suggest: bool,
+    /// Re-plan up front the cached plans the site map says are at risk (when a provider is
+    /// configured), instead of replaying them first.
+    pub replan_at_risk: bool,
     /// The team dashboard, when one is configured.
     pub dashboard: Option<crate::dashboard_client::Settings>,
     /// The file as read, for sections other crates interpret.
@@ -185,6 +201,8 @@ pub struct Overrides {
     pub dashboard_url: Option<String>,
     /// `--no-push`: do not upload this run.
     pub no_push: bool,
+    /// `--replan-at-risk`: re-plan up front the cached plans the site map says are at risk.
+    pub replan_at_risk: bool,
 }
 
 impl Config {
@@ -257,6 +275,7 @@ impl Config {
             limits,
             require_cached: overrides.require_cached,
             suggest: overrides.suggest,
+            replan_at_risk: overrides.replan_at_risk,
             dashboard,
             file,
             env: Env::process(),

@@ -1,5 +1,5 @@
-//! What the executor reports while it runs. Reporters, progress displays and (later) passive
-//! site-map collection subscribe; the executor knows nothing of output formats.
+//! What the executor reports while it runs. Reporters, progress displays and passive site-map
+//! collection (`sitemap::Collector`) subscribe; the executor knows nothing of output formats.
 //!
 //! It also holds the engine's one vocabulary of planning purposes ([`Purpose`]: plan, continue,
 //! correct, repair), which the planner reads and `Event::Planning` carries: kept here, low, so
@@ -36,7 +36,7 @@ pub enum Event {
         /// How the step went, as the run report records it.
         result: ActionResult,
     },
-    /// The executor saw a page: its URL and structural signature.
+    /// The executor saw a page: the start page, a `goto`'s, or one a step led to.
     PageSeen {
         /// The scenario's id.
         scenario_id: String,
@@ -44,6 +44,13 @@ pub enum Event {
         url: String,
         /// The page's structural signature; `None` when it could not be read.
         signature: Option<String>,
+        /// The document's title, when it could be read.
+        title: Option<String>,
+        /// Its first controls as (role, accessible name), in page order.
+        controls: Vec<(String, String)>,
+        /// The step that led here (as `sitemap::step_via` writes it); `None` for the start
+        /// page and a `goto`.
+        via: Option<String>,
     },
     /// A JavaScript dialog was accepted.
     Dialog {

@@ -27,6 +27,8 @@ impl Layout {
     pub const ENV_LOCAL_FILE: &str = ".env.local";
     /// Verified plans, one JSON file per scenario (committed).
     pub const CACHE_DIR: &str = "e2e/.windup/cache";
+    /// The site map, committed like the cache.
+    pub const SITEMAP_FILE: &str = "e2e/.windup/sitemap.json";
     /// Invalidated plans kept as evidence, under the cache folder.
     pub const STALE_DIR: &str = "e2e/.windup/cache/stale";
     /// The run ledger, one JSON line per scenario per run.

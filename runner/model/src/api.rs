@@ -128,6 +128,17 @@ pub struct PlanSaved {
     pub created: bool,
 }
 
+/// The answer to `PUT sitemap?branch=`: the branch's map after the merge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteMapSaved {
+    /// The branch it was merged into.
+    pub branch: String,
+    /// Pages the branch's map holds now.
+    pub pages: u64,
+    /// Edges it holds now.
+    pub edges: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -94,6 +94,10 @@ pub struct Invalidation {
     /// The page URL when it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// The start page's structural signature on the replay that failed, when it differed from
+    /// `key.start_sig`: the page had changed since the plan was verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_sig_now: Option<String>,
     /// The run that invalidated it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,

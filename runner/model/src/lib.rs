@@ -25,6 +25,7 @@ pub mod scenario;
 #[cfg(feature = "validate")]
 pub mod schema;
 pub mod selector;
+pub mod sitemap;
 #[cfg(feature = "validate")]
 pub mod validate;
 

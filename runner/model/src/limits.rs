@@ -32,6 +32,8 @@ pub enum InputFile {
     Fragment,
     /// A cache entry, committed or restored from the dashboard.
     CacheEntry,
+    /// The site map, `e2e/.windup/sitemap.json` (written within 512 KiB; read up to 1 MiB).
+    SiteMap,
 }
 
 impl InputFile {
@@ -39,7 +41,9 @@ impl InputFile {
     pub const fn max_bytes(self) -> usize {
         match self {
             InputFile::Scenario => SCENARIO_BYTES,
-            InputFile::Plan | InputFile::Fragment | InputFile::CacheEntry => PLAN_BYTES,
+            InputFile::Plan | InputFile::Fragment | InputFile::CacheEntry | InputFile::SiteMap => {
+                PLAN_BYTES
+            }
         }
     }
 
@@ -50,6 +54,7 @@ impl InputFile {
             InputFile::Plan => "a plan",
             InputFile::Fragment => "a fragment",
             InputFile::CacheEntry => "a cache entry",
+            InputFile::SiteMap => "a site map",
         }
     }
 }

@@ -114,6 +114,7 @@ pub fn totals_line(t: &Totals) -> String {
 pub fn plan_label(c: CacheOutcome) -> &'static str {
     match c {
         CacheOutcome::Hit => "cached",
+        CacheOutcome::HitChangedPage => "cached, page changed",
         CacheOutcome::Miss => "planned",
         CacheOutcome::StaleReplanned => "stale, re-planned",
         CacheOutcome::None => "none",

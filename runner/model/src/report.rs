@@ -184,6 +184,9 @@ pub enum ScenarioStatus {
 pub enum CacheOutcome {
     /// A cached plan replayed.
     Hit,
+    /// A cached plan replayed on a start page whose structural signature differs from the one
+    /// it was verified on (a control was added or removed): the replay still ran first.
+    HitChangedPage,
     /// No usable cached plan: planned afresh.
     Miss,
     /// The cached plan failed, was kept as stale evidence, and a new plan replaced it.

@@ -9,6 +9,7 @@ use crate::ledger::LedgerRecord;
 use crate::plan::Plan;
 use crate::report::RunReport;
 use crate::scenario::Scenario;
+use crate::sitemap::SiteMap;
 
 /// The formats that have a published schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,17 +26,20 @@ pub enum Format {
     RunReport,
     /// [`LedgerRecord`], one line of `e2e/.windup/ledger.jsonl`.
     LedgerRecord,
+    /// [`SiteMap`], `e2e/.windup/sitemap.json`.
+    SiteMap,
 }
 
 impl Format {
     /// Every format, each once.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Scenario,
         Format::Plan,
         Format::Fragment,
         Format::CacheEntry,
         Format::RunReport,
         Format::LedgerRecord,
+        Format::SiteMap,
     ];
 
     /// The schema's file name under `schemas/`.
@@ -47,6 +51,7 @@ impl Format {
             Format::CacheEntry => "cache-entry.schema.json",
             Format::RunReport => "run-report.schema.json",
             Format::LedgerRecord => "ledger-record.schema.json",
+            Format::SiteMap => "sitemap.schema.json",
         }
     }
 }
@@ -64,6 +69,7 @@ pub fn schema_value(format: Format) -> Value {
         Format::CacheEntry => generate::<CacheEntry>(),
         Format::RunReport => generate::<RunReport>(),
         Format::LedgerRecord => generate::<LedgerRecord>(),
+        Format::SiteMap => generate::<SiteMap>(),
     }
 }
 

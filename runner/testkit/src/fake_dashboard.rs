@@ -11,6 +11,9 @@
 //!   default branch `main`, else 404. It does not filter on `scenario_sha` or `start_url`, so
 //!   tests can check that the runner does.
 //! - `PUT /api/v1/cache/{id}?branch=B` stores a `CacheEntry` (403 for a branch made read-only).
+//! - `GET /api/v1/sitemap?branch=B` answers `main`'s site map with B's merged over it (an empty
+//!   map when none); `PUT /api/v1/sitemap?branch=B` merges a `SiteMap` into B's, with the model's
+//!   own `SiteMap::merge`, as the dashboard does.
 //!
 //! A wrong or missing `Authorization: Bearer` token gets 401, and the 401's message echoes what
 //! was presented, as a careless server might, so tests can check the runner never repeats it.
@@ -25,7 +28,10 @@ use time::format_description::well_known::Rfc3339;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::AbortHandle;
 use windup_model::CacheEntry;
-use windup_model::api::{ArtifactSaved, CachedPlan, PlanSaved, RunCreated, RunUpload};
+use windup_model::api::{
+    ArtifactSaved, CachedPlan, PlanSaved, RunCreated, RunUpload, SiteMapSaved,
+};
+use windup_model::sitemap::SiteMap;
 
 use crate::RUNTIME;
 use crate::http;
@@ -82,6 +88,8 @@ struct State {
     /// (scenario id, branch) → (updated_at, entry).
     cache: BTreeMap<(String, String), (OffsetDateTime, Value)>,
     read_only: Vec<String>,
+    /// Branch → its site map.
+    sitemaps: BTreeMap<String, SiteMap>,
     connections: Vec<AbortHandle>,
 }
 
@@ -198,6 +206,11 @@ impl FakeDashboard {
             .cache
             .get(&(scenario_id.to_string(), branch.to_string()))
             .map(|(_, e)| e.clone())
+    }
+
+    /// The site map stored for a branch.
+    pub fn site_map(&self, branch: &str) -> Option<SiteMap> {
+        self.state.lock().unwrap().sitemaps.get(branch).cloned()
     }
 
     /// Cache writes to this branch get 403.
@@ -379,6 +392,37 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
                     created,
                 }),
             )
+        }
+        ("GET", ["api", "v1", "sitemap"]) => {
+            let mut map = s
+                .sitemaps
+                .get(DEFAULT_BRANCH)
+                .cloned()
+                .unwrap_or_else(SiteMap::new);
+            if let Some(own) = r.query("branch").and_then(|b| s.sitemaps.get(b)) {
+                map.merge(own);
+            }
+            (200, Vec::new(), to_json(&map))
+        }
+        ("PUT", ["api", "v1", "sitemap"]) => {
+            let Some(branch) = r.query("branch").map(str::to_string) else {
+                return error(400, "bad_request", "branch is required");
+            };
+            if s.read_only.contains(&branch) {
+                return error(403, "forbidden", "this token may not write that branch");
+            }
+            let upload: SiteMap = match serde_json::from_slice(&r.body) {
+                Ok(m) => m,
+                Err(e) => return error(422, "invalid", &format!("not a site map: {e}")),
+            };
+            let map = s.sitemaps.entry(branch.clone()).or_default();
+            map.merge(&upload);
+            let saved = SiteMapSaved {
+                branch,
+                pages: map.pages.len() as u64,
+                edges: map.edges.len() as u64,
+            };
+            (200, Vec::new(), to_json(&saved))
         }
         _ => error(
             404,

@@ -42,6 +42,19 @@ pub enum Reply {
     Hang,
     /// 200 with a `Content-Length` larger than the bytes sent, then the connection closes.
     Truncated,
+    /// Success whose output is computed from the request's body (the prompt): for tests whose
+    /// answer must depend on what the model was shown.
+    Respond(Responder),
+}
+
+/// Computes an answer from a request body.
+#[derive(Clone)]
+pub struct Responder(pub Arc<dyn Fn(&str) -> Value + Send + Sync>);
+
+impl std::fmt::Debug for Responder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Responder(..)")
+    }
 }
 
 /// One request as the fake received it. Header names are lower-case.
@@ -206,6 +219,11 @@ async fn serve(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<(
             Some(Reply::Grounded(template)) => {
                 let prompt = crate::grounded::prompt_text(&request.body);
                 let v = crate::grounded::resolve(&template, &prompt);
+                let body = success(wire, &model, &v.to_string(), false, input);
+                respond(&mut stream, 200, &[], &body).await?;
+            }
+            Some(Reply::Respond(answer)) => {
+                let v = (answer.0)(&request.body);
                 let body = success(wire, &model, &v.to_string(), false, input);
                 respond(&mut stream, 200, &[], &body).await?;
             }

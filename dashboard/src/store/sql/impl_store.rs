@@ -5,7 +5,9 @@
 use async_trait::async_trait;
 
 use super::backends::{PgStore, SqliteStore};
-use super::{accounts, artifacts, cache, github, ingest, people, reads, retention, tokens};
+use super::{
+    accounts, artifacts, cache, github, ingest, people, reads, retention, sitemap, tokens,
+};
 use crate::store::{
     CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewRun, NewToken, Project,
     Pruned, RateRow, Result, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow,
@@ -283,6 +285,18 @@ macro_rules! impl_store {
             }
             async fn stale_entry(&self, project_id: i64, id: i64) -> Result<Option<StaleRow>> {
                 cache::$backend::stale_entry(self, project_id, id).await
+            }
+            async fn sitemap_get(&self, project_id: i64, branch: &str) -> Result<Option<String>> {
+                sitemap::$backend::sitemap_get(self, project_id, branch).await
+            }
+            async fn sitemap_merge(
+                &self,
+                project_id: i64,
+                branch: &str,
+                merge: &(dyn for<'m> Fn(Option<&'m str>) -> String + Send + Sync),
+                now_ms: i64,
+            ) -> Result<String> {
+                sitemap::$backend::sitemap_merge(self, project_id, branch, merge, now_ms).await
             }
             async fn prune_runs(&self, before_ms: i64, now_ms: i64) -> Result<Pruned> {
                 retention::$backend::prune_runs(self, before_ms, now_ms).await

@@ -20,6 +20,7 @@ mod ingest;
 mod people;
 mod reads;
 mod retention;
+mod sitemap;
 mod tokens;
 
 pub use backends::{PgStore, SqliteStore, open};

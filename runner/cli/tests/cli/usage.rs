@@ -127,3 +127,44 @@ fn windup_toml_reports_are_written_every_run_and_checked() {
     let xml = std::fs::read_to_string(dir.path().join("out/e2e.xml")).unwrap();
     assert!(xml.contains("name=\"sign-in\""), "{xml}");
 }
+
+#[test]
+fn scan_writes_the_site_map_once_and_refuses_a_missing_source() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &repo_root().join("runner/engine/tests/fixtures/scan/monorepo-turbo"),
+        dir.path(),
+    );
+    std::fs::write(
+        dir.path().join("windup.toml"),
+        "base_url = \"http://127.0.0.1:4000\"\n[scan]\nroots = [\"apps/web\"]\n",
+    )
+    .unwrap();
+    let out = windup(dir.path(), &["scan", "--list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(listed.contains("/settings/billing\t"), "{listed}");
+    assert!(stderr(&out).contains("updated"), "{}", stderr(&out));
+    let map = std::fs::read(dir.path().join("e2e/.windup/sitemap.json")).unwrap();
+    let parsed: serde_json::Value = serde_json::from_slice(&map).unwrap();
+    assert_eq!(parsed["map_version"], "0.1");
+    assert_eq!(parsed["scan"]["routes"], 9);
+    // Nothing changed in the source: the file is left as it was.
+    let again = windup(dir.path(), &["scan"]);
+    assert_eq!(again.status.code(), Some(0));
+    assert!(stderr(&again).contains("unchanged"), "{}", stderr(&again));
+    assert_eq!(
+        std::fs::read(dir.path().join("e2e/.windup/sitemap.json")).unwrap(),
+        map
+    );
+    let bad = windup(dir.path(), &["scan", "--source", "apps/missing"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("does not exist"), "{}", stderr(&bad));
+    // `validate` reads the site map too, and names a broken one.
+    let example = example();
+    let map = example.path().join("e2e/.windup/sitemap.json");
+    std::fs::write(&map, r#"{"map_version": "0.1", "pages": [{"route": 7}]}"#).unwrap();
+    let v = windup(example.path(), &["validate"]);
+    assert_eq!(v.status.code(), Some(2), "{}", stderr(&v));
+    assert!(stderr(&v).contains("sitemap.json"), "{}", stderr(&v));
+}

@@ -308,6 +308,20 @@ pub(crate) async fn signature(session: &Session) -> Result<Vec<String>, BrowserE
     call(session, "signature", &[]).await
 }
 
+/// What the site map keeps of a page: its signature's tokens, up to `limit` controls as
+/// (role, accessible name), and its title.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Inventory {
+    pub tokens: Vec<String>,
+    pub controls: Vec<(String, String)>,
+    pub title: String,
+}
+
+/// The page's inventory, in one walk of its visible interactive elements.
+pub(crate) async fn inventory(session: &Session, limit: usize) -> Result<Inventory, BrowserError> {
+    call(session, "inventory", &[arg(&limit)]).await
+}
+
 /// The page's own errors since it loaded.
 pub(crate) async fn failures(session: &Session) -> Result<PageFailures, BrowserError> {
     call(session, "failures", &[]).await

@@ -10,13 +10,14 @@
 //! `Debug` output and never in an error.
 //!
 //! `settings` reads `[dashboard]`; `client` sends one request with its retries; `plans` reads and
-//! writes the remote plan cache; `runs` keeps a run and uploads it; `spool` keeps what could not
+//! writes the remote plan cache; `sitemap` the shared site map; `runs` keeps a run and uploads it; `spool` keeps what could not
 //! be delivered. The run's own hooks (restore before, save after) are in `runner/dashboard.rs`.
 
 mod client;
 mod plans;
 mod runs;
 mod settings;
+mod sitemap;
 mod spool;
 
 pub use client::{Dashboard, DashboardError};

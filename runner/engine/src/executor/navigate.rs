@@ -11,6 +11,9 @@ use crate::browser::NavError;
 use crate::events::Event;
 use crate::signature;
 
+/// Controls of a page reported with `PageSeen`, for the site map's inventory.
+const SEEN_CONTROLS: usize = 40;
+
 impl Runner<'_, '_> {
     /// Opens the plan's start URL; returns the start page's signature.
     pub(super) async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
@@ -23,7 +26,7 @@ impl Runner<'_, '_> {
         let t = Instant::now();
         self.navigate(url.as_str(), deadline, None).await?;
         tracing::debug!(url = %url, "start page loaded in {:?}", t.elapsed());
-        Ok(self.see_page(&url).await)
+        Ok(self.see_page(url.as_str(), None).await)
     }
 
     /// A `goto` step.
@@ -44,19 +47,49 @@ impl Runner<'_, '_> {
             (Instant::now() + self.cx.timeouts.navigation).min(self.scenario_deadline);
         self.navigate(url.as_str(), nav_deadline, Some(id)).await?;
         timing.1 = t.elapsed();
-        self.see_page(&url).await;
+        self.see_page(url.as_str(), None).await;
         Ok(())
     }
 
-    /// Tells subscribers which page was reached and its structural signature.
-    async fn see_page(&self, url: &url::Url) -> Option<String> {
-        let signature = signature::of_page(self.session).await.ok();
+    /// Tells subscribers which page was reached, with its signature, title and first controls,
+    /// and `via` the step that led there (none for the start page and a `goto`).
+    pub(super) async fn see_page(&mut self, url: &str, via: Option<String>) -> Option<String> {
+        // Where the page really is: a redirect (to a sign-in page, say) is not the page asked for.
+        let url = match via {
+            None => self.session.url().await.unwrap_or_else(|_| url.to_string()),
+            Some(_) => url.to_string(),
+        };
+        let seen = signature::observe(self.session, SEEN_CONTROLS).await.ok();
+        self.last_url = Some(url.clone());
+        let signature = seen.as_ref().map(|s| s.signature.clone());
         self.emit(Event::PageSeen {
             scenario_id: self.cx.scenario_id.to_string(),
-            url: url.to_string(),
+            url,
             signature: signature.clone(),
+            title: seen.as_ref().map(|s| s.title.clone()),
+            controls: seen.map(|s| s.controls).unwrap_or_default(),
+            via,
         });
         signature
+    }
+
+    /// After a step that may have led elsewhere: the page it reached, when the URL changed (one
+    /// read of the URL per step; the page itself is read only when it is a new one).
+    pub(super) async fn see_if_moved(&mut self, action: &Action) {
+        if action.kind != windup_model::ActionType::WaitFor {
+            self.last_act = Some(windup_model::sitemap::step_via(action));
+        }
+        let Ok(now) = self.session.url().await else {
+            return;
+        };
+        let path = |u: &str| u.split('#').next().unwrap_or(u).to_string();
+        if self.last_url.as_deref().map(path) != Some(path(&now)) {
+            let via = match action.kind {
+                windup_model::ActionType::WaitFor => self.last_act.clone(),
+                _ => Some(windup_model::sitemap::step_via(action)),
+            };
+            self.see_page(&now, via).await;
+        }
     }
 
     async fn navigate(

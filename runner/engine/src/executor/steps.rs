@@ -32,6 +32,11 @@ pub(super) struct Runner<'s, 'c> {
     pub secret_values: Vec<String>,
     /// The failing step's target selector.
     pub failed_target: Option<String>,
+    /// The URL of the last page reported with `PageSeen`.
+    pub last_url: Option<String>,
+    /// The last step that acted on the page: the one a page reached during a later `wait_for`
+    /// was led to by.
+    pub last_act: Option<String>,
 }
 
 /// Time a step spent (wait, act, verify).
@@ -67,6 +72,8 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
             .filter(|v| !v.trim().is_empty())
             .collect(),
         failed_target: None,
+        last_url: None,
+        last_act: None,
     };
     let mut start_sig = None;
     // Every top-level document of the run is held to the app's origins, whatever the plan says.
@@ -271,6 +278,9 @@ impl Runner<'_, '_> {
         });
         // A `use` step's own result goes after its fragment's steps, in the order they finished.
         self.results.push(result);
+        if outcome.is_ok() && !matches!(action.kind, ActionType::Goto | ActionType::Use) {
+            self.see_if_moved(action).await;
+        }
         let dialogs = self.session.log().dialogs;
         for (kind, message) in dialogs.iter().skip(self.dialogs_reported) {
             self.emit(Event::Dialog {

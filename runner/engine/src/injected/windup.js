@@ -35,6 +35,7 @@
 //                                  counts: {role: n}, total}: visible controls and texts in document
 //                                  order, the task's and the viewport's first when over the limit
 //   signature()                 → ["tag|role|type", …]
+//   inventory(limit)            → {tokens: signature(), controls: [[role, name], …] (≤ limit), title}
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
 //   failures()                  → {console: [text]} (failure evidence)
 //   documentId()                → an id of the current document (which document a field was typed in)
@@ -2935,6 +2936,19 @@ if (!window.__windup) {
       });
     }
 
+    /** What the site map keeps of a page, in one walk: its signature, controls and title. */
+    function inventory(limit) {
+      const ctx = newCtx();
+      const tokens = [];
+      const controls = [];
+      for (const el of visibleInteractive(ctx)) {
+        const role = roleOf(el, ctx) || '';
+        tokens.push(el.localName + '|' + role + '|' + (htmlTag(el) === 'input' ? inputType(el) : ''));
+        if (controls.length < limit && role) controls.push([role, accessibleName(el, ctx).slice(0, 80)]);
+      }
+      return { tokens, controls, title: String(document.title || '').slice(0, 200) };
+    }
+
     // ---------------- diagnose ----------------
 
     function editDistance(a, b) {
@@ -3346,6 +3360,7 @@ if (!window.__windup) {
       snapshot,
       observe,
       signature,
+      inventory,
       diagnose,
       failures,
       documentId,

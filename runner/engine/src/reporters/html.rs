@@ -221,6 +221,7 @@ fn scenario<'a>(s: &'a ScenarioResult, root: &Path) -> ScenarioView<'a> {
         headline,
         cache: match s.cache {
             CacheOutcome::Hit => "cache hit",
+            CacheOutcome::HitChangedPage => "cache hit, page changed",
             CacheOutcome::Miss => "cache miss",
             CacheOutcome::StaleReplanned => "stale, re-planned",
             CacheOutcome::None => "no cache",

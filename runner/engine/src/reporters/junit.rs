@@ -207,6 +207,7 @@ fn system_out(s: &ScenarioResult) -> String {
 fn cache_word(s: &ScenarioResult) -> &'static str {
     match s.cache {
         windup_model::CacheOutcome::Hit => "hit",
+        windup_model::CacheOutcome::HitChangedPage => "hit_changed_page",
         windup_model::CacheOutcome::Miss => "miss",
         windup_model::CacheOutcome::StaleReplanned => "stale_replanned",
         windup_model::CacheOutcome::None => "none",

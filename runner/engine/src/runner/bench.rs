@@ -195,6 +195,7 @@ impl Runner {
                 })
         };
 
+        let site = super::site::Site::none(&self.config.root);
         // A scenario run against `cache`, recorded for the ledger.
         let once = async |cache: &PlanCache, outcomes: &mut Vec<Outcome>| -> ScenarioResult {
             let lookup = cache.lookup(&scenario).unwrap_or(Lookup::Miss);
@@ -204,6 +205,7 @@ impl Runner {
                 fragments: &fragments,
                 run_id: &run_id,
                 events,
+                site: &site,
             };
             let started = OffsetDateTime::now_utc();
             let mut spend = Spend::default();

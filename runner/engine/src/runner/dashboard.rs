@@ -15,7 +15,7 @@ use crate::project::display;
 const RESTORE_CONCURRENCY: usize = 8;
 
 impl Runner {
-    fn dashboard_client(&self) -> Option<Result<Dashboard, DashboardError>> {
+    pub(super) fn dashboard_client(&self) -> Option<Result<Dashboard, DashboardError>> {
         let settings = self.config.dashboard.as_ref()?;
         Some(Dashboard::new(settings, &self.config.env.as_fn()))
     }

@@ -5,7 +5,8 @@
 //! Read it in this order: `setup` (the `Runner`), `selection` (which scenarios, checked before
 //! anything starts), `schedule` (a run: setups first, then the rest in order or at once, with
 //! retries), `scenario` (one scenario: replay, stale, repair, plan), `planning` (planning and
-//! the verifying run), `execute` (one plan in one browser context); then what a run leaves:
+//! the verifying run), `execute` (one plan in one browser context), `site` (the site map: the
+//! planner's slice, plans at risk, what the run saw); then what a run leaves:
 //! `results`, `report`, `ledger`, `suggest`, `dashboard`. `replay` and `bench` are the other
 //! two commands that run plans.
 
@@ -23,6 +24,7 @@ mod schedule;
 mod selection;
 mod setup;
 mod shared;
+mod site;
 mod storage;
 mod suggest;
 

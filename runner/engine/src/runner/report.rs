@@ -30,7 +30,7 @@ impl Runner {
             }
             totals.llm_calls += s.llm_calls;
             totals.cost_micro_usd += s.cost_micro_usd;
-            if s.cache == CacheOutcome::Hit {
+            if matches!(s.cache, CacheOutcome::Hit | CacheOutcome::HitChangedPage) {
                 totals.cache_hits += 1;
             }
             if s.flaky {

@@ -25,6 +25,7 @@ use crate::executor::{Execution, Failure};
 use crate::fragments::Fragments;
 use crate::planner::{Spend, StepFailure};
 use crate::project::display;
+use crate::sitemap::AtRisk;
 
 impl Runner {
     /// Runs one scenario from what the cache holds for it.
@@ -48,8 +49,34 @@ impl Runner {
                 );
                 let problems = self.plan_problems(&file, "plan.", &entry.plan, shared.fragments);
                 if problems.is_empty() {
-                    self.replay_cached(scenario, &entry, prefetched, shared, spend, phases)
-                        .await
+                    let risk = shared.site.at_risk(&entry.plan);
+                    if let Some(risk) = &risk
+                        && self.config.replan_at_risk
+                        && self.planning_blocked(scenario).is_none()
+                    {
+                        return self
+                            .replan_at_risk(scenario, &entry, risk, shared, spend, phases)
+                            .await;
+                    }
+                    let mut result = self
+                        .replay_cached(
+                            scenario,
+                            &entry,
+                            prefetched,
+                            risk.as_ref(),
+                            shared,
+                            spend,
+                            phases,
+                        )
+                        .await;
+                    // At risk is reported whatever the replay did: a pass means the map was stale.
+                    if let Some(risk) = risk {
+                        result.message = Some(match result.message {
+                            Some(m) => format!("{m} ({}, before the replay)", risk.describe()),
+                            None => format!("{}, but the replay passed", risk.describe()),
+                        });
+                    }
+                    result
                 } else {
                     self.refuse_cached(scenario, &entry, &problems, shared, spend, phases)
                         .await
@@ -71,6 +98,7 @@ impl Runner {
                                 .into(),
                         ),
                         url: None,
+                        start_sig_now: None,
                         run_id: Some(shared.run_id.to_string()),
                     },
                 );
@@ -130,6 +158,7 @@ impl Runner {
                 failed_action_id: None,
                 message: Some(self.secrets.redact(&message)),
                 url: None,
+                start_sig_now: None,
                 run_id: Some(shared.run_id.to_string()),
             },
         );
@@ -158,13 +187,66 @@ impl Runner {
         result
     }
 
+    /// `--replan-at-risk`: a plan the site map says will break is retired and planned afresh up
+    /// front, instead of being replayed first.
+    async fn replan_at_risk(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        risk: &AtRisk,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        let why = risk.describe();
+        self.retire(
+            scenario,
+            entry,
+            shared,
+            "at-risk",
+            Invalidation {
+                at: OffsetDateTime::now_utc(),
+                reason: "at risk".into(),
+                failure_class: None,
+                failed_action_id: None,
+                message: Some(self.secrets.redact(&why)),
+                url: None,
+                start_sig_now: None,
+                run_id: Some(shared.run_id.to_string()),
+            },
+        );
+        let mut result = self
+            .plan_scenario(
+                scenario,
+                Start::Plan,
+                CacheOutcome::StaleReplanned,
+                shared,
+                spend,
+                phases,
+            )
+            .await;
+        result.message = Some(match result.message {
+            Some(m) => format!(
+                "{why}, so it was re-planned up front (--replan-at-risk); the new plan failed: {m}"
+            ),
+            None => format!("{why}, so it was re-planned up front (--replan-at-risk)"),
+        });
+        result
+    }
+
     /// Replays a verified plan. A failure that says the plan no longer holds moves it to stale;
-    /// one that says it does not fit the page is repaired when this run may plan.
+    /// one that says it does not fit the page is repaired when this run may plan (with the
+    /// site map's at-risk reason, when it gave one, in the prompt).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the scenario's parts and the run's, each borrowed from a different owner"
+    )]
     async fn replay_cached(
         &self,
         scenario: &Scenario,
         entry: &CacheEntry,
         prefetched: Option<Prefetched>,
+        risk: Option<&AtRisk>,
         shared: &RunShared<'_>,
         spend: &mut Spend,
         phases: &mut Phases,
@@ -192,13 +274,23 @@ impl Runner {
                 .keep_setup_state(&self.config.root, scenario, &session)
                 .await;
         }
+        // The start page's structure now, when it differs from the page the plan was verified on.
+        let changed = crate::signature::changed(
+            entry.key.start_sig.as_deref(),
+            execution.start_sig.as_deref(),
+        );
+        let hit = if changed.is_some() {
+            CacheOutcome::HitChangedPage
+        } else {
+            CacheOutcome::Hit
+        };
         let Some(failure) = execution
             .failure
             .clone()
             .filter(|f| f.class.invalidates_plan())
         else {
             session.close().await;
-            return self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
+            return self.scenario_result(run_id, &scenario.id, hit, execution);
         };
         self.retire(
             scenario,
@@ -212,6 +304,7 @@ impl Runner {
                 failed_action_id: failure.action_id.clone(),
                 message: Some(self.secrets.redact(&failure.message)),
                 url: execution.final_url.clone(),
+                start_sig_now: changed.clone(),
                 run_id: Some(run_id.to_string()),
             },
         );
@@ -219,8 +312,7 @@ impl Runner {
         let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
         if self.planning_blocked(scenario).is_some() || !repairable {
             session.close().await;
-            let mut result =
-                self.scenario_result(run_id, &scenario.id, CacheOutcome::Hit, execution);
+            let mut result = self.scenario_result(run_id, &scenario.id, hit, execution);
             if let Some((_, why)) = self.planning_blocked(scenario) {
                 result.message = result.message.map(|m| {
                     format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
@@ -234,6 +326,7 @@ impl Runner {
             failure,
             execution,
             session,
+            risk: risk.map(AtRisk::describe),
         };
         self.repair(scenario, broken, shared, spend, phases).await
     }
@@ -253,6 +346,7 @@ impl Runner {
             failure,
             execution,
             session,
+            risk,
         } = broken;
         let run_id = shared.run_id;
         let replay_evidence = execution
@@ -265,7 +359,11 @@ impl Runner {
             failure: StepFailure {
                 action: entry.plan.actions[k].clone(),
                 class: failure.class,
-                message: replay_message.clone(),
+                // The prompt hears what the site map said before the replay.
+                message: match &risk {
+                    Some(r) => self.secrets.redact(&format!("{replay_message} ({r})")),
+                    None => replay_message.clone(),
+                },
             },
             session,
         };
@@ -352,4 +450,6 @@ struct Broken<'a> {
     failure: Failure,
     execution: Execution,
     session: Session,
+    /// What the site map said before the replay, when it said the plan was at risk.
+    risk: Option<String>,
 }

@@ -56,12 +56,16 @@ impl Runner {
         let run_id = uuid::Uuid::now_v7().to_string();
         let cache = PlanCache::new(&self.config.root);
         let storages = Storages::default();
+        let site = self.open_site(&planned).await;
+        // Every page the run sees goes to the site map too.
+        let tee = super::site::Tee(events, &site.collector);
         let shared = RunShared {
             cache: &cache,
             fragments: &fragments,
             run_id: &run_id,
-            events,
+            events: &tee,
             storage: &storages,
+            site: &site,
         };
         events.on_event(&Event::RunStarted {
             scenarios: planned.len(),
@@ -93,6 +97,9 @@ impl Runner {
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
         let records = self.append_ledger(&report, &outcomes);
+        if let Some(map) = self.close_site(&site) {
+            self.save_site_map(&map).await;
+        }
         LastRun::write(&self.config.root, &report);
         stamp_shard(&mut report, selection.shard);
         self.after_run(&report, &records).await;

@@ -23,6 +23,8 @@ pub(super) struct RunShared<'a> {
     pub(super) run_id: &'a str,
     pub(super) events: &'a dyn EventSink,
     pub(super) storage: &'a Storages,
+    /// The site map: slices for the planner, the at-risk check.
+    pub(super) site: &'a super::site::Site,
 }
 
 impl RunShared<'_> {

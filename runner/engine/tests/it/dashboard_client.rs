@@ -331,3 +331,45 @@ fn a_restored_plan_over_a_size_limit_is_refused_naming_the_field() {
     assert!(why.contains("larger than"), "{why}");
     assert!(why.contains("more than any answer"), "{why}");
 }
+
+#[test]
+fn the_site_map_goes_to_the_dashboard_and_comes_back_merged_over_the_default_branch() {
+    use windup_model::sitemap::{Page, SiteMap, Source};
+    let fake = FakeDashboard::start(TOKEN);
+    let d = client(&fake.url(), TOKEN);
+    let page = |route: &str, source: Source| Page {
+        route: route.into(),
+        source,
+        scanned: false,
+        title: None,
+        signature: None,
+        file: None,
+        controls: Vec::new(),
+        seen: 1,
+    };
+    let mut main = SiteMap::new();
+    main.pages.push(page("/settings", Source::Static));
+    block_on(d.put_site_map(&main, "main")).unwrap();
+    let mut branch = SiteMap::new();
+    branch.pages.push(page("/settings", Source::Execution));
+    branch.pages.push(page("/reports", Source::Execution));
+    block_on(d.put_site_map(&branch, "feature/x")).unwrap();
+    let got = block_on(d.get_site_map(Some("feature/x"))).unwrap();
+    let routes: Vec<(&str, Source)> = got
+        .pages
+        .iter()
+        .map(|p| (p.route.as_str(), p.source))
+        .collect();
+    assert_eq!(
+        routes,
+        [
+            ("/reports", Source::Execution),
+            ("/settings", Source::Execution)
+        ]
+    );
+    assert_eq!(fake.site_map("main").unwrap().pages.len(), 1);
+    assert_eq!(
+        fake.requests_to("PUT", "/api/v1/sitemap")[0].query("branch"),
+        Some("main")
+    );
+}

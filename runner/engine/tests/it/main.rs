@@ -7,6 +7,8 @@ mod launch;
 mod locators;
 mod planning;
 mod report_runs;
+mod scan;
 mod screenshots;
+mod sitemap;
 mod support;
 mod thirdparty;

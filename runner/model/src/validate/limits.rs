@@ -16,6 +16,7 @@ pub fn too_large(file: &str, kind: InputFile) -> InputError {
         }
         InputFile::Fragment => "split it into smaller fragments",
         InputFile::CacheEntry => "delete the entry; the next run plans the scenario again",
+        InputFile::SiteMap => "delete the file; the next runs and `windup scan` build it again",
     };
     InputError::new(
         file,

@@ -15,6 +15,7 @@ use crate::limits::InputFile;
 use crate::plan::{PLAN_VERSION, Plan};
 use crate::scenario::Scenario;
 use crate::schema::Format;
+use crate::sitemap::{MAP_VERSION, SiteMap};
 
 /// Parses a scenario from YAML (refused unparsed when over its size limit). `expected_id` is the file's stem, which must equal `id`.
 pub fn scenario_from_yaml(file: &str, text: &str, expected_id: Option<&str>) -> Checked<Scenario> {
@@ -141,6 +142,16 @@ pub fn cache_entry_from_json(file: &str, text: &str) -> Checked<CacheEntry> {
     } else {
         Err(Problems(problems))
     }
+}
+
+/// Parses and checks a site map from JSON.
+pub fn site_map_from_json(file: &str, text: &str) -> Checked<SiteMap> {
+    within_limit(file, InputFile::SiteMap, text)?;
+    let map: SiteMap = typed(file, Format::SiteMap, json(file, text)?)?;
+    if map.map_version != MAP_VERSION {
+        return Err(version_problem(file, "map_version", &map.map_version, MAP_VERSION).into());
+    }
+    Ok(map)
 }
 
 fn json(file: &str, text: &str) -> Checked<Value> {

@@ -156,7 +156,7 @@ impl Runner {
                 done: &done,
                 purpose: purpose.clone(),
                 fragments: &catalog,
-                site_map: None,
+                site_map: shared.site.slice(&scenario.id),
             };
             let segment = planner
                 .plan(&ask, &project, spend)

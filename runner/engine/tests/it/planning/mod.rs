@@ -13,4 +13,4 @@ mod repair;
 mod security;
 mod setups;
 mod suites;
-mod support;
+pub(crate) mod support;

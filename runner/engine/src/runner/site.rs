@@ -1,0 +1,156 @@
+//! The site map during a run: read at the start (a file that cannot be read is a warning, and
+//! is then left alone), a slice per scenario for the planner, the at-risk check of cached
+//! plans, the pages the run saw collected through its events, and one merge and write at the
+//! end, only when a fact changed.
+
+use std::collections::HashMap;
+
+use windup_model::Plan;
+use windup_model::sitemap::SiteMap;
+
+use super::Runner;
+use super::selection::Planned;
+use crate::events::{Event, EventSink};
+use crate::sitemap::{AtRisk, Collector, SLICE_CHARS, SiteMapFile, at_risk, learn, slice};
+
+/// The run's site map.
+pub(super) struct Site {
+    file: SiteMapFile,
+    /// `None` when the file could not be read: then nothing is learned or written.
+    map: Option<SiteMap>,
+    slices: HashMap<String, String>,
+    pub(super) collector: Collector,
+}
+
+impl Site {
+    /// No site map (the benchmark's scratch runs): no slice, no risk, nothing written.
+    pub(super) fn none(root: &std::path::Path) -> Site {
+        Site {
+            file: SiteMapFile::new(root),
+            map: None,
+            slices: HashMap::new(),
+            collector: Collector::default(),
+        }
+    }
+
+    /// The planner's slice for a scenario, when the map knows pages.
+    pub(super) fn slice(&self, scenario_id: &str) -> Option<&str> {
+        self.slices.get(scenario_id).map(String::as_str)
+    }
+
+    /// Whether the map says a cached plan will break.
+    pub(super) fn at_risk(&self, plan: &Plan) -> Option<AtRisk> {
+        self.map.as_ref().and_then(|m| at_risk(m, plan))
+    }
+}
+
+/// The caller's sink and the collector, both.
+pub(super) struct Tee<'a>(pub &'a dyn EventSink, pub &'a Collector);
+
+impl EventSink for Tee<'_> {
+    fn on_event(&self, event: &Event) {
+        self.0.on_event(event);
+        self.1.on_event(event);
+    }
+}
+
+impl Runner {
+    /// Reads the site map (merged with the dashboard's, when one is configured) and works out
+    /// each scenario's slice.
+    pub(super) async fn open_site(&self, planned: &[Planned]) -> Site {
+        let file = SiteMapFile::new(&self.config.root);
+        let mut map = match file.load() {
+            Ok(m) => Some(m),
+            Err(problems) => {
+                tracing::warn!(
+                    "the site map is not used in this run and will not be updated: {problems}"
+                );
+                None
+            }
+        };
+        if let Some(m) = &mut map
+            && let Some(remote) = self.restore_site_map().await
+        {
+            m.merge(&remote);
+        }
+        let mut slices = HashMap::new();
+        if let (Some(m), Some(_)) = (&map, self.planner()) {
+            for p in planned {
+                let s = &p.file.scenario;
+                let words = format!("{} {}", s.task, s.hints.join(" "));
+                if let Some(text) = slice(m, &words, &s.start_url, SLICE_CHARS) {
+                    slices.insert(s.id.clone(), text);
+                }
+            }
+        }
+        Site {
+            file,
+            map,
+            slices,
+            collector: Collector::default(),
+        }
+    }
+
+    /// Merges what the run saw and writes the file when a fact changed; a write that fails is a
+    /// warning. Returns the map when it changed, for the dashboard.
+    pub(super) fn close_site(&self, site: &Site) -> Option<SiteMap> {
+        let map = site.map.as_ref()?;
+        // Only the app's own pages: a sign-on page on another allowed origin has paths of its
+        // own, which would be mistaken for the app's routes.
+        let origin = self.config.base_url.as_ref().map(|u| u.origin());
+        let seen: Vec<_> = site
+            .collector
+            .take()
+            .into_iter()
+            .filter(|s| url::Url::parse(&s.url).is_ok_and(|u| Some(u.origin()) == origin))
+            .collect();
+        let redact = |s: &str| self.secrets.redact(s);
+        let next = learn(map, &seen, &redact).or_else(|| {
+            // Restored facts from the dashboard alone are worth writing too.
+            let on_disk = site.file.load().ok()?;
+            (on_disk != *map).then(|| map.clone())
+        })?;
+        match site.file.save(&next) {
+            Ok(_) => Some(next),
+            Err(e) => {
+                tracing::warn!("could not write {}: {e}", site.file.path().display());
+                None
+            }
+        }
+    }
+}
+
+impl Runner {
+    /// The dashboard's site map for the run's branch, when restoring is on; a failure is a
+    /// warning.
+    async fn restore_site_map(&self) -> Option<SiteMap> {
+        if !self.config.dashboard.as_ref().is_some_and(|s| s.restore) {
+            return None;
+        }
+        let client = self.dashboard_client()?.ok()?;
+        let branch = crate::ci::branch(&self.config.root, &self.config.env);
+        match client.get_site_map(branch.as_deref()).await {
+            Ok(map) => Some(map),
+            Err(e) => {
+                tracing::warn!("the site map is not restored from the dashboard: {e}");
+                None
+            }
+        }
+    }
+
+    /// Sends a changed site map to the dashboard, when saving is on; a failure is a warning.
+    pub(super) async fn save_site_map(&self, map: &SiteMap) {
+        if !self.config.dashboard.as_ref().is_some_and(|s| s.save) {
+            return;
+        }
+        let Some(Ok(client)) = self.dashboard_client() else {
+            return;
+        };
+        let Some(branch) = crate::ci::branch(&self.config.root, &self.config.env) else {
+            return;
+        };
+        if let Err(e) = client.put_site_map(map, &branch).await {
+            tracing::warn!("the site map is not saved to the dashboard: {e}");
+        }
+    }
+}

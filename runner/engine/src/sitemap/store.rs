@@ -1,0 +1,69 @@
+//! The site map's file: read tolerantly (a missing file is an empty map; a malformed one is an
+//! error naming it), written atomically, and only when its bytes would change, so a run that
+//! learned nothing leaves git quiet.
+
+use std::path::{Path, PathBuf};
+
+use windup_model::limits::InputFile;
+use windup_model::sitemap::SiteMap;
+use windup_model::validate::{site_map_from_json, too_large};
+use windup_model::{InputError, Problems};
+
+use crate::fsutil::{read_capped, write_atomic};
+use crate::project::Layout;
+
+/// The project's `e2e/.windup/sitemap.json`.
+#[derive(Debug, Clone)]
+pub struct SiteMapFile {
+    path: PathBuf,
+}
+
+/// The map as written: canonical order, pretty JSON, a trailing newline.
+pub fn render(map: &SiteMap) -> String {
+    let mut map = map.clone();
+    map.canonicalize();
+    let mut text = serde_json::to_string_pretty(&map).expect("a site map serialises");
+    text.push('\n');
+    text
+}
+
+impl SiteMapFile {
+    /// The site map of the project at `root` (nothing is read yet).
+    pub fn new(root: &Path) -> SiteMapFile {
+        SiteMapFile {
+            path: root.join(Layout::SITEMAP_FILE),
+        }
+    }
+
+    /// Where it lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The map; an empty one when there is no file yet.
+    pub fn load(&self) -> Result<SiteMap, Problems> {
+        let file = self.path.display().to_string();
+        match read_capped(&self.path, InputFile::SiteMap.max_bytes()) {
+            Ok(Some(text)) => site_map_from_json(&file, &text),
+            Ok(None) => Err(too_large(&file, InputFile::SiteMap).into()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SiteMap::new()),
+            Err(e) => Err(InputError::new(
+                file,
+                "(file)",
+                format!("cannot be read: {e}"),
+                "check its permissions",
+            )
+            .into()),
+        }
+    }
+
+    /// Writes the map unless the file already holds exactly these bytes; says whether it wrote.
+    pub fn save(&self, map: &SiteMap) -> std::io::Result<bool> {
+        let text = render(map);
+        if std::fs::read(&self.path).is_ok_and(|old| old == text.as_bytes()) {
+            return Ok(false);
+        }
+        write_atomic(&self.path, text.as_bytes())?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,26 @@
+//! The site map, `map_version: "0.1"`, at `e2e/.windup/sitemap.json`: the app's pages keyed by
+//! route pattern, each with its title, structural signature and a short inventory of controls,
+//! and the edges between them (from a page, the step that led on, to a page).
+//!
+//! Invariants of the file:
+//! - every fact carries its source, and a fact of a higher source is never replaced by one of a
+//!   lower: `execution` (a run saw it) > `static` (`windup scan` read it in the source) > `llm`;
+//! - pages are sorted by route, edges by (from, to, via), controls by (role, name): the same
+//!   facts always serialise to the same bytes, so a run that learns nothing leaves the file
+//!   byte-identical;
+//! - bounded: at most [`MAX_PAGES`] pages and [`MAX_BYTES`] bytes; the least recently seen
+//!   pages (lowest `seen`, see [`SiteMap::generation`]) are dropped first, with their edges.
+//!
+//! Knowledge is cache, not truth: anything here can be stale, and the runner degrades to what
+//! it sees on the page. Pure data and rules: reading and writing the file is the engine's.
+
+mod map;
+mod merge;
+mod route;
+
+pub use map::{
+    Control, Edge, MAP_VERSION, MAX_BYTES, MAX_CONTROLS, MAX_PAGES, Page, ScanInfo, SiteMap, Source,
+};
+pub use route::{
+    generalize_path, is_param_value, pattern_segments, route_matches, segments, step_via,
+};
