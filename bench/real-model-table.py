@@ -30,7 +30,7 @@ def main():
         elif r["cache"] == "hit":
             replay[sid] = r
     rows = []
-    print("| task | plan valid | verified | calls (plan+cont.) | correction-free | prompt tokens (max per call) | s | replay, 0 calls |")
+    print("| task | plan valid | verified | calls (plan+cont.) | correction-free | prompt tokens (mean per call) | s | replay, 0 calls |")
     print("|---|---|---|---|---|---|---|---|")
     for sid in sorted(first):
         r = first[sid]
@@ -57,7 +57,7 @@ def main():
     print(f"verified by their first generation without a correction call: {verified} of {total} ({100 * verified / max(total, 1):.0f}%)")
     todo = [r for r in rows if r[0].startswith("todomvc")]
     if todo:
-        print(f"max prompt tokens per call on TodoMVC: {max(r[4] for r in todo):.0f}")
+        print(f"highest mean prompt tokens per call on TodoMVC: {max(r[4] for r in todo):.0f}")
     print(f"replays with 0 calls: {sum(1 for r in rows if r[5])} of {verified} verified")
 
 

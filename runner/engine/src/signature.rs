@@ -57,6 +57,9 @@ pub async fn of_page(session: &Session) -> Result<String, BrowserError> {
     Ok(hash(&tokens))
 }
 
+/// How many of a page's first controls a `PageSeen` carries for the site map.
+pub const SEEN_CONTROLS: usize = 40;
+
 /// A page as the site map keeps it.
 #[derive(Debug, Clone)]
 pub struct Observed {

@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 /// Every string of `prompt`'s JSON body (messages, parts), one after another.
-pub(crate) fn prompt_text(body: &str) -> String {
+pub fn prompt_text(body: &str) -> String {
     fn collect(v: &Value, out: &mut String) {
         match v {
             Value::String(s) => {

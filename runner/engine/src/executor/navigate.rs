@@ -12,7 +12,6 @@ use crate::events::Event;
 use crate::signature;
 
 /// Controls of a page reported with `PageSeen`, for the site map's inventory.
-const SEEN_CONTROLS: usize = 40;
 
 impl Runner<'_, '_> {
     /// Opens the plan's start URL; returns the start page's signature.
@@ -59,7 +58,9 @@ impl Runner<'_, '_> {
             None => self.session.url().await.unwrap_or_else(|_| url.to_string()),
             Some(_) => url.to_string(),
         };
-        let seen = signature::observe(self.session, SEEN_CONTROLS).await.ok();
+        let seen = signature::observe(self.session, signature::SEEN_CONTROLS)
+            .await
+            .ok();
         self.last_url = Some(url.clone());
         let signature = seen.as_ref().map(|s| s.signature.clone());
         self.emit(Event::PageSeen {

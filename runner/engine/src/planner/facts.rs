@@ -161,7 +161,7 @@ pub fn changes(before: &Observation, after: &Observation, base: &url::Url) -> Ve
     let mut appeared = appeared;
     appeared.sort_by_key(|i| (i.control, position(after, i)));
     for i in appeared {
-        let counter = !i.control && gone_shapes.contains(&digits(&i.name));
+        let counter = !i.control && (gone_shapes.contains(&digits(&i.name)) || numeric(&i.name));
         out.push(Fact {
             expect: Expect {
                 visible: Some(selector_of(i)),
@@ -231,7 +231,7 @@ pub fn changes(before: &Observation, after: &Observation, base: &url::Url) -> Ve
         }
     }
     for i in gone {
-        let counter = !i.control && new_shapes.contains(&digits(&i.name));
+        let counter = !i.control && (new_shapes.contains(&digits(&i.name)) || numeric(&i.name));
         out.push(Fact {
             expect: Expect {
                 hidden: Some(selector_of(i)),
@@ -242,7 +242,8 @@ pub fn changes(before: &Observation, after: &Observation, base: &url::Url) -> Ve
             counter,
         });
     }
-    out.sort_by_key(|f| f.kind);
+    // Within a kind, weak proofs (counters, bare numbers) come last.
+    out.sort_by_key(|f| (f.kind, f.counter));
     out.truncate(MAX_FACTS);
     out
 }
@@ -284,6 +285,17 @@ fn escape_glob(s: &str) -> String {
 
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
+}
+
+/// A text that is only a number (a score, a total, a badge): true now, but often a function of
+/// time or data rather than proof of a step.
+fn numeric(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().all(|c| {
+            c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '+' | '%' | ' ' | '/' | ':')
+        })
 }
 
 /// A text without its digits: the shape a counter or a timer keeps while its number changes.
@@ -502,6 +514,20 @@ mod tests {
             .map(Fact::line)
             .collect();
         assert_eq!(kept, ["visible: text=\"Done\"", "hidden: text=\"Saved\""]);
+    }
+
+    #[test]
+    fn bare_numbers_are_weak_proofs_listed_after_the_texts_that_say_something() {
+        let base = url::Url::parse("http://h/").unwrap();
+        let before = obs("http://h/", vec![text("-")], &[]);
+        let after = obs("http://h/", vec![text("0.99"), text("Done")], &[]);
+        let facts = changes(&before, &after, &base);
+        let lines: Vec<String> = facts.iter().map(Fact::line).collect();
+        assert_eq!(
+            lines[..2],
+            ["visible: text=\"Done\"", "visible: text=\"0.99\""]
+        );
+        assert!(facts[1].counter && !facts[0].counter);
     }
 
     #[test]

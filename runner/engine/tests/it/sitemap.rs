@@ -145,21 +145,16 @@ fn three_users_pages_with_one_structure_become_one_route() {
     let server = site();
     block_on(async {
         let fake = FakeLlm::start();
-        let visit = |name: &str| {
-            json!({"id": format!("c{name}"), "type": "click",
-                "target": {"selector": format!("role=link[name=\"{name}\"]")},
-                "expect": {"url": format!("/users/{}/", name.to_lowercase())}})
-        };
         let mut actions = Vec::new();
-        for (i, name) in ["Ann", "Bob", "Cy"].iter().enumerate() {
-            let mut click = visit(name);
-            click["id"] = json!(format!("a{}", 2 * i + 1));
-            actions.push(click);
-            actions.push(json!({"id": format!("a{}", 2 * i + 2), "type": "goto", "url": "/"}));
+        for name in ["Ann", "Bob", "Cy"] {
+            actions.push(json!({"type": "click", "target": {"ref": format!("@link {name:?}")}}));
+            actions.push(json!({"type": "goto", "url": "/"}));
         }
-        fake.push(Reply::Json(
-            json!({"actions": actions, "final_expect": {"visible": "text=\"Team\""}, "complete": true}),
+        fake.push(Reply::Grounded(
+            json!({"actions": actions, "complete": true}),
         ));
+        // The task quotes nothing the page shows: a closing call picks the proof.
+        fake.push(Reply::Grounded(json!({"proofs": ["#url: /"]})));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         p.scenario("people", "Visit every person's page", "/");
         let report = p.run(Overrides::default()).await;
@@ -203,18 +198,20 @@ fn three_users_pages_with_one_structure_become_one_route() {
 /// The fake model plans a direct `goto` only when the billing page is in the prompt's site
 /// map slice; without it, it clicks through what it sees.
 fn billing_planner() -> Reply {
+    use windup_testkit::grounded::{prompt_text, resolve};
     Reply::Respond(Responder(Arc::new(|body: &str| {
-        if body.contains("page /settings/billing.html") {
-            json!({"actions": [
-                {"id": "a1", "type": "goto", "url": "/settings/billing.html"},
-                {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Change plan\"]"}}
-            ], "final_expect": {"visible": "text=\"Plan: Pro\""}, "complete": true})
+        let prompt = prompt_text(body);
+        let answer = if prompt.contains("STEPS DONE:") {
+            // The closing call: the page the steps reached proves it.
+            json!({"proofs": ["#url: "]})
+        } else if prompt.contains("DONE SO FAR") {
+            json!({"actions": [{"type": "click", "target": {"ref": "@button \"Change plan\""}}], "complete": true})
+        } else if prompt.contains("page /settings/billing.html") {
+            json!({"actions": [{"type": "goto", "url": "/settings/billing.html"}], "complete": false})
         } else {
-            json!({"actions": [
-                {"id": "a1", "type": "click", "target": {"selector": "role=link[name=\"Account\"]"},
-                 "expect": {"url": "/account.html"}}
-            ], "complete": true})
-        }
+            json!({"actions": [{"type": "click", "target": {"ref": "@link \"Account\""}}], "complete": true})
+        };
+        resolve(&answer, &prompt)
     })))
 }
 
@@ -224,11 +221,13 @@ fn the_planner_goes_straight_to_a_page_only_when_the_site_map_slice_knows_it() {
     block_on(async {
         for known in [true, false] {
             let fake = FakeLlm::start();
-            fake.push(billing_planner());
+            for _ in 0..2 {
+                fake.push(billing_planner());
+            }
             let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
             p.scenario(
                 "billing",
-                "Open the billing settings and change the plan",
+                "Open the billing settings and change the plan, until it says \"Plan: Pro\"",
                 "/",
             );
             if known {
@@ -281,9 +280,9 @@ fn a_plan_whose_target_left_the_page_is_reported_at_risk_and_replanned_up_front_
     let server = pages();
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(save_plan()));
+        fake.push(Reply::Grounded(save_plan()));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.scenario("save", "Save the page", "/basic.html");
+        p.scenario("save", SAVE_TASK, "/basic.html");
         let first = p.run(Overrides::default()).await;
         assert_eq!(single(&first).status, ScenarioStatus::Passed);
         // The map now says the button is gone: reported before the replay, which still runs.
@@ -301,7 +300,7 @@ fn a_plan_whose_target_left_the_page_is_reported_at_risk_and_replanned_up_front_
         assert_eq!(fake.requests().len(), 1, "no call for a replay at risk");
         // With --replan-at-risk: re-planned up front, the old plan kept as stale evidence.
         forget_save_button(&p);
-        fake.push(Reply::Json(save_plan()));
+        fake.push(Reply::Grounded(save_plan()));
         let replanned = p
             .run(Overrides {
                 replan_at_risk: true,
@@ -332,9 +331,9 @@ fn a_replay_on_a_changed_start_page_is_hit_changed_page_and_a_failed_one_says_so
     let server = pages();
     block_on(async {
         let fake = FakeLlm::start();
-        fake.push(Reply::Json(save_plan()));
+        fake.push(Reply::Grounded(save_plan()));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.scenario("save", "Save the page", "/basic.html");
+        p.scenario("save", SAVE_TASK, "/basic.html");
         assert_eq!(
             single(&p.run(Overrides::default()).await).status,
             ScenarioStatus::Passed

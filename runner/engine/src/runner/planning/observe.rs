@@ -23,6 +23,7 @@ impl Runner {
         &self,
         scenario: &Scenario,
         state: Option<&StorageState>,
+        events: &dyn crate::events::EventSink,
         phases: &mut Phases,
     ) -> Result<(Session, Option<String>), ScenarioResult> {
         let miss = windup_model::CacheOutcome::Miss;
@@ -64,7 +65,20 @@ impl Runner {
         phases.observe_ms += started.elapsed().as_millis() as u64;
         let stop = match opened {
             Ok(()) => {
-                let sig = crate::signature::of_page(&session).await.ok();
+                // The start page, as every run reports it: its signature, and a PageSeen for
+                // the site map (the first step's edge starts here).
+                let seen = crate::signature::observe(&session, crate::signature::SEEN_CONTROLS)
+                    .await
+                    .ok();
+                let sig = seen.as_ref().map(|s| s.signature.clone());
+                events.on_event(&crate::events::Event::PageSeen {
+                    scenario_id: scenario.id.clone(),
+                    url: session.url().await.unwrap_or_else(|_| url.to_string()),
+                    signature: sig.clone(),
+                    title: seen.as_ref().map(|s| s.title.clone()),
+                    controls: seen.map(|s| s.controls).unwrap_or_default(),
+                    via: None,
+                });
                 return Ok((session, sig));
             }
             Err(_) if let Some(left) = session.left_origins() => {

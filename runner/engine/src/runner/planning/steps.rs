@@ -30,7 +30,12 @@ impl Runner {
         // got is a fact seen holding right after it. Anything else gets a verifying run.
         let (mut session, start_sig, steps, purpose) = match start {
             Start::Plan => match self
-                .open_start(scenario, shared.state_for(scenario).as_ref(), phases)
+                .open_start(
+                    scenario,
+                    shared.state_for(scenario).as_ref(),
+                    shared.events,
+                    phases,
+                )
                 .await
             {
                 Ok((session, sig)) => (session, Some(sig), Vec::new(), Purpose::Plan),
