@@ -57,7 +57,7 @@ pub async fn of_page(session: &Session) -> Result<String, BrowserError> {
     Ok(hash(&tokens))
 }
 
-/// How many of a page's first controls a `PageSeen` carries for the site map.
+/// How many of a page's first controls a `PageSeen` carries, for the site map's inventory.
 pub const SEEN_CONTROLS: usize = 40;
 
 /// A page as the site map keeps it.

@@ -11,8 +11,6 @@ use crate::browser::NavError;
 use crate::events::Event;
 use crate::signature;
 
-/// Controls of a page reported with `PageSeen`, for the site map's inventory.
-
 impl Runner<'_, '_> {
     /// Opens the plan's start URL; returns the start page's signature.
     pub(super) async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
