@@ -13,11 +13,14 @@ use super::{RealDashboard, Workflow, stdout};
 /// The Action planning `sign-in` again (its cached plan removed) on the pull request of
 /// `event` (a file of `tests/events/`), saving to the dashboard with `token`.
 fn plan_on_pull_request(w: &mut Workflow, llm: &FakeLlm, event: &str, token: &str) -> String {
-    let committed = committed();
     std::fs::remove_file(w.path("acme/e2e/.windup/cache/sign-in.json")).unwrap();
-    llm.push(Reply::Json(
-        json!({"actions": committed["plan"]["actions"], "complete": true}),
-    ));
+    // The sign-in by the refs the prompt lists, then the closing pick of its proof.
+    llm.push(Reply::Grounded(json!({"actions": [
+        {"type": "fill", "target": {"ref": "@textbox \"Email\""}, "value_ref": "ACME_ADMIN_EMAIL"},
+        {"type": "fill", "target": {"ref": "@textbox \"Password\""}, "value_ref": "ACME_ADMIN_PASSWORD"},
+        {"type": "click", "target": {"ref": "@button \"Sign in\""}}
+    ], "complete": true})));
+    llm.push(Reply::Grounded(json!({"proofs": ["#url: /projects.html"]})));
     let payload = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/events")
@@ -50,11 +53,11 @@ fn plan_on_pull_request(w: &mut Workflow, llm: &FakeLlm, event: &str, token: &st
     let out = w.run();
     let log = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{log}");
-    assert_eq!(w.outputs()["llm-calls"], "1", "planned: {log}");
+    assert_eq!(w.outputs()["llm-calls"], "2", "planned: {log}");
     log
 }
 
-/// The example's committed plan for `sign-in`: what the fake LLM answers.
+/// The example's committed plan for `sign-in`, whose cache key the dashboard files plans under.
 fn committed() -> Value {
     let path = windup_testkit::repo_root().join("examples/acme/e2e/.windup/cache/sign-in.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
