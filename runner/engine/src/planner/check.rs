@@ -153,13 +153,10 @@ fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<St
             let Some(target) = a.remove("target") else {
                 continue;
             };
-            let r = match &target {
-                Value::Null => continue,
-                Value::String(r) => Some(r.clone()),
-                Value::Object(t) => t.get("ref").and_then(Value::as_str).map(str::to_string),
-                _ => None,
-            };
-            let Some(r) = r else {
+            if target.is_null() {
+                continue;
+            }
+            let Some(r) = target_ref(&target).map(str::to_string) else {
                 problems.push(format!(
                     "actions[{i}].target: {target} names no ref; selectors are not accepted (fix: write {{\"ref\": \"e3\"}} with a ref from ELEMENTS)"
                 ));
@@ -258,19 +255,26 @@ fn read_proofs(list: Option<Value>, facts: usize) -> (Vec<usize>, Vec<String>) {
     (picked, problems)
 }
 
+/// The ref a step's `target` names: `{"ref": "e3"}`, or `"e3"` as loose models write it.
+fn target_ref(target: &Value) -> Option<&str> {
+    match target {
+        Value::String(r) => Some(r),
+        Value::Object(t) => t.get("ref").and_then(Value::as_str),
+        _ => None,
+    }
+}
+
 /// Whether `action` is a `check` or `uncheck` on an observed item that cannot be ticked.
 fn verifies(action: &Value, observation: &Observation) -> bool {
     let kind = action
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let r = match action.get("target") {
-        Some(Value::String(r)) => Some(r.as_str()),
-        Some(Value::Object(t)) => t.get("ref").and_then(Value::as_str),
-        _ => None,
-    };
     matches!(kind, "check" | "uncheck")
-        && r.and_then(|r| observation.item(r))
+        && action
+            .get("target")
+            .and_then(target_ref)
+            .and_then(|r| observation.item(r))
             .is_some_and(|item| misfit(kind, item).is_some())
 }
 
