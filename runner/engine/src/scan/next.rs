@@ -22,12 +22,7 @@ pub(super) fn app_router(app_dir: &Path) -> Vec<FileRoute> {
 }
 
 fn walk_app(dir: &Path, segs: &mut Vec<String>, out: &mut Vec<FileRoute>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
+    for e in sorted_entries(dir) {
         let name = e.file_name().to_string_lossy().to_string();
         let path = e.path();
         if path.is_dir() {
@@ -55,6 +50,16 @@ fn walk_app(dir: &Path, segs: &mut Vec<String>, out: &mut Vec<FileRoute>) {
             });
         }
     }
+}
+
+/// The entries of `dir` by name (none when it cannot be read), so routes come out in a
+/// stable order.
+fn sorted_entries(dir: &Path) -> Vec<std::fs::DirEntry> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.filter_map(Result::ok).collect())
+        .unwrap_or_default();
+    entries.sort_by_key(|e| e.file_name());
+    entries
 }
 
 /// `(.)x`, `(..)x`, `(..)(..)x`, `(...)x`: a route intercepted from elsewhere.
@@ -93,12 +98,7 @@ pub(super) fn pages_router(pages_dir: &Path) -> Vec<FileRoute> {
 }
 
 fn walk_pages(dir: &Path, segs: &mut Vec<String>, out: &mut Vec<FileRoute>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
+    for e in sorted_entries(dir) {
         let name = e.file_name().to_string_lossy().to_string();
         let path = e.path();
         if path.is_dir() {
