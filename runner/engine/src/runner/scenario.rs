@@ -170,21 +170,31 @@ impl Runner {
                 format!("{message}; it is kept as stale evidence and not re-planned: {blocked}"),
             );
         }
-        let mut result = self
-            .plan_scenario(
-                scenario,
-                Start::Plan,
-                CacheOutcome::StaleReplanned,
-                shared,
-                spend,
-                phases,
-            )
-            .await;
+        let mut result = self.replan_afresh(scenario, shared, spend, phases).await;
         result.message = Some(match result.message {
             Some(m) => format!("{message}, and was re-planned; the new plan failed too: {m}"),
             None => format!("{message}, and was re-planned"),
         });
         result
+    }
+
+    /// A retired plan's scenario planned afresh from its start page, as `stale_replanned`.
+    async fn replan_afresh(
+        &self,
+        scenario: &Scenario,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        self.plan_scenario(
+            scenario,
+            Start::Plan,
+            CacheOutcome::StaleReplanned,
+            shared,
+            spend,
+            phases,
+        )
+        .await
     }
 
     /// `--replan-at-risk`: a plan the site map says will break is retired and planned afresh up
@@ -215,16 +225,7 @@ impl Runner {
                 run_id: Some(shared.run_id.to_string()),
             },
         );
-        let mut result = self
-            .plan_scenario(
-                scenario,
-                Start::Plan,
-                CacheOutcome::StaleReplanned,
-                shared,
-                spend,
-                phases,
-            )
-            .await;
+        let mut result = self.replan_afresh(scenario, shared, spend, phases).await;
         result.message = Some(match result.message {
             Some(m) => format!(
                 "{why}, so it was re-planned up front (--replan-at-risk); the new plan failed: {m}"
