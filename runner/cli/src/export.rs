@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use windup_engine::boundary::Boundary;
-use windup_engine::config::{Config, Overrides};
+use windup_engine::config::Overrides;
 use windup_engine::export::{self, ConfigInput, Request};
 use windup_engine::secrets::ProjectSecrets;
 use windup_model::{ExitCode, Problems};
@@ -46,12 +46,9 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
         base_url: args.base_url.clone(),
         ..Overrides::default()
     };
-    let config = match Config::load(&args.root, &overrides) {
+    let config = match crate::config_or_exit(&args.root, &overrides) {
         Ok(c) => c,
-        Err(e) => {
-            print_problems(&e.into());
-            return ExitCode::BadInput;
-        }
+        Err(code) => return code,
     };
     // Plans are held to the same boundary as in a run; the credentials' values are not used.
     let secrets = match ProjectSecrets::load(&args.root, &config.env) {

@@ -272,6 +272,15 @@ fn print_problems(problems: &Problems) {
     }
 }
 
+/// The project's config; when it cannot be loaded, its problems are printed and the bad-input
+/// exit code comes back.
+fn config_or_exit(root: &std::path::Path, overrides: &Overrides) -> Result<Config, ExitCode> {
+    Config::load(root, overrides).map_err(|e| {
+        print_problems(&Problems::from(e));
+        ExitCode::BadInput
+    })
+}
+
 fn load_config(
     common: &Common,
     planning: &PlanningArgs,

@@ -55,12 +55,9 @@ pub(crate) fn run(args: &PushArgs) -> ExitCode {
         dashboard_url: args.dashboard_url.clone(),
         ..Overrides::default()
     };
-    let config = match Config::load(&args.root, &overrides) {
+    let config = match crate::config_or_exit(&args.root, &overrides) {
         Ok(c) => c,
-        Err(e) => {
-            print_problems(&e.into());
-            return ExitCode::BadInput;
-        }
+        Err(code) => return code,
     };
     let root = config.root.clone();
     let Some(settings) = config.dashboard else {

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use windup_engine::config::{Config, Overrides};
+use windup_engine::config::Overrides;
 use windup_engine::scan::{ScanError, update_site_map};
-use windup_model::{ExitCode, Problems};
+use windup_model::ExitCode;
 
 #[derive(Args)]
 pub(crate) struct ScanArgs {
@@ -21,12 +21,9 @@ pub(crate) struct ScanArgs {
 }
 
 pub(crate) fn run(args: &ScanArgs) -> ExitCode {
-    let config = match Config::load(&args.root, &Overrides::default()) {
+    let config = match crate::config_or_exit(&args.root, &Overrides::default()) {
         Ok(c) => c,
-        Err(e) => {
-            super::print_problems(&Problems::from(e));
-            return ExitCode::BadInput;
-        }
+        Err(code) => return code,
     };
     let roots = if args.sources.is_empty() {
         config.file.scan.roots.clone()
