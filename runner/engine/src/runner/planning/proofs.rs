@@ -55,37 +55,44 @@ pub(super) fn pick_numbers(steps: &mut [Planned], pending: &[usize], numbers: &[
     }
 }
 
-/// Picks, among `pending` steps, the appeared facts that show a string the task quotes.
-/// Returns whether any was found (then no closing call is needed).
-pub(super) fn pick_quoted(steps: &mut [Planned], pending: &[usize], task: &str) -> bool {
+/// The appeared facts of `pending` steps that show a string the task quotes, as (step, fact)
+/// indices, with the quotes.
+fn quoted_facts(
+    steps: &[Planned],
+    pending: &[usize],
+    task: &str,
+) -> (Vec<String>, Vec<(usize, usize)>) {
     let quotes = facts::quoted(task);
-    let mut found = false;
+    let mut found = Vec::new();
     for &i in pending {
-        for k in 0..steps[i].facts.len() {
-            let f = &steps[i].facts[k];
+        for (k, f) in steps[i].facts.iter().enumerate() {
             if f.kind == FactKind::Appeared && quotes.contains(&f.about) {
-                found = true;
-                if !steps[i].picked.contains(&k) {
-                    steps[i].picked.push(k);
-                }
+                found.push((i, k));
             }
         }
     }
-    found
+    (quotes, found)
+}
+
+/// Picks, among `pending` steps, the appeared facts that show a string the task quotes.
+/// Returns whether any was found (then no closing call is needed).
+pub(super) fn pick_quoted(steps: &mut [Planned], pending: &[usize], task: &str) -> bool {
+    let (_, found) = quoted_facts(steps, pending, task);
+    for &(i, k) in &found {
+        if !steps[i].picked.contains(&k) {
+            steps[i].picked.push(k);
+        }
+    }
+    !found.is_empty()
 }
 
 /// Whether the task quotes strings and every one appeared after one of `pending`.
 pub(super) fn quotes_shown(steps: &[Planned], pending: &[usize], task: &str) -> bool {
-    let quotes = facts::quoted(task);
+    let (quotes, found) = quoted_facts(steps, pending, task);
     !quotes.is_empty()
-        && quotes.iter().all(|q| {
-            pending.iter().any(|&i| {
-                steps[i]
-                    .facts
-                    .iter()
-                    .any(|f| f.kind == FactKind::Appeared && f.about == *q)
-            })
-        })
+        && quotes
+            .iter()
+            .all(|q| found.iter().any(|&(i, k)| steps[i].facts[k].about == *q))
 }
 
 /// Every step's `expect` from its picked facts; a step with facts but no pick gets the
