@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Dependencies point one way (ARCHITECTURE.md, "Invariants"): cli -> engine -> model <- dashboard,
-# and action -> engine. Fails, naming the edge, when a crate's normal dependency graph holds a crate
+# Dependencies point one way (ARCHITECTURE.md, "Invariants"): cli -> (mcp ->) engine -> model <-
+# dashboard, and action -> engine. Fails, naming the edge, when a crate's normal dependency graph holds a crate
 # it must not: the dashboard never links the engine or a browser client, the engine never links a
 # web server, a database or GitHub's client, the model stays serde-and-schemas. Dev-dependencies
 # are not checked: a test may run the real dashboard beside the runner.
@@ -13,6 +13,7 @@ declare -A forbidden=(
   [windup-engine]="windup-dashboard windup-action axum sqlx octocrab askama_web"
   [windup-dashboard]="windup-engine windup-action windup-testkit jsonschema"
   [windup]="windup-dashboard windup-action axum sqlx octocrab"
+  [windup-mcp]="windup-dashboard windup-action axum sqlx octocrab"
   [windup-action]="windup-dashboard axum sqlx"
 )
 
@@ -32,6 +33,6 @@ for crate in "${!forbidden[@]}"; do
   done
 done
 if [ "$status" -eq 0 ]; then
-  echo "dependency direction holds: cli -> engine -> model <- dashboard, action -> engine"
+  echo "dependency direction holds: cli -> mcp -> engine -> model <- dashboard, action -> engine"
 fi
 exit "$status"

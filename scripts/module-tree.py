@@ -16,6 +16,7 @@ CRATES = [
     ("windup-model", "runner/model/src"),
     ("windup-engine", "runner/engine/src"),
     ("windup (the CLI)", "runner/cli/src"),
+    ("windup-mcp", "runner/mcp/src"),
     ("windup-testkit", "runner/testkit/src"),
     ("windup-dashboard", "dashboard/src"),
     ("windup-action", "action/src"),

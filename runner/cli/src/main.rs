@@ -4,6 +4,7 @@ mod bench;
 mod costs;
 mod export;
 mod init;
+mod mcp;
 mod output;
 mod push;
 mod scan;
@@ -86,6 +87,9 @@ enum Command {
     Costs(costs::CostsArgs),
     /// Write each verified plan as a plain Playwright spec, with no Windup dependency.
     Export(export::ExportArgs),
+    /// Serve the MCP tools over stdio, for a coding agent to drive the app and save what it did
+    /// as a scenario that replays with no LLM call.
+    Mcp(mcp::McpArgs),
     /// Read the app's routes and controls from its source (Next.js, react-router) into the
     /// site map, e2e/.windup/sitemap.json.
     Scan(scan::ScanArgs),
@@ -178,12 +182,18 @@ impl Common {
 
 fn main() -> ProcessExit {
     let cli = Cli::parse();
-    init_tracing();
+    // `windup mcp` logs every action the agent takes; other commands only warnings.
+    init_tracing(if matches!(cli.command, Command::Mcp(_)) {
+        "warn,windup::mcp=info"
+    } else {
+        "warn"
+    });
     let code = match cli.command {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Scan(args) => scan::run(&args),
+        Command::Mcp(args) => mcp::run(&args),
         Command::Push(args) => push::run(&args),
         Command::Init { root, base_url } => init::run(&root, &base_url),
         Command::Run {
@@ -236,9 +246,9 @@ fn main() -> ProcessExit {
     code.into()
 }
 
-fn init_tracing() {
+fn init_tracing(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("WINDUP_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(|| MaskedStderr)

@@ -29,6 +29,9 @@ impl Layout {
     pub const CACHE_DIR: &str = "e2e/.windup/cache";
     /// The site map, committed like the cache.
     pub const SITEMAP_FILE: &str = "e2e/.windup/sitemap.json";
+    /// Notes recorded about the app while there is no site map (committed; moved into the site
+    /// map once it exists).
+    pub const MEMORY_FILE: &str = "e2e/.windup/memory.json";
     /// Invalidated plans kept as evidence, under the cache folder.
     pub const STALE_DIR: &str = "e2e/.windup/cache/stale";
     /// The run ledger, one JSON line per scenario per run.

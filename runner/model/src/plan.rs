@@ -17,7 +17,8 @@ pub struct Plan {
     pub task: String,
     /// A path on the base URL (`/`), or an absolute URL.
     pub start_url: String,
-    /// Who made the plan: `human`, or `provider/model` for a planned one.
+    /// Who made the plan: `human`, `mcp` for one crystallised from an agent's steps in
+    /// `windup mcp`, or `provider/model` for a planned one.
     pub generated_by: String,
     /// The steps, run in order; at least one.
     #[schemars(length(min = 1))]

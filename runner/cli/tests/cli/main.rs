@@ -9,6 +9,7 @@ mod dashboard;
 mod export;
 mod input;
 mod limits;
+mod mcp;
 mod real_dashboard;
 mod replay;
 mod support;

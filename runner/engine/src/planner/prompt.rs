@@ -140,12 +140,20 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)]) -> String {
             );
         }
     }
-    let _ = writeln!(out, "CURRENT PAGE: {}", page_line(ask.page));
+    out.push_str(&untrusted_page(ask.page, ask.facts));
+    out
+}
+
+/// The page and what the last steps changed on it, inside the one block marked as untrusted
+/// data: the planner's prompt and `windup mcp`'s answers to an agent show a page this way.
+pub fn untrusted_page(page: &Observation, facts: &[StepFacts]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "CURRENT PAGE: {}", page_line(page));
     out.push_str(OPEN);
     out.push('\n');
-    facts_block(&mut out, ask.facts);
+    facts_block(&mut out, facts);
     out.push_str("ELEMENTS:\n");
-    out.push_str(&neutralize(&ask.page.render()));
+    out.push_str(&neutralize(&page.render()));
     out.push_str(CLOSE);
     out.push('\n');
     out

@@ -8,10 +8,11 @@
 //! the verifying run), `execute` (one plan in one browser context), `site` (the site map: the
 //! planner's slice, plans at risk, what the run saw); then what a run leaves:
 //! `results`, `report`, `ledger`, `suggest`, `dashboard`. `replay` and `bench` are the other
-//! two commands that run plans.
+//! two commands that run plans; `drive` is `windup mcp`'s: an agent's steps, saved as a plan.
 
 mod bench;
 mod dashboard;
+pub mod drive;
 mod error;
 mod execute;
 mod ledger;
@@ -29,6 +30,7 @@ mod storage;
 mod suggest;
 
 pub use bench::BenchReport;
+pub use drive::Drive;
 pub use error::RunError;
 pub use selection::{Selection, parse_shard, shard_of};
 pub use setup::Runner;

@@ -7,11 +7,13 @@
 //! is the planner's short, untrusted view of it; `risk` checks a cached plan against it.
 
 mod collect;
+mod notes;
 mod risk;
 mod slice;
 mod store;
 
 pub use collect::{Collector, Seen, learn};
+pub use notes::{Memory, Recalled};
 pub use risk::{AtRisk, at_risk};
 pub use slice::{SLICE_CHARS, slice};
 pub use store::{SiteMapFile, render};

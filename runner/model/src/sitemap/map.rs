@@ -30,6 +30,25 @@ pub struct SiteMap {
     /// Edges, sorted by (from, to, via).
     #[serde(default)]
     pub edges: Vec<Edge>,
+    /// What people and agents recorded about the app (`windup mcp`'s `record_fact`), in the
+    /// order recorded, each once; at most [`MAX_NOTES`], the oldest dropped first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+}
+
+/// At most this many notes are kept.
+pub const MAX_NOTES: usize = 200;
+/// At most this many characters per note.
+pub const MAX_NOTE_CHARS: usize = 500;
+
+/// One thing recorded about the app ("the admin's projects are under Settings > Projects").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Note {
+    /// The note, at most [`MAX_NOTE_CHARS`] characters.
+    #[schemars(length(min = 1, max = 500))]
+    pub text: String,
+    /// The day it was recorded, `YYYY-MM-DD`.
+    pub recorded: String,
 }
 
 /// Where a fact comes from, lowest precedence first: `llm` < `static` < `execution`.
@@ -140,6 +159,7 @@ impl Default for SiteMap {
             scan: None,
             pages: Vec::new(),
             edges: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }

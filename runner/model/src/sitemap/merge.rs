@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::map::{Control, Edge, MAX_BYTES, MAX_CONTROLS, MAX_PAGES, Page, SiteMap, Source};
+use super::map::{Control, Edge, MAX_BYTES, MAX_CONTROLS, MAX_PAGES, Note, Page, SiteMap, Source};
 use super::route::pattern_segments as segments;
 
 /// Distinct values in one position, under the same parent and signature, that make it `:id`.
@@ -19,11 +19,25 @@ impl SiteMap {
         for edge in &other.edges {
             self.add_edge(edge.clone());
         }
+        for note in &other.notes {
+            self.add_note(note.clone());
+        }
         if other.scan.is_some() {
             self.scan = other.scan.clone();
         }
         self.generation = self.generation.max(other.generation);
         self.canonicalize();
+    }
+
+    /// Adds a note unless the map has one with the same text; the oldest go past
+    /// [`super::MAX_NOTES`].
+    pub fn add_note(&mut self, note: Note) {
+        if self.notes.iter().any(|n| n.text == note.text) {
+            return;
+        }
+        self.notes.push(note);
+        let over = self.notes.len().saturating_sub(super::MAX_NOTES);
+        self.notes.drain(..over);
     }
 
     /// Adds one page's facts, merged with what the map has for its route.

@@ -1,6 +1,7 @@
 //! The site map, `map_version: "0.1"`, at `e2e/.windup/sitemap.json`: the app's pages keyed by
 //! route pattern, each with its title, structural signature and a short inventory of controls,
-//! and the edges between them (from a page, the step that led on, to a page).
+//! the edges between them (from a page, the step that led on, to a page), and notes people and
+//! agents recorded about the app.
 //!
 //! Invariants of the file:
 //! - every fact carries its source, and a fact of a higher source is never replaced by one of a
@@ -19,7 +20,8 @@ mod merge;
 mod route;
 
 pub use map::{
-    Control, Edge, MAP_VERSION, MAX_BYTES, MAX_CONTROLS, MAX_PAGES, Page, ScanInfo, SiteMap, Source,
+    Control, Edge, MAP_VERSION, MAX_BYTES, MAX_CONTROLS, MAX_NOTE_CHARS, MAX_NOTES, MAX_PAGES,
+    Note, Page, ScanInfo, SiteMap, Source,
 };
 pub use route::{
     generalize_path, is_param_value, pattern_segments, route_matches, segments, step_via,

@@ -8,7 +8,6 @@ use windup_model::{Action, FailureClass, Plan, Scenario, ScenarioResult};
 
 use super::super::Runner;
 use super::super::results::{crashed, failed};
-use super::super::setup::Planning;
 use super::super::shared::RunShared;
 use super::super::storage::{self, StorageState};
 use super::start::{Phases, Stop};
@@ -109,7 +108,7 @@ impl Runner {
     /// Reads the page for the planner once it has something to show: pages that render after
     /// `load` get a short grace. A page outside the app's origins is never read: it stops
     /// planning.
-    pub(super) async fn observe(
+    pub(in crate::runner) async fn observe(
         &self,
         session: &Session,
         task: &str,
@@ -123,10 +122,7 @@ impl Runner {
         if let Some(left) = left {
             return Err(Stop::Outside(left.url));
         }
-        let Planning::Ready(planner) = &self.planning else {
-            unreachable!("observing is for planning");
-        };
-        let s = planner.settings();
+        let s = &self.config.planner;
         let started = Instant::now();
         // A page that fails to read because it is leaving the app stops for that reason.
         let stop = |e| match session.left_origins() {
@@ -162,7 +158,7 @@ impl Runner {
     }
 
     /// Runs planned steps on the page as it is (no start page), for planning.
-    pub(super) async fn run_steps(
+    pub(in crate::runner) async fn run_steps(
         &self,
         session: &mut Session,
         scenario: &Scenario,

@@ -9,7 +9,7 @@ use crate::planner::facts::{self, Fact, FactKind, StepFacts};
 
 /// One step of the plan being made.
 #[derive(Debug, Clone)]
-pub(super) struct Planned {
+pub(in crate::runner) struct Planned {
     pub action: Action,
     /// What it changed on the page, holding right after it (empty for kept steps).
     pub facts: Vec<Fact>,

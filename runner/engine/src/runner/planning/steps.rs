@@ -85,7 +85,8 @@ impl Runner {
             }
             Ok(made) => {
                 session.close().await;
-                self.verify_and_cache(scenario, made.steps, cache_outcome, shared, phases)
+                let by = self.planner_name();
+                self.verify_and_cache(scenario, made.steps, &by, cache_outcome, shared, phases)
                     .await
             }
             Err(result) => {

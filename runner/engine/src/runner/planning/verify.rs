@@ -14,21 +14,27 @@ use crate::executor::Execution;
 use crate::verifier::Check;
 
 impl Runner {
+    /// Who makes plans in this run: the planner's `provider/model`.
+    pub(super) fn planner_name(&self) -> String {
+        let Planning::Ready(planner) = &self.planning else {
+            unreachable!("callers check that a planner is ready");
+        };
+        planner.generated_by()
+    }
+
     /// The plan as planning made it, ready to cache, or why it cannot be.
     fn finished_plan(
         &self,
         scenario: &Scenario,
         steps: &mut [proofs::Planned],
+        generated_by: &str,
     ) -> Result<Plan, String> {
-        let Planning::Ready(planner) = &self.planning else {
-            unreachable!("callers check that a planner is ready");
-        };
         let plan = Plan {
             plan_version: windup_model::plan::PLAN_VERSION.to_string(),
             scenario_id: scenario.id.clone(),
             task: scenario.task.clone(),
             start_url: scenario.start_url.clone(),
-            generated_by: planner.generated_by(),
+            generated_by: generated_by.to_string(),
             actions: proofs::finish(steps),
         };
         match windup_model::validate::plan_problems("plan", &plan, true).first() {
@@ -57,7 +63,7 @@ impl Runner {
         session: &Session,
         shared: &RunShared<'_>,
     ) -> ScenarioResult {
-        let plan = match self.finished_plan(scenario, &mut made.steps) {
+        let plan = match self.finished_plan(scenario, &mut made.steps, &self.planner_name()) {
             Ok(p) => p,
             Err(m) => return failed(&scenario.id, cache_outcome, FailureClass::PlanRejected, m),
         };
@@ -109,11 +115,13 @@ impl Runner {
 
     /// Runs the finished plan from a fresh context; caches it only when that run passes. A
     /// postcondition the engine chose by itself that fails there is dropped and the run made
-    /// again (at most twice): it was a fact of the planning run, not of the app.
-    pub(super) async fn verify_and_cache(
+    /// again (at most twice): it was a fact of the planning run, not of the app. `generated_by`
+    /// says who made the steps (see [`windup_model::Plan::generated_by`]).
+    pub(in crate::runner) async fn verify_and_cache(
         &self,
         scenario: &Scenario,
         mut steps: Vec<proofs::Planned>,
+        generated_by: &str,
         cache_outcome: windup_model::CacheOutcome,
         shared: &RunShared<'_>,
         phases: &mut Phases,
@@ -121,7 +129,7 @@ impl Runner {
         let timeout = self.scenario_timeout(scenario);
         let mut retries = 2;
         loop {
-            let plan = match self.finished_plan(scenario, &mut steps) {
+            let plan = match self.finished_plan(scenario, &mut steps, generated_by) {
                 Ok(p) => p,
                 Err(m) => {
                     return failed(&scenario.id, cache_outcome, FailureClass::PlanRejected, m);

@@ -1,0 +1,59 @@
+//! `windup mcp`: the MCP server over stdio for coding agents (see the `windup-mcp` crate).
+//! Standard output carries the protocol only; the log goes to stderr and
+//! `e2e/.windup/mcp.log`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use windup_engine::config::Overrides;
+use windup_engine::runner::{Drive, Runner};
+use windup_model::ExitCode;
+
+#[derive(Args)]
+pub(crate) struct McpArgs {
+    /// The project root (where windup.toml and e2e/ are).
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
+    /// The app's base URL; overrides windup.toml.
+    #[arg(long, env = "WINDUP_BASE_URL")]
+    base_url: Option<String>,
+    /// Show the browser window, to watch the agent work.
+    #[arg(long)]
+    headed: bool,
+}
+
+pub(crate) fn run(args: &McpArgs) -> ExitCode {
+    let overrides = Overrides {
+        base_url: args.base_url.clone(),
+        headed: args.headed,
+        ..Overrides::default()
+    };
+    let config = match crate::config_or_exit(&args.root, &overrides) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let drive = match Runner::new(config).and_then(Drive::new) {
+        Ok(d) => d,
+        Err(problems) => {
+            crate::print_problems(&problems);
+            return ExitCode::BadInput;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: could not start the async runtime: {e}");
+            return ExitCode::Infrastructure;
+        }
+    };
+    match runtime.block_on(windup_mcp::serve_stdio(drive)) {
+        Ok(()) => ExitCode::Success,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::Infrastructure
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! `windup mcp` over stdio, as a coding agent drives it: JSON-RPC lines in and out of the real
+//! binary, the app in real Chromium, and `windup run` replaying what was saved with no LLM.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+use windup_testkit::{Server, fixtures};
+
+use crate::support::{report, stderr, windup};
+
+/// A client of one `windup mcp` process.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Client {
+    fn start(root: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_windup"))
+            .current_dir(root)
+            .args(["mcp"])
+            .env_remove("WINDUP_BASE_URL")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run windup mcp");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut client = Client {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        };
+        let init = client.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "windup-test", "version": "0"}
+            }),
+        );
+        assert_eq!(init["result"]["serverInfo"]["name"], "windup", "{init}");
+        assert!(
+            init["result"]["capabilities"]["tools"].is_object(),
+            "{init}"
+        );
+        let instructions = init["result"]["instructions"].as_str().unwrap_or_default();
+        assert!(instructions.contains("untrusted_page_content"), "{init}");
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Sends a request and reads lines until its answer (notifications are skipped).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).unwrap();
+            assert!(n > 0, "windup mcp closed stdout before answering {method}");
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout carries only JSON-RPC: {e}: {line}"));
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// Calls a tool; returns its text and whether it is an error.
+    fn tool(&mut self, name: &str, arguments: Value) -> (String, bool) {
+        let answer = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        let result = &answer["result"];
+        assert!(result.is_object(), "{name}: {answer}");
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        (text.to_string(), result["isError"] == true)
+    }
+
+    /// Calls a tool that must succeed.
+    fn ok(&mut self, name: &str, arguments: Value) -> String {
+        let (text, error) = self.tool(name, arguments);
+        assert!(!error, "{name} failed: {text}");
+        text
+    }
+
+    fn close(mut self) {
+        drop(self.stdin);
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "windup mcp exited with {status}");
+    }
+}
+
+/// The ref of the first element line holding every one of `words`.
+fn ref_of(page: &str, words: &[&str]) -> String {
+    page.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with('e') && words.iter().all(|w| l.contains(w)))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no element with {words:?} in:\n{page}"))
+        .to_string()
+}
+
+/// The number of the first listed fact holding `words`.
+fn fact_of(page: &str, words: &[&str]) -> u64 {
+    let changed = page.split("WHAT CHANGED:").nth(1).unwrap_or_default();
+    changed
+        .lines()
+        .find(|l| words.iter().all(|w| l.contains(w)))
+        .and_then(|l| l.split('.').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no fact with {words:?} in:\n{page}"))
+}
+
+fn project(server: &Server) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("windup.toml"),
+        format!("base_url = \"{}\"\n", server.base),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn an_agent_drives_todomvc_through_refs_and_the_saved_scenario_replays_with_no_llm_call() {
+    let server = Server::start(&fixtures().todomvc);
+    let dir = project(&server);
+    let root = dir.path();
+    let mut mcp = Client::start(root);
+
+    let tools = mcp.request("tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for tool in [
+        "browser_open",
+        "observe",
+        "click",
+        "fill",
+        "select",
+        "check",
+        "uncheck",
+        "press",
+        "hover",
+        "expect",
+        "recall",
+        "record_fact",
+        "save_scenario",
+    ] {
+        assert!(names.contains(&tool), "{tool} missing from {names:?}");
+    }
+    let fill = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "fill")
+        .unwrap();
+    assert!(
+        fill["inputSchema"]["properties"]["ref"].is_object(),
+        "{fill}"
+    );
+
+    // Outside the app's origins: refused before any request.
+    let (text, error) = mcp.tool("browser_open", json!({"url": "http://127.0.0.2:9/"}));
+    assert!(error && text.contains("origin"), "{text}");
+
+    let page = mcp.ok(
+        "browser_open",
+        json!({"url": "/examples/vanillajs/index.html"}),
+    );
+    assert!(page.contains("<untrusted_page_content>"), "{page}");
+    let field = ref_of(&page, &["What needs to be done"]);
+    mcp.ok("fill", json!({"ref": field, "value": "Buy milk"}));
+    let after = mcp.ok("press", json!({"key": "Enter", "ref": field}));
+    let n = fact_of(&after, &["Buy milk"]);
+    mcp.ok("expect", json!({"facts": [n]}));
+    // A ref of an older page is refused with what to do.
+    let (text, error) = mcp.tool("click", json!({"ref": "e999"}));
+    assert!(error && text.contains("e999"), "{text}");
+
+    let toggle = ref_of(&after, &["checkbox"]);
+    let done = mcp.ok("check", json!({"ref": toggle}));
+    assert!(done.contains("WHAT CHANGED"), "{done}");
+    let saved = mcp.ok(
+        "save_scenario",
+        json!({"id": "todomvc-add", "task": "Add a todo \"Buy milk\" and complete it"}),
+    );
+    assert!(saved.contains("e2e/scenarios/todomvc-add.yaml"), "{saved}");
+    let (text, error) = mcp.tool(
+        "save_scenario",
+        json!({"id": "todomvc-add", "task": "Add a todo \"Buy milk\""}),
+    );
+    assert!(error && text.contains("already exists"), "{text}");
+
+    mcp.ok(
+        "record_fact",
+        json!({"text": "New todos are added with Enter"}),
+    );
+    let recalled = mcp.ok("recall", json!({"topic": "todos"}));
+    assert!(
+        recalled.contains("New todos are added with Enter"),
+        "{recalled}"
+    );
+    mcp.close();
+
+    let log = std::fs::read_to_string(root.join("e2e/.windup/mcp.log")).unwrap();
+    for tool in ["browser_open", "fill", "press", "check", "save_scenario"] {
+        assert!(log.contains(&format!("\"tool\":\"{tool}\"")), "{log}");
+    }
+    let plan: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("e2e/.windup/cache/todomvc-add.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(plan["plan"]["generated_by"], "mcp", "{plan}");
+
+    // The saved scenario replays from the cache: no provider is configured, no call is made.
+    let out = windup(root, &["run", "todomvc-add", "--report", "json=r.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = report(&root.join("r.json"));
+    let s = &r["scenarios"][0];
+    assert_eq!(s["status"], "passed", "{r}");
+    assert_eq!(s["cache"], "hit", "{r}");
+    assert_eq!(s["llm_calls"], 0, "{r}");
+}
+
+#[test]
+fn a_flow_that_cannot_replay_from_a_fresh_context_is_reported_and_nothing_is_saved() {
+    let server = Server::start(&fixtures().todomvc);
+    // The button is there on the first visit only: the agent's flow works once, never again.
+    server.page("/once.html", "<title>Once</title><p>Nothing to do here</p>");
+    server.route_once(
+        "/once.html",
+        windup_testkit::Canned {
+            status: 200,
+            content_type: "text/html; charset=utf-8",
+            body: br#"<title>Once</title><button onclick="document.body.insertAdjacentHTML('beforeend','<p>Continued</p>')">Continue</button>"#.to_vec(),
+            delay: std::time::Duration::ZERO,
+        },
+    );
+    let dir = project(&server);
+    let root = dir.path();
+    let mut mcp = Client::start(root);
+    let page = mcp.ok("browser_open", json!({"url": "/once.html"}));
+    let button = ref_of(&page, &["button", "Continue"]);
+    let after = mcp.ok("click", json!({"ref": button}));
+    let n = fact_of(&after, &["Continued"]);
+    mcp.ok("expect", json!({"facts": [n]}));
+    let (text, error) = mcp.tool(
+        "save_scenario",
+        json!({"id": "once", "task": "Continue once"}),
+    );
+    assert!(error, "{text}");
+    assert!(text.contains("did not replay"), "{text}");
+    mcp.close();
+    assert!(!root.join("e2e/scenarios/once.yaml").exists());
+    assert!(!root.join("e2e/.windup/cache/once.json").exists());
+}
