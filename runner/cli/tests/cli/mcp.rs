@@ -8,7 +8,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use serde_json::{Value, json};
 use windup_testkit::{Server, fixtures};
 
-use crate::support::{report, stderr, windup};
+use crate::support::{example, report, serve, stderr, tree, windup};
+
+/// The example's admin password, as the environment holds it.
+const PASSWORD: &str = "correct horse battery staple";
 
 /// A client of one `windup mcp` process.
 struct Client {
@@ -19,11 +22,14 @@ struct Client {
 }
 
 impl Client {
-    fn start(root: &Path) -> Client {
+    fn start(root: &Path, args: &[&str]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_windup"))
             .current_dir(root)
-            .args(["mcp"])
+            .arg("mcp")
+            .args(args)
             .env_remove("WINDUP_BASE_URL")
+            .env("ACME_ADMIN_EMAIL", "admin@acme.test")
+            .env("ACME_ADMIN_PASSWORD", PASSWORD)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -137,7 +143,7 @@ fn an_agent_drives_todomvc_through_refs_and_the_saved_scenario_replays_with_no_l
     let server = Server::start(&fixtures().todomvc);
     let dir = project(&server);
     let root = dir.path();
-    let mut mcp = Client::start(root);
+    let mut mcp = Client::start(root, &[]);
 
     let tools = mcp.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"]
@@ -253,7 +259,7 @@ fn a_flow_that_cannot_replay_from_a_fresh_context_is_reported_and_nothing_is_sav
     );
     let dir = project(&server);
     let root = dir.path();
-    let mut mcp = Client::start(root);
+    let mut mcp = Client::start(root, &[]);
     let page = mcp.ok("browser_open", json!({"url": "/once.html"}));
     let button = ref_of(&page, &["button", "Continue"]);
     let after = mcp.ok("click", json!({"ref": button}));
@@ -268,4 +274,66 @@ fn a_flow_that_cannot_replay_from_a_fresh_context_is_reported_and_nothing_is_sav
     mcp.close();
     assert!(!root.join("e2e/scenarios/once.yaml").exists());
     assert!(!root.join("e2e/.windup/cache/once.json").exists());
+}
+
+#[test]
+fn credentials_go_only_by_name_and_never_reach_the_agent_the_log_or_the_saved_files() {
+    let project = example();
+    let root = project.path();
+    let (_server, base) = serve(root);
+    let mut mcp = Client::start(root, &["--base-url", &base]);
+    let mut shown = String::new();
+    let page = mcp.ok("browser_open", json!({"url": "/login.html"}));
+    let email = ref_of(&page, &["Email"]);
+    let password = ref_of(&page, &["Password"]);
+    let button = ref_of(&page, &["button", "Sign in"]);
+    shown.push_str(&mcp.ok(
+        "fill",
+        json!({"ref": email, "value_ref": "ACME_ADMIN_EMAIL"}),
+    ));
+    // The value itself is refused: credentials go only by their ENV name.
+    let (text, error) = mcp.tool("fill", json!({"ref": password, "value": PASSWORD}));
+    assert!(error && text.contains("value_ref"), "{text}");
+    // An undeclared variable is no credential.
+    let (text, error) = mcp.tool("fill", json!({"ref": password, "value_ref": "HOME"}));
+    assert!(error, "{text}");
+    shown.push_str(&mcp.ok(
+        "fill",
+        json!({"ref": password, "value_ref": "ACME_ADMIN_PASSWORD"}),
+    ));
+    shown.push_str(&mcp.ok("click", json!({"ref": button})));
+    shown.push_str(&mcp.ok("expect", json!({"visible": "text=\"Apollo\""})));
+    let (text, error) = mcp.tool(
+        "record_fact",
+        json!({"text": format!("The password is {PASSWORD}")}),
+    );
+    assert!(error, "{text}");
+    let (text, error) = mcp.tool(
+        "save_scenario",
+        json!({"id": "mcp-sign-in", "task": format!("Sign in with {PASSWORD}")}),
+    );
+    assert!(error, "{text}");
+    shown.push_str(&mcp.ok(
+        "save_scenario",
+        json!({"id": "mcp-sign-in", "task": "Sign in as the admin and see the projects"}),
+    ));
+    mcp.close();
+
+    assert!(
+        !shown.contains(PASSWORD) && !shown.contains("admin@acme.test"),
+        "{shown}"
+    );
+    let cached = std::fs::read_to_string(root.join("e2e/.windup/cache/mcp-sign-in.json")).unwrap();
+    assert!(
+        cached.contains("\"value_ref\": \"ACME_ADMIN_PASSWORD\""),
+        "{cached}"
+    );
+    for (path, bytes) in tree(&root.join("e2e")) {
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(PASSWORD) && !text.contains("admin@acme.test"),
+            "{} holds a credential",
+            path.display()
+        );
+    }
 }
