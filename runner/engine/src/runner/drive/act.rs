@@ -189,7 +189,7 @@ impl Drive {
         let action = self.ground(&step, &shown)?;
         let summary = self.runner.secrets.redact(&action.summary());
         // What changed since the agent looked changed on its own: never a fact of this step.
-        let before = self.read("").await?;
+        let before = self.peek().await?;
         let drifting = facts::drifted(&shown, &before);
         let scenario = self.draft();
         let root = self.runner.config.root.clone();

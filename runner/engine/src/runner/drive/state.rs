@@ -123,6 +123,19 @@ impl Drive {
         Ok(page)
     }
 
+    /// The page as it is this moment, not waiting for it to settle (what changed since the
+    /// agent looked, before a step).
+    pub(super) async fn peek(&self) -> Result<Observation, DriveError> {
+        let session = self.session.as_ref().ok_or_else(|| {
+            DriveError::new("no page is open yet (fix: call browser_open first)")
+        })?;
+        let s = &self.runner.config.planner;
+        let origins = self.runner.boundary().app_origins();
+        Observation::capture(session, "", origins, s.max_elements, s.page_chars)
+            .await
+            .map_err(|e| DriveError(format!("the browser failed: {e}")))
+    }
+
     /// A scenario standing for the flow while it is recorded (steps run under its id).
     pub(super) fn draft(&self) -> Scenario {
         Scenario {
