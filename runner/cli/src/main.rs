@@ -5,6 +5,7 @@ mod costs;
 mod export;
 mod init;
 mod mcp;
+mod new;
 mod output;
 mod push;
 mod scan;
@@ -87,6 +88,22 @@ enum Command {
     Costs(costs::CostsArgs),
     /// Write each verified plan as a plain Playwright spec, with no Windup dependency.
     Export(export::ExportArgs),
+    /// Write a precise scenario from a rough instruction (one LLM call): a checkable outcome,
+    /// its start page, hints, the setups it needs, credentials by name. Never overwrites a file.
+    New {
+        /// What the flow does, in your words ("sign in as the admin and archive a project").
+        instruction: String,
+        /// The scenario's id (default: the model's, made unique).
+        #[arg(long)]
+        id: Option<String>,
+        /// Plan and verify it right away.
+        #[arg(long)]
+        plan: bool,
+        #[command(flatten)]
+        planning: PlanningArgs,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Serve the MCP tools over stdio, for a coding agent to drive the app and save what it did
     /// as a scenario that replays with no LLM call.
     Mcp(mcp::McpArgs),
@@ -194,6 +211,13 @@ fn main() -> ProcessExit {
         Command::Export(args) => export::run(&args),
         Command::Scan(args) => scan::run(&args),
         Command::Mcp(args) => mcp::run(&args),
+        Command::New {
+            instruction,
+            id,
+            plan,
+            planning,
+            common,
+        } => new::run(instruction, id, plan, common, planning),
         Command::Push(args) => push::run(&args),
         Command::Init { root, base_url } => init::run(&root, &base_url),
         Command::Run {

@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+pub mod authoring;
 pub mod base_url;
 pub mod boundary;
 pub mod browser;

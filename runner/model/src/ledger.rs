@@ -93,6 +93,9 @@ pub struct LlmCalls {
     /// An opt-in failure summary and fix suggestion (`--suggest`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub suggest: u32,
+    /// Writing a scenario from a rough instruction (`windup new`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub author: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -102,7 +105,7 @@ fn is_zero(n: &u32) -> bool {
 impl LlmCalls {
     /// Every call, whatever its purpose.
     pub fn total(&self) -> u32 {
-        self.planning + self.continuation + self.repair + self.suggest
+        self.planning + self.continuation + self.repair + self.suggest + self.author
     }
 }
 

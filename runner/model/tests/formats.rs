@@ -199,6 +199,7 @@ mod ledger {
                 continuation: 2,
                 repair: 0,
                 suggest: 0,
+                author: 0,
             },
             tokens: TokenUsage {
                 input: 12_000,

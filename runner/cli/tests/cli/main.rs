@@ -10,6 +10,7 @@ mod export;
 mod input;
 mod limits;
 mod mcp;
+mod new;
 mod real_dashboard;
 mod replay;
 mod support;

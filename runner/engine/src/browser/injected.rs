@@ -183,6 +183,9 @@ pub struct Item {
     /// Set on a selected option, tab, row or tree item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selected: Option<bool>,
+    /// A link's target, resolved to an absolute URL (`windup new` lists the pages it leads to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub href: Option<String>,
 }
 
 /// The page as the in-page engine's `observe()` reports it.

@@ -2911,6 +2911,7 @@ if (!window.__windup) {
         const item = { role: f.role || null, name: truncate(f.name || '', f.control ? 120 : 100), tag: el.localName, control: f.control, score: f.score, selector: selectorFor(el, ctx, index, budget) };
         if (f.context) item.context = f.context;
         if (!f.control) return item;
+        if (tag === 'a' && el.href) item.href = String(el.href);
         if (tag === 'input') item.type = inputType(el);
         if ((tag === 'input' && !isNativeCheckable(el) && !isButtonLikeInput(el) && inputType(el) !== 'password' && inputType(el) !== 'file') ||
             tag === 'textarea' || tag === 'select') {

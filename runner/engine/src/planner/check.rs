@@ -519,6 +519,7 @@ mod tests {
             disabled: None,
             expanded: None,
             selected: None,
+            href: None,
         };
         Observation {
             items: vec![

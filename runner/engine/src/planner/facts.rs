@@ -409,6 +409,7 @@ mod tests {
             disabled: None,
             expanded: None,
             selected: None,
+            href: None,
         }
     }
 

@@ -247,6 +247,7 @@ mod tests {
             disabled: None,
             expanded: None,
             selected: None,
+            href: None,
         }
     }
 

@@ -10,6 +10,7 @@
 //! `results`, `report`, `ledger`, `suggest`, `dashboard`. `replay` and `bench` are the other
 //! two commands that run plans; `drive` is `windup mcp`'s: an agent's steps, saved as a plan.
 
+mod author;
 mod bench;
 mod dashboard;
 pub mod drive;
@@ -29,6 +30,7 @@ mod site;
 mod storage;
 mod suggest;
 
+pub use author::Authored;
 pub use bench::BenchReport;
 pub use drive::Drive;
 pub use error::RunError;

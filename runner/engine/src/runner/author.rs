@@ -1,0 +1,423 @@
+//! `windup new "rough instruction"`: one budgeted, ledgered call turns an instruction into a
+//! precise scenario (`planner::author`), with its start page from the site map, else from the
+//! links of the app's home page; credentials written into the instruction are registered first
+//! (`authoring`), so neither the model nor the scenario ever sees their values. The scenario is
+//! validated and never overwrites a file.
+
+use std::time::Instant;
+
+use time::OffsetDateTime;
+use windup_model::ledger::{LEDGER_VERSION, LedgerRecord, PhaseTimings, TokenUsage};
+use windup_model::{CacheOutcome, InputError, Problems, Scenario, ScenarioStatus};
+
+use super::setup::Planning;
+use super::{RunError, Runner};
+use crate::authoring::{Registered, find_literals, register};
+use crate::fragments::Fragments;
+use crate::planner::author::{AuthorAsk, Draft};
+use crate::planner::{Observation, PlanFailure, Spend};
+use crate::project::{Layout, display, load_scenarios};
+use crate::secrets::ProjectSecrets;
+use crate::sitemap::SiteMapFile;
+
+/// What `windup new` wrote.
+#[derive(Debug, Clone)]
+pub struct Authored {
+    /// The scenario file, relative to the project root.
+    pub file: String,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Credentials found in the instruction: (ENV name, account, field, newly registered).
+    pub credentials: Vec<(String, String, String, bool)>,
+    /// What the call cost, in micro-dollars.
+    pub cost_micro_usd: u64,
+}
+
+impl Runner {
+    /// Writes a scenario from `instruction` (see the module docs). `id` overrides the model's.
+    pub async fn author(&self, instruction: &str, id: Option<&str>) -> Result<Authored, RunError> {
+        let root = self.config.root.clone();
+        let config_file = display(&root, &root.join(Layout::CONFIG_FILE));
+        self.config.require_base_url()?;
+        let planner = match &self.planning {
+            Planning::Ready(p) => p,
+            Planning::Off => {
+                return Err(InputError::new(
+                    config_file,
+                    "providers",
+                    "no LLM provider is configured, so `new` cannot write a scenario",
+                    "add a [providers.NAME] table (README: Planning), or write e2e/scenarios/<id>.yaml by hand",
+                )
+                .into());
+            }
+            Planning::Unavailable(why) => {
+                return Err(InputError::new(
+                    config_file,
+                    "providers",
+                    format!("the provider cannot be used: {why}"),
+                    "set its key (README: Planning)",
+                )
+                .into());
+            }
+        };
+        let scenarios = load_scenarios(&root)?;
+        let taken: Vec<String> = scenarios.iter().map(|s| s.scenario.id.clone()).collect();
+        if let Some(id) = id {
+            self.check_new_id(id, &taken)?;
+        }
+        if instruction.trim().is_empty() {
+            return Err(InputError::new(
+                "windup new",
+                "instruction",
+                "is empty",
+                "describe the flow: windup new \"sign in as the admin and archive the first project\"",
+            )
+            .into());
+        }
+        // Literal credentials become ENV names before anything leaves the process.
+        let literals = find_literals(instruction);
+        let registered = register(&root, &literals, &account_word(instruction), &self.secrets)?;
+        let mut clean = instruction.to_string();
+        for r in &registered {
+            clean = clean.replace(&r.value, &format!("({} of {})", r.env_name, r.account));
+        }
+        let secrets = ProjectSecrets::load(&root, &self.config.env)?;
+        let credentials: Vec<String> = secrets
+            .manifest()
+            .accounts
+            .iter()
+            .map(|(name, a)| {
+                let fields: Vec<String> = a
+                    .fields
+                    .iter()
+                    .map(|(f, env)| format!("{f}={env}"))
+                    .collect();
+                format!("{name}: {}", fields.join(" "))
+            })
+            .collect();
+        let setups: Vec<(String, String)> = scenarios
+            .iter()
+            .filter(|s| s.scenario.setup)
+            .map(|s| (s.scenario.id.clone(), s.scenario.task.clone()))
+            .collect();
+        let pages = self.start_pages().await?;
+        let ask = AuthorAsk {
+            instruction: &clean,
+            pages: &pages,
+            setups: &setups,
+            credentials: &credentials,
+            taken: &taken,
+        };
+        let fragments = Fragments::load(&root.join(Layout::FRAGMENTS_DIR))?;
+        let project = crate::planner::Project {
+            boundary: self.boundary(),
+            fragments: &fragments,
+            secrets: &secrets,
+            budget: &self.budget,
+        };
+        let mut spend = Spend::default();
+        let started = OffsetDateTime::now_utc();
+        let clock = Instant::now();
+        let drafted = planner.author(&ask, &project, &mut spend).await;
+        let made = drafted.and_then(|d| {
+            self.scenario_of(d, id, &taken, &registered)
+                .map_err(|message| PlanFailure {
+                    class: windup_model::FailureClass::PlanRejected,
+                    message,
+                })
+        });
+        let ledger_id = made.as_ref().map_or("new", |s| s.id.as_str()).to_string();
+        self.ledger_author(&ledger_id, started, clock, &spend, made.as_ref().err());
+        let scenario = made.map_err(|f| {
+            RunError::Input(Problems(vec![InputError::new(
+                "windup new",
+                "instruction",
+                format!("no scenario was written: {}", f.message),
+                "try again, or reword the instruction",
+            )]))
+        })?;
+        let file = root
+            .join(Layout::SCENARIOS_DIR)
+            .join(format!("{}.yaml", scenario.id));
+        let shown = display(&root, &file);
+        let yaml = serde_norway::to_string(&scenario).expect("a scenario serializes");
+        windup_model::validate::scenario_from_yaml(&shown, &yaml, Some(&scenario.id))?;
+        // Checked again just before writing: never overwrite a file.
+        if file.exists() {
+            return Err(self.taken_error(&scenario.id).into());
+        }
+        crate::fsutil::write_atomic(&file, yaml.as_bytes()).map_err(|e| {
+            InputError::new(
+                &shown,
+                "(file)",
+                format!("cannot be written: {e}"),
+                "check the folder's permissions",
+            )
+        })?;
+        Ok(Authored {
+            file: shown,
+            scenario,
+            credentials: registered
+                .into_iter()
+                .map(|r| (r.env_name, r.account, r.field, r.new))
+                .collect(),
+            cost_micro_usd: spend.cost_micro_usd,
+        })
+    }
+
+    fn taken_error(&self, id: &str) -> InputError {
+        InputError::new(
+            display(
+                &self.config.root,
+                &self
+                    .config
+                    .root
+                    .join(Layout::SCENARIOS_DIR)
+                    .join(format!("{id}.yaml")),
+            ),
+            "id",
+            format!("a scenario `{id}` already exists, and `new` never overwrites a file"),
+            "choose another --id, or delete the file first",
+        )
+    }
+
+    fn check_new_id(&self, id: &str, taken: &[String]) -> Result<(), InputError> {
+        let valid = id
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            && id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
+            && id.len() <= 100;
+        if !valid {
+            return Err(InputError::new(
+                "--id",
+                "id",
+                format!("`{id}` is not a scenario id"),
+                "use lower-case letters, digits, `.`, `_` and `-`, starting with a letter or digit",
+            ));
+        }
+        let exists = self
+            .config
+            .root
+            .join(Layout::SCENARIOS_DIR)
+            .join(format!("{id}.yaml"))
+            .exists();
+        if exists || taken.iter().any(|t| t == id) {
+            return Err(self.taken_error(id));
+        }
+        Ok(())
+    }
+
+    /// The model's draft as a scenario: the caller's id, or the model's made free; no value of
+    /// a credential anywhere in it.
+    fn scenario_of(
+        &self,
+        d: Draft,
+        id: Option<&str>,
+        taken: &[String],
+        registered: &[Registered],
+    ) -> Result<Scenario, String> {
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => {
+                let base = d.id.trim().to_string();
+                let mut id = base.clone();
+                let mut n = 1;
+                while taken.contains(&id) || self.check_new_id(&id, taken).is_err() {
+                    n += 1;
+                    id = format!("{base}-{n}");
+                    if n > 50 {
+                        return Err(format!("the id `{base}` is not usable"));
+                    }
+                }
+                id
+            }
+        };
+        let scenario = Scenario {
+            id,
+            task: d.task.trim().to_string(),
+            start_url: d.start_url,
+            hints: d
+                .hints
+                .into_iter()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+                .collect(),
+            tags: Vec::new(),
+            timeout_ms: None,
+            setup: false,
+            needs: d.needs,
+        };
+        let text = serde_json::to_string(&scenario).expect("a scenario serializes");
+        if registered.iter().any(|r| text.contains(&r.value)) || self.secrets.redact(&text) != text
+        {
+            return Err("the scenario written holds a credential's value".into());
+        }
+        Ok(scenario)
+    }
+
+    /// Start page candidates: the site map's pages, else the app's home page and the pages its
+    /// links on the base URL's origin lead to.
+    async fn start_pages(&self) -> Result<Vec<(String, String)>, RunError> {
+        let map = SiteMapFile::new(&self.config.root).load()?;
+        if !map.pages.is_empty() {
+            return Ok(map
+                .pages
+                .iter()
+                .filter(|p| !p.route.contains(':') && !p.route.contains('*'))
+                .take(60)
+                .map(|p| {
+                    let controls: Vec<String> = p
+                        .controls
+                        .iter()
+                        .take(8)
+                        .map(|c| format!("{} \"{}\"", c.role, c.name))
+                        .collect();
+                    (
+                        p.route.clone(),
+                        format!(
+                            "\"{}\" {}",
+                            p.title.as_deref().unwrap_or(""),
+                            controls.join(", ")
+                        ),
+                    )
+                })
+                .collect());
+        }
+        let base = self.boundary().base_url().clone();
+        let session = self
+            .browser
+            .acquire_session()
+            .await
+            .map_err(RunError::Infrastructure)?;
+        let opened = match session
+            .hold_to(self.boundary().app_origins().to_vec())
+            .await
+        {
+            Ok(()) => session
+                .goto(base.as_str(), self.config.timeouts.navigation)
+                .await
+                .map_err(|e| format!("{e:?}")),
+            Err(e) => Err(e.to_string()),
+        };
+        let s = &self.config.planner;
+        let page = match opened {
+            Ok(()) => Observation::capture(
+                &session,
+                "",
+                self.boundary().app_origins(),
+                s.max_elements,
+                s.page_chars,
+            )
+            .await
+            .ok(),
+            Err(why) => {
+                tracing::warn!("{base} did not open, so no start page is listed from it: {why}");
+                None
+            }
+        };
+        session.close().await;
+        let mut pages = vec![(
+            path_of(&base),
+            format!(
+                "the home page \"{}\"",
+                page.as_ref().map(|p| p.title.as_str()).unwrap_or_default()
+            ),
+        )];
+        for item in page.iter().flat_map(|p| p.items.iter()) {
+            let Some(url) = item.href.as_deref().and_then(|h| url::Url::parse(h).ok()) else {
+                continue;
+            };
+            if url.origin() != base.origin() {
+                continue;
+            }
+            let path = path_of(&url);
+            if !pages.iter().any(|(p, _)| *p == path) {
+                pages.push((path, format!("linked as \"{}\"", item.name)));
+            }
+        }
+        Ok(pages)
+    }
+
+    fn ledger_author(
+        &self,
+        scenario_id: &str,
+        started: OffsetDateTime,
+        clock: Instant,
+        spend: &Spend,
+        failed: Option<&PlanFailure>,
+    ) {
+        let planner = self.planner();
+        let git = crate::ci::git_info(&self.config.root, &self.config.env);
+        let record = LedgerRecord {
+            ledger_version: LEDGER_VERSION.to_string(),
+            run_id: uuid::Uuid::now_v7().to_string(),
+            scenario_id: scenario_id.to_string(),
+            started_at: started,
+            finished_at: started + clock.elapsed(),
+            status: if failed.is_some() {
+                ScenarioStatus::Failed
+            } else {
+                ScenarioStatus::Skipped
+            },
+            failure_class: failed.map(|f| f.class),
+            cache: CacheOutcome::None,
+            provider: planner.map(|p| p.provider().to_string()),
+            model: planner.map(|p| p.model().to_string()),
+            calls: spend.calls,
+            tokens: TokenUsage {
+                input: spend.usage.input_tokens,
+                output: spend.usage.output_tokens,
+                cached: spend.usage.cached_tokens,
+            },
+            cost_micro_usd: spend.cost_micro_usd,
+            price_table_date: spend.price_date,
+            timings: PhaseTimings {
+                plan_ms: spend.llm_ms,
+                execute_ms: 0,
+                verify_ms: 0,
+            },
+            git_commit: git.as_ref().map(|g| g.commit.clone()),
+            git_branch: git.as_ref().and_then(|g| g.branch.clone()),
+        };
+        if let Err(e) =
+            crate::metrics::append(&self.config.root, &[self.secrets.redact_all(record)])
+        {
+            tracing::warn!("could not append to {}: {e}", Layout::LEDGER_FILE);
+        }
+    }
+}
+
+/// A URL's path, query and fragment: a scenario's `start_url`.
+fn path_of(url: &url::Url) -> String {
+    let mut out = url.path().to_string();
+    if let Some(q) = url.query() {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = url.fragment() {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
+/// The account an instruction signs in as (`as the admin` → `admin`), else `user`.
+fn account_word(instruction: &str) -> String {
+    let words: Vec<String> = instruction
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    words
+        .windows(3)
+        .find_map(|w| {
+            (w[0] == "as" && matches!(w[1].as_str(), "the" | "an" | "a")).then(|| w[2].clone())
+        })
+        .filter(|w| !w.is_empty() && !w.contains('@'))
+        .unwrap_or_else(|| "user".into())
+}
