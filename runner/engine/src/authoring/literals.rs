@@ -43,7 +43,9 @@ pub fn find_literals(instruction: &str) -> Vec<Literal> {
     let mut out: Vec<Literal> = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        let bare = words[i].trim_end_matches([':', '=']).to_lowercase();
+        let bare = words[i]
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
         let keyword = KEYWORDS.iter().find(|(k, _)| *k == bare);
         if let Some((_, field)) = keyword {
             let mut j = i + 1;
