@@ -43,6 +43,20 @@ pub fn find_literals(instruction: &str) -> Vec<Literal> {
     let mut out: Vec<Literal> = Vec::new();
     let mut i = 0;
     while i < words.len() {
+        // `PIN=4321`, `password:x`: the keyword and its value in one word.
+        if let Some((k, v)) = words[i].split_once(['=', ':'])
+            && let Some((_, field)) = KEYWORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(k))
+            && is_value(&clean(v))
+            && !out.iter().any(|l| l.value == clean(v))
+        {
+            out.push(Literal {
+                kind: LiteralKind::Secret,
+                field: (*field).to_string(),
+                value: clean(v),
+            });
+            i += 1;
+            continue;
+        }
         let bare = words[i]
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
