@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::Args;
 use windup_engine::browser::{DebugBrowser, DebugOptions};
 use windup_engine::config::Overrides;
-use windup_engine::project::{Layout, display};
+use windup_engine::project::Layout;
 use windup_model::ExitCode;
 
 /// Attaching to a running Chromium instead of starting one (`run`, `replay`, `bench`; `mcp`
@@ -61,7 +61,9 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
+    // Absolute: it is on Chromium's command line, and Chromium resolves nothing for us.
     let profile = config.root.join(Layout::PROFILE_DIR);
+    let profile = std::path::absolute(&profile).unwrap_or(profile);
     let options = DebugOptions {
         executable: config.browser.executable.clone(),
         profile: profile.clone(),
@@ -112,7 +114,7 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
              Or set `cdp_url = \"{url}\"` under [browser] in windup.toml.\n\
              \n\
              Stop it with Ctrl-C here, or by closing the browser.",
-            profile = display(&config.root, &profile),
+            profile = Layout::PROFILE_DIR,
         );
         let _ = std::io::stdout().flush();
         tokio::select! {
