@@ -19,7 +19,7 @@ pub(crate) struct AttachArgs {
     /// Attach to a running Chromium instead of starting one: its debugging address
     /// (http://127.0.0.1:9222, as `windup browser` prints) or a ws://…/devtools/browser/… URL.
     /// Its tabs, cookies and the browser itself are left alone; overrides `[browser] cdp_url`.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", env = "WINDUP_CDP_URL")]
     pub cdp_url: Option<String>,
     /// With --cdp-url: run scenarios in the attached browser's own profile (its cookies and
     /// sign-ins) instead of a new, empty context each. Only the tabs Windup opens are closed.
