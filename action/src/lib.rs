@@ -130,6 +130,8 @@ fn prepare(
         dashboard_url: inputs.dashboard_url.as_ref().map(|u| u.to_string()),
         no_push: false,
         replan_at_risk: false,
+        // No attach flag: CI runs its own Chromium (`[browser] cdp_url` would still apply).
+        ..Overrides::default()
     };
     let mut config = Config::load(root, &overrides).map_err(|e| Stop::Problems(e.into()))?;
     if config.base_url.is_none()

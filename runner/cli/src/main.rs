@@ -1,6 +1,7 @@
 //! `windup`: parse arguments, call the engine, map the outcome to a named exit code.
 
 mod bench;
+mod browser;
 mod costs;
 mod export;
 mod init;
@@ -110,6 +111,10 @@ enum Command {
     /// Read the app's routes and controls from its source (Next.js, react-router) into the
     /// site map, e2e/.windup/sitemap.json.
     Scan(scan::ScanArgs),
+    /// Start a debug Chromium with the project's own persistent profile (e2e/.windup/profile/)
+    /// and its debugging port on 127.0.0.1, for `--cdp-url` runs to attach to. Runs until
+    /// Chromium exits or Ctrl-C.
+    Browser(browser::BrowserArgs),
     /// Scaffold a project: windup.toml, an example scenario, the manifest, .gitignore entries.
     /// Never overwrites a file.
     Init {
@@ -172,6 +177,8 @@ struct Common {
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
+    #[command(flatten)]
+    attach: browser::AttachArgs,
     /// When a scenario ends with a screenshot: only-on-failure (default), on, off; overrides
     /// windup.toml's `[browser] screenshots`.
     #[arg(long, value_name = "WHEN")]
@@ -220,6 +227,7 @@ fn main() -> ProcessExit {
         } => new::run(instruction, id, plan, common, planning),
         Command::Push(args) => push::run(&args),
         Command::Init { root, base_url } => init::run(&root, &base_url),
+        Command::Browser(args) => browser::run(&args),
         Command::Run {
             scenarios,
             selection,
@@ -320,7 +328,7 @@ fn load_config(
     planning: &PlanningArgs,
     dashboard: &push::DashboardArgs,
 ) -> Result<(Config, Vec<ReportSpec>), Problems> {
-    let overrides = Overrides {
+    let mut overrides = Overrides {
         dashboard_url: dashboard.dashboard_url.clone(),
         no_push: dashboard.no_push,
         base_url: common.base_url.clone(),
@@ -331,7 +339,9 @@ fn load_config(
         require_cached: planning.require_cached,
         suggest: planning.suggest,
         replan_at_risk: planning.replan_at_risk,
+        ..Overrides::default()
     };
+    common.attach.apply(&mut overrides);
     let config = Config::load(&common.root, &overrides).map_err(Problems::from);
     // windup.toml's reports (paths relative to the project root), then the flags'.
     let reports = match &config {
@@ -436,11 +446,11 @@ where
                 return ExitCode::BadInput;
             }
         };
-        // Ctrl-C must not leave Chromium running behind us.
+        // Ctrl-C must not leave Chromium running behind us (nor, attached, our tabs in it).
         let outcome = tokio::select! {
             outcome = run(&runner, &terminal) => outcome,
             _ = tokio::signal::ctrl_c() => {
-                eprintln!("\ninterrupted: closing the browser");
+                eprintln!("\ninterrupted: closing the browser (an attached one: only Windup's tabs)");
                 runner.close().await;
                 return ExitCode::Interrupted;
             }

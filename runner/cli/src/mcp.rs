@@ -20,18 +20,22 @@ pub(crate) struct McpArgs {
     /// Show the browser window, to watch the agent work.
     #[arg(long)]
     headed: bool,
+    #[command(flatten)]
+    attach: crate::browser::AttachArgs,
 }
 
 pub(crate) fn run(args: &McpArgs) -> ExitCode {
-    let overrides = Overrides {
+    let mut overrides = Overrides {
         base_url: args.base_url.clone(),
         headed: args.headed,
         ..Overrides::default()
     };
+    args.attach.apply(&mut overrides);
     let config = match crate::config_or_exit(&args.root, &overrides) {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let attaching = config.browser.cdp_url.is_some();
     let drive = match Runner::new(config).and_then(Drive::new) {
         Ok(d) => d,
         Err(problems) => {
@@ -49,6 +53,19 @@ pub(crate) fn run(args: &McpArgs) -> ExitCode {
             return ExitCode::Infrastructure;
         }
     };
+    // A browser to attach to is checked before the agent's first call.
+    if attaching && let Err(e) = runtime.block_on(drive.start_browser()) {
+        return match e.as_input_error() {
+            Some(problem) => {
+                crate::print_problems(&problem.into());
+                ExitCode::BadInput
+            }
+            None => {
+                eprintln!("error: {e}");
+                ExitCode::Infrastructure
+            }
+        };
+    }
     match runtime.block_on(windup_mcp::serve_stdio(drive)) {
         Ok(()) => ExitCode::Success,
         Err(e) => {

@@ -116,6 +116,12 @@ pub struct BrowserSection {
     pub isolation: Option<Isolation>,
     /// `only-on-failure` (default), `on` (a passing scenario's last page too) or `off`.
     pub screenshots: Option<crate::executor::Screenshots>,
+    /// A running Chromium to attach to instead of starting one: `http://127.0.0.1:9222` or a
+    /// `ws://…/devtools/browser/…` URL (`--cdp-url` wins).
+    pub cdp_url: Option<String>,
+    /// With `cdp_url`: run scenarios in the attached browser's default context (its signed-in
+    /// profile) instead of a new context each (default false).
+    pub reuse_context: Option<bool>,
 }
 
 /// How scenarios are kept apart in the one browser.
@@ -203,6 +209,12 @@ pub struct Overrides {
     pub no_push: bool,
     /// `--replan-at-risk`: re-plan up front the cached plans the site map says are at risk.
     pub replan_at_risk: bool,
+    /// `--cdp-url`: attach to this running Chromium instead of starting one, over `[browser]
+    /// cdp_url`.
+    pub cdp_url: Option<String>,
+    /// `--reuse-context`: with a CDP URL, run scenarios in the attached browser's default
+    /// context (its signed-in profile).
+    pub reuse_context: bool,
 }
 
 impl Config {
@@ -229,6 +241,8 @@ impl Config {
         let base_url = raw.map(|r| parse_base_url(&source, r)).transpose()?;
         let defaults = Timeouts::default();
         let ms = |v: Option<u64>, d: Duration| v.map(Duration::from_millis).unwrap_or(d);
+        let (cdp_url, reuse_context) =
+            attach_settings(&path.display().to_string(), &file, overrides)?;
         let browser = BrowserOptions {
             executable: file.browser.executable.clone(),
             headless: !(overrides.headed || file.browser.headed.unwrap_or(false)),
@@ -237,7 +251,12 @@ impl Config {
                 file.browser.viewport_height.unwrap_or(800),
             ),
             args: file.browser.args.clone(),
-            reuse_tabs: file.browser.isolation.unwrap_or(Isolation::Reset) == Isolation::Reset,
+            // A tab reset clears cookies and caches browser-wide: never in a browser Windup
+            // attached to.
+            reuse_tabs: cdp_url.is_none()
+                && file.browser.isolation.unwrap_or(Isolation::Reset) == Isolation::Reset,
+            cdp_url,
+            reuse_context,
             ..BrowserOptions::default()
         };
         let prices = PriceTable::shipped()
@@ -293,6 +312,39 @@ impl Config {
             )
         })
     }
+}
+
+/// `--cdp-url`, else `[browser] cdp_url`, checked; and whether to reuse its default context,
+/// which only an attached browser has.
+fn attach_settings(
+    config_file: &str,
+    file: &ConfigFile,
+    overrides: &Overrides,
+) -> Result<(Option<url::Url>, bool), InputError> {
+    let cdp_url = match (&overrides.cdp_url, &file.browser.cdp_url) {
+        (Some(flag), _) => Some(crate::browser::parse_cdp_url("--cdp-url", "(flag)", flag)?),
+        (None, Some(f)) => Some(crate::browser::parse_cdp_url(
+            config_file,
+            "browser.cdp_url",
+            f,
+        )?),
+        (None, None) => None,
+    };
+    let reuse_context = overrides.reuse_context || file.browser.reuse_context.unwrap_or(false);
+    if reuse_context && cdp_url.is_none() {
+        let source = if overrides.reuse_context {
+            ("--reuse-context", "(flag)")
+        } else {
+            (config_file, "browser.reuse_context")
+        };
+        return Err(InputError::new(
+            source.0,
+            source.1,
+            "reusing a context needs a browser to attach to, and none is given",
+            "pass --cdp-url http://127.0.0.1:9222 (or set [browser] cdp_url), or drop --reuse-context: a browser Windup starts has no signed-in context",
+        ));
+    }
+    Ok((cdp_url, reuse_context))
 }
 
 /// `--provider`/`WINDUP_PROVIDER`, else `[planner] provider`, else the only one configured.

@@ -44,15 +44,19 @@ impl Layout {
     pub const LAST_RUN_FILE: &str = "e2e/.windup/last-run.json";
     /// Saved browser storage of setups (cookies, localStorage).
     pub const STORAGE_DIR: &str = "e2e/.windup/storage";
+    /// `windup browser`'s persistent Chromium profile (owner-only; the developer's sign-ins).
+    pub const PROFILE_DIR: &str = "e2e/.windup/profile";
     /// The run-local files a project's `.gitignore` lists: evidence, the last run's verdicts, the
-    /// ledger, saved sign-in state, uploads waiting for the dashboard, `windup mcp`'s action log
+    /// ledger, saved sign-in state, `windup browser`'s profile, uploads waiting for the dashboard,
+    /// `windup mcp`'s action log
     /// and local credentials. The plan cache is meant to be committed.
-    pub const GIT_IGNORED: [&str; 7] = [
+    pub const GIT_IGNORED: [&str; 8] = [
         ".env.local",
         "e2e/.windup/runs/",
         "e2e/.windup/last-run.json",
         "e2e/.windup/ledger.jsonl",
         "e2e/.windup/storage/",
+        "e2e/.windup/profile/",
         "e2e/.windup/spool/",
         "e2e/.windup/mcp.log",
     ];

@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+pub mod chromium;
 pub mod fake_dashboard;
 pub mod fake_llm;
 pub mod grounded;

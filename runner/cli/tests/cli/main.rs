@@ -3,6 +3,7 @@
 //!
 //! One test binary (`cli`); each module holds the tests of one concern, `support` their helpers.
 
+mod attach;
 mod costs;
 mod credentials;
 mod dashboard;

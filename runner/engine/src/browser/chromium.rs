@@ -1,5 +1,10 @@
 //! The process-wide browser: one lazily started Chromium ([`Instance`]), restarted after a
-//! crash, and where scenarios get their [`Session`]s.
+//! crash, or one someone else started that Windup attaches to (`--cdp-url`), and where
+//! scenarios get their [`Session`]s.
+//!
+//! Windup never closes a browser it did not start: closing an attached one disposes of the
+//! contexts and closes the tabs Windup made in it, then lets go of the WebSocket. An attached
+//! browser that dies is an error, never a restart.
 
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
@@ -9,41 +14,89 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
+use super::attach::attach;
+use super::cdp::target::{CloseTarget, DisposeBrowserContext};
 use super::connection::Connection;
 use super::error::BrowserError;
 use super::launch::{BrowserOptions, Launched, kill_pid, launch};
 use super::pool::{InUse, TabPool};
 use super::session::Session;
 
+/// Who started the browser, and so whether Windup may end it.
+pub(super) enum Owner {
+    /// Windup started it: its process and throwaway profile, ended by [`Browser::close`].
+    Windup {
+        /// Boxed: the process handle is large beside an attached browser's URL.
+        child: Box<tokio::sync::Mutex<tokio::process::Child>>,
+        pid: Option<u32>,
+        _profile: tempfile::TempDir,
+    },
+    /// Someone else did, and Windup attached to it at `url`.
+    Attached {
+        url: String,
+        /// Whether scenarios open their tabs in the browser's default context (its profile's
+        /// cookies and sign-ins) instead of a new context each.
+        reuse_context: bool,
+    },
+}
+
 /// One running Chromium.
 pub(super) struct Instance {
     pub conn: Arc<Connection>,
     /// The reader task: it ends when the browser does.
     pub reader: JoinHandle<()>,
-    pub child: tokio::sync::Mutex<tokio::process::Child>,
-    pub pid: Option<u32>,
+    pub owner: Owner,
     pub viewport: (u32, u32),
     /// Whether the tab Chromium opens at start-up is still unused. The first scenario of a
     /// process takes it: in a fresh profile it is as isolated as a new context, and its
-    /// renderer is already running, which saves the largest fixed cost of a replay.
+    /// renderer is already running, which saves the largest fixed cost of a replay. Never set
+    /// for an attached browser, whose tabs are the user's.
     pub initial_unused: AtomicBool,
-    /// The contexts this client made, so the start-up tab (in the default one) is told apart.
+    /// The contexts this client made and has not yet seen disposed of, so the start-up tab (in
+    /// the default one) is told apart, and an attached browser is left without them.
     pub contexts: Mutex<HashSet<String>>,
+    /// Tabs this client opened in an attached browser's default context (`reuse_context`),
+    /// and the tabs their pages opened, until they are closed.
+    pub default_tabs: Arc<Mutex<HashSet<String>>>,
     /// Closed sessions whose tabs are being reset, and those ready for the next scenario.
     pub tabs: Mutex<TabPool>,
     pub tabs_changed: Notify,
+    /// Never for an attached browser: a reset clears cookies and caches browser-wide.
     pub reuse_tabs: bool,
-    _profile: tempfile::TempDir,
 }
 
 impl Instance {
     pub(super) fn is_alive(&self) -> bool {
         self.conn.is_alive() && !self.reader.is_finished()
     }
+
+    /// Whether Windup attached to this browser rather than starting it.
+    pub(super) fn is_attached(&self) -> bool {
+        matches!(self.owner, Owner::Attached { .. })
+    }
+
+    /// Whether scenarios open their tabs in an attached browser's default context.
+    pub(super) fn in_default_context(&self) -> bool {
+        matches!(
+            self.owner,
+            Owner::Attached {
+                reuse_context: true,
+                ..
+            }
+        )
+    }
+
+    fn pid(&self) -> Option<u32> {
+        match &self.owner {
+            Owner::Windup { pid, .. } => *pid,
+            Owner::Attached { .. } => None,
+        }
+    }
 }
 
-/// The process-wide browser: started on first use, restarted after a crash.
-/// Cloning is cheap and shares the same Chromium.
+/// The process-wide browser: started on first use, restarted after a crash; or attached to
+/// on first use when [`BrowserOptions::cdp_url`] is set. Cloning is cheap and shares the same
+/// Chromium.
 #[derive(Clone)]
 pub struct Browser {
     options: Arc<BrowserOptions>,
@@ -51,7 +104,8 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// A browser that starts Chromium with `options` on first use; nothing runs yet.
+    /// A browser that starts Chromium with `options` on first use (or attaches to the one at
+    /// `options.cdp_url`); nothing runs yet.
     pub fn new(options: BrowserOptions) -> Self {
         Browser {
             options: Arc::new(options),
@@ -59,17 +113,26 @@ impl Browser {
         }
     }
 
-    /// Starts Chromium now, if it is not running, so start-up failures surface early.
+    /// Starts Chromium (or attaches to it) now, if that has not happened, so start-up
+    /// failures surface early. An attached browser is checked first: a URL where nothing
+    /// answers, that is not Chromium's, or a Chromium older than Windup supports is a
+    /// [`BrowserError::Attach`].
     pub async fn ensure_started(&self) -> Result<(), BrowserError> {
         self.instance().await.map(|_| ())
     }
 
     async fn instance(&self) -> Result<Arc<Instance>, BrowserError> {
         let mut state = self.state.lock().await;
-        if let Some(instance) = state.as_ref()
-            && instance.is_alive()
-        {
-            return Ok(instance.clone());
+        if let Some(instance) = state.as_ref() {
+            if instance.is_alive() {
+                return Ok(instance.clone());
+            }
+            if let Owner::Attached { url, .. } = &instance.owner {
+                // Kept, so every later call says the same.
+                return Err(BrowserError::Crashed(format!(
+                    "the browser at {url} went away; Windup does not restart a browser it did not start"
+                )));
+            }
         }
         if let Some(dead) = state.take() {
             tracing::warn!("the browser died; starting a new one");
@@ -77,39 +140,63 @@ impl Browser {
             dead.tabs.lock().expect("tabs lock").ready.clear();
         }
         let started = std::time::Instant::now();
-        let Launched {
-            conn,
-            reader,
-            child,
-            pid,
-            profile,
-        } = launch(&self.options).await?;
+        let (conn, reader, owner) = match &self.options.cdp_url {
+            Some(url) => {
+                let (conn, reader) = attach(url, self.options.launch_timeout).await?;
+                let owner = Owner::Attached {
+                    url: url.to_string(),
+                    reuse_context: self.options.reuse_context,
+                };
+                (conn, reader, owner)
+            }
+            None => {
+                let Launched {
+                    conn,
+                    reader,
+                    child,
+                    pid,
+                    profile,
+                } = launch(&self.options).await?;
+                let owner = Owner::Windup {
+                    child: Box::new(tokio::sync::Mutex::new(child)),
+                    pid,
+                    _profile: profile,
+                };
+                (conn, reader, owner)
+            }
+        };
+        let attached = matches!(owner, Owner::Attached { .. });
         let instance = Arc::new(Instance {
             conn,
             reader,
-            child: tokio::sync::Mutex::new(child),
-            pid,
+            owner,
             viewport: self.options.viewport,
-            initial_unused: AtomicBool::new(true),
+            initial_unused: AtomicBool::new(!attached),
             contexts: Mutex::default(),
+            default_tabs: Arc::default(),
             tabs: Mutex::new(TabPool::default()),
             tabs_changed: Notify::new(),
-            reuse_tabs: self.options.reuse_tabs,
-            _profile: profile,
+            reuse_tabs: self.options.reuse_tabs && !attached,
         });
-        tracing::debug!("browser started in {:?}", started.elapsed());
+        tracing::debug!(
+            "browser {} in {:?}",
+            if attached { "attached" } else { "started" },
+            started.elapsed()
+        );
         *state = Some(instance.clone());
         Ok(instance)
     }
 
-    /// The Chromium process id, when one is running (tests use it to kill the browser).
+    /// The Chromium process id, when Windup started one that is running (tests use it to
+    /// kill the browser). None for an attached browser.
     pub async fn pid(&self) -> Option<u32> {
-        self.state.lock().await.as_ref().and_then(|i| i.pid)
+        self.state.lock().await.as_ref().and_then(|i| i.pid())
     }
 
     /// A page for one scenario: a reset tab an earlier scenario left (see
     /// [`Session::close`]), else a new page in a new isolated context (or Chromium's unused
-    /// start-up tab). Held until the session is closed or dropped.
+    /// start-up tab; or, attached with `reuse_context`, a new tab in the browser's default
+    /// context). Held until the session is closed or dropped.
     pub async fn acquire_session(&self) -> Result<Session, BrowserError> {
         let mut session = self.reused_or_new_session().await?;
         session.in_use = Some(InUse::new(&session.instance));
@@ -122,11 +209,11 @@ impl Browser {
             return Ok(session);
         }
         match Session::open(instance.clone()).await {
-            Err(BrowserError::Crashed(reason)) => {
+            Err(BrowserError::Crashed(reason)) if !instance.is_attached() => {
                 // The reader may not have noticed the death yet: mark it, start afresh once.
                 tracing::warn!("the browser did not answer ({reason}); restarting it");
                 instance.conn.mark_dead();
-                if let Some(pid) = instance.pid {
+                if let Some(pid) = instance.pid() {
                     kill_pid(pid);
                 }
                 Session::open(self.instance().await?).await
@@ -135,7 +222,8 @@ impl Browser {
         }
     }
 
-    /// Closes the browser and waits for it to exit.
+    /// Closes the browser Windup started and waits for it to exit; from a browser it attached
+    /// to, removes only what it made there (its contexts, its tabs) and detaches.
     pub async fn close(&self) {
         let Some(instance) = self.state.lock().await.take() else {
             return;
@@ -145,23 +233,81 @@ impl Browser {
         for session in kept {
             session.stop_watching();
         }
+        if instance.is_attached() {
+            return detach(&instance).await;
+        }
         match Arc::try_unwrap(instance) {
             Ok(inst) => {
                 let t = std::time::Instant::now();
                 // The profile is a throwaway folder: nothing needs a graceful shutdown, and
                 // Chromium's takes a few hundred milliseconds.
-                let mut child = inst.child.lock().await;
-                let _ = tokio::time::timeout(Duration::from_secs(3), child.kill()).await;
-                drop(child);
+                if let Owner::Windup { child, .. } = &inst.owner {
+                    let mut child = child.lock().await;
+                    let _ = tokio::time::timeout(Duration::from_secs(3), child.kill()).await;
+                }
                 inst.reader.abort();
                 tracing::debug!("browser closed in {:?}", t.elapsed());
             }
             Err(shared) => {
                 // Sessions still hold it; they fail on their next command once it is gone.
-                if let Some(pid) = shared.pid {
+                if let Some(pid) = shared.pid() {
                     kill_pid(pid);
                 }
             }
         }
     }
+}
+
+/// Leaves an attached browser as Windup found it: every context Windup made disposed of
+/// (with its pages), every tab it opened in the default context closed (a disposal or a close
+/// a session already started may be in flight: the second answer is an error, ignored), then
+/// the WebSocket closed. The browser and the user's own tabs are never touched.
+async fn detach(instance: &Instance) {
+    let t = std::time::Instant::now();
+    let contexts: Vec<String> = instance
+        .contexts
+        .lock()
+        .expect("contexts lock")
+        .iter()
+        .cloned()
+        .collect();
+    let tabs: Vec<String> = instance
+        .default_tabs
+        .lock()
+        .expect("tabs lock")
+        .iter()
+        .cloned()
+        .collect();
+    let conn = &instance.conn;
+    let disposals = contexts.into_iter().map(|browser_context_id| async move {
+        let _ = conn
+            .send(None, &DisposeBrowserContext { browser_context_id })
+            .await;
+    });
+    let closes = tabs.into_iter().map(|target_id| async move {
+        let _ = conn.send(None, &CloseTarget { target_id }).await;
+    });
+    let cleanup = futures::future::join(
+        futures::future::join_all(disposals),
+        futures::future::join_all(closes),
+    );
+    if tokio::time::timeout(Duration::from_secs(10), cleanup)
+        .await
+        .is_err()
+    {
+        tracing::warn!("the attached browser did not answer while Windup removed its tabs");
+    }
+    conn.detach();
+    // The writer closes the WebSocket; the reader then sees the browser's close and ends.
+    if tokio::time::timeout(Duration::from_secs(2), async {
+        while !instance.reader.is_finished() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .is_err()
+    {
+        instance.reader.abort();
+    }
+    tracing::debug!("detached from the browser in {:?}", t.elapsed());
 }

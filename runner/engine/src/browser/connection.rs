@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::cdp::{Command, Event};
 use super::error::{BrowserError, protocol_error};
-use super::transport::Pipe;
+use super::transport::Transport;
 
 /// How long a command may go unanswered before the browser counts as hung.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
@@ -77,8 +77,9 @@ type Reply = oneshot::Sender<Result<Value, BrowserError>>;
 
 /// The connection to one Chromium.
 pub(super) struct Connection {
-    /// Whole messages for the transport's writer.
-    outgoing: mpsc::UnboundedSender<Vec<u8>>,
+    /// Whole messages for the transport's writer; taken when the connection detaches, which
+    /// ends the writer.
+    outgoing: Mutex<Option<mpsc::UnboundedSender<Vec<u8>>>>,
     next_id: AtomicU64,
     pending: Mutex<HashMap<u64, Reply>>,
     subscribers: Mutex<Vec<Subscriber>>,
@@ -103,13 +104,13 @@ impl Drop for PendingGuard<'_> {
 }
 
 impl Connection {
-    /// Starts the writer and reader tasks over the pipe. The returned reader task ends when
-    /// Chromium closes its end.
-    pub(super) fn start(pipe: Pipe) -> (Arc<Self>, JoinHandle<()>) {
-        let (writer, reader) = pipe.split();
+    /// Starts the writer and reader tasks over the transport. The returned reader task ends
+    /// when the browser closes its end.
+    pub(super) fn start(transport: Transport) -> (Arc<Self>, JoinHandle<()>) {
+        let (writer, reader) = transport.split();
         let (outgoing, queue) = mpsc::unbounded_channel::<Vec<u8>>();
         let conn = Arc::new(Connection {
-            outgoing,
+            outgoing: Mutex::new(Some(outgoing)),
             next_id: AtomicU64::new(1),
             pending: Mutex::new(HashMap::new()),
             subscribers: Mutex::new(Vec::new()),
@@ -197,6 +198,14 @@ impl Connection {
         self.alive.store(false, Ordering::SeqCst);
     }
 
+    /// Leaves the browser running and lets go of it: no command goes out any more, and the
+    /// writer closes the transport once what is queued has gone (a WebSocket with a close
+    /// frame), after which the reader ends too.
+    pub(super) fn detach(&self) {
+        self.alive.store(false, Ordering::SeqCst);
+        self.outgoing.lock().expect("outgoing lock").take();
+    }
+
     /// Events of `session` (None: the browser's own) from now on, until the receiver is
     /// dropped or the browser goes away.
     pub(super) fn subscribe(&self, session: Option<&str>) -> mpsc::UnboundedReceiver<CdpEvent> {
@@ -259,7 +268,11 @@ impl Connection {
         let (reply, answer) = oneshot::channel();
         self.pending.lock().expect("pending lock").insert(id, reply);
         let _guard = PendingGuard { conn: self, id };
-        if !self.is_alive() || self.outgoing.send(message).is_err() {
+        let sent = match &*self.outgoing.lock().expect("outgoing lock") {
+            Some(outgoing) => outgoing.send(message).is_ok(),
+            None => false,
+        };
+        if !self.is_alive() || !sent {
             return Err(gone());
         }
         tracing::trace!("cdp command {id} {method}");

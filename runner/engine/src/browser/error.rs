@@ -17,6 +17,18 @@ pub enum BrowserError {
         /// stderr when it wrote any.
         detail: String,
     },
+    /// The browser at `--cdp-url` cannot be attached to: nothing answers there, it is not
+    /// Chromium's debugging endpoint, or its Chromium is older than Windup supports. Bad input
+    /// (exit 2), found before anything ran.
+    #[error("{url}: {problem}; {fix}")]
+    Attach {
+        /// The URL given.
+        url: String,
+        /// What is wrong.
+        problem: String,
+        /// What to do about it.
+        fix: String,
+    },
     /// The browser process or the page's renderer is gone, or a command timed out: the session
     /// cannot go on.
     #[error("the browser crashed or stopped answering: {0}")]
@@ -60,4 +72,20 @@ pub(super) fn is_context_lost(text: &str) -> bool {
         || text.contains("Cannot find context")
         || text.contains("Inspected target navigated or closed")
         || text.contains("Cannot find default execution context")
+}
+
+impl BrowserError {
+    /// The bad-input error of an attach that failed its checks (the flag, the URL, the problem
+    /// and the fix), or None for any other error, which is infrastructure.
+    pub fn as_input_error(&self) -> Option<windup_model::InputError> {
+        match self {
+            BrowserError::Attach { url, problem, fix } => Some(windup_model::InputError::new(
+                "--cdp-url (or [browser] cdp_url)",
+                url.clone(),
+                problem.clone(),
+                fix.clone(),
+            )),
+            _ => None,
+        }
+    }
 }

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use super::cdp::target::SetDiscoverTargets;
 use super::connection::Connection;
 use super::error::BrowserError;
-use super::transport::Pipe;
+use super::transport::Transport;
 use crate::env::ChildEnv;
 
 /// How to start Chromium.
@@ -39,6 +39,16 @@ pub struct BrowserOptions {
     /// environment holds secrets gives a copy without them (pages never read the environment,
     /// but a browser process that does not hold a secret cannot leak it).
     pub env: Option<ChildEnv>,
+    /// A running Chromium to attach to instead of starting one (`--cdp-url`, `[browser]
+    /// cdp_url`): its debugging address `http://127.0.0.1:9222`, or its browser WebSocket
+    /// `ws://…/devtools/browser/<id>`. Windup then never closes that browser, never takes its
+    /// tabs and never clears its cookies or cache; `executable`, `headless`, `args` and `env`
+    /// are not used, and tabs are never reused.
+    pub cdp_url: Option<url::Url>,
+    /// With `cdp_url`: open each scenario's tab in the attached browser's default context (its
+    /// profile's cookies and sign-ins) instead of a new, empty context, closing only the tabs
+    /// Windup opened (`--reuse-context`).
+    pub reuse_context: bool,
 }
 
 impl Default for BrowserOptions {
@@ -51,6 +61,8 @@ impl Default for BrowserOptions {
             launch_timeout: Duration::from_secs(20),
             reuse_tabs: true,
             env: None,
+            cdp_url: None,
+            reuse_context: false,
         }
     }
 }
@@ -175,11 +187,11 @@ fn command_line(options: &BrowserOptions, profile: &Path) -> Vec<String> {
 }
 
 /// The last lines Chromium wrote to stderr, for the message when it will not start.
-type StderrTail = Arc<Mutex<VecDeque<String>>>;
+pub(super) type StderrTail = Arc<Mutex<VecDeque<String>>>;
 
 /// Reads Chromium's stderr to the end (a full pipe would block it), keeping the last lines.
 /// The task ends when Chromium does.
-fn drain_stderr(stderr: tokio::process::ChildStderr) -> (StderrTail, JoinHandle<()>) {
+pub(super) fn drain_stderr(stderr: tokio::process::ChildStderr) -> (StderrTail, JoinHandle<()>) {
     let tail: StderrTail = Arc::new(Mutex::new(VecDeque::new()));
     let keep = tail.clone();
     let task = tokio::spawn(async move {
@@ -267,7 +279,7 @@ pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, Browser
         .map_err(|e| failed(format!("could not use the pipe: {e}")))?;
     let from_browser = pipe::Receiver::from_owned_fd(OwnedFd::from(answers_in))
         .map_err(|e| failed(format!("could not use the pipe: {e}")))?;
-    let (conn, reader) = Connection::start(Pipe {
+    let (conn, reader) = Connection::start(Transport::Pipe {
         to_browser,
         from_browser,
     });

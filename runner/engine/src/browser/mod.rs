@@ -1,23 +1,28 @@
 //! The single browser boundary: Chromium driven over the Chrome DevTools Protocol by a small
 //! client of our own.
 //!
-//! Chromium is started with `--remote-debugging-pipe` (`launch`); whole messages travel over
-//! the pipe (`transport`), and one connection (`connection`) hands each answer to its command
-//! by id and each event to its session's subscribers by session id (flat sessions). Every
-//! command and event is a typed struct (`cdp`). A page is set up with only what [`Session`]
-//! uses (`page_events`), and the in-page engine is reached only through typed functions
-//! (`injected`).
+//! Chromium is started with `--remote-debugging-pipe` (`launch`), or one someone else started
+//! is attached to over its debugging WebSocket after a preflight (`attach`, `--cdp-url`);
+//! whole messages travel over the pipe or the WebSocket (`transport`), and one connection
+//! (`connection`) hands each answer to its command by id and each event to its session's
+//! subscribers by session id (flat sessions). Every command and event is a typed struct
+//! (`cdp`). A page is set up with only what [`Session`] uses (`page_events`), and the in-page
+//! engine is reached only through typed functions (`injected`).
 //!
 //! One lazily started Chromium per process (`chromium`); a fresh, isolated browser context per
 //! scenario, or a reset tab an earlier one left (`pool`); trusted input through the Input
 //! domain (`input`); navigation that waits for the document that finally commits
 //! (`navigation`); failed requests for the evidence (`network_log`); every top-level document
-//! held to the app's origins (`guard`). Everything CDP-specific
-//! stays in this module.
+//! held to the app's origins (`guard`). Everything CDP-specific stays in this module.
+//!
+//! Windup never closes a browser it did not start: an attached one keeps its tabs, cookies
+//! and cache; scenarios run in contexts (or tabs) Windup made, removed when it detaches.
 
+mod attach;
 pub(crate) mod cdp;
 mod chromium;
 mod connection;
+mod debug;
 mod error;
 mod guard;
 pub(crate) mod injected;
@@ -30,7 +35,9 @@ mod pool;
 mod session;
 mod transport;
 
+pub use attach::{MIN_CHROMIUM_MAJOR, parse_cdp_url};
 pub use chromium::Browser;
+pub use debug::{DebugBrowser, DebugError, DebugOptions};
 pub use error::{BrowserError, NavError};
 pub use guard::Left;
 pub use launch::{BrowserOptions, find_chromium, kill_pid};

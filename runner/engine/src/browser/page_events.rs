@@ -157,6 +157,11 @@ impl Session {
         let mut created = self.instance.conn.subscribe(None);
         let shared = self.shared.clone();
         let opener = self.target.clone();
+        // In an attached browser's default context, the tabs to close when Windup detaches.
+        let default_tabs = self
+            .instance
+            .in_default_context()
+            .then(|| self.instance.default_tabs.clone());
         self.tasks.push(tokio::spawn(async move {
             let mut ours: Vec<String> = Vec::new();
             while let Some(event) = created.recv().await {
@@ -167,6 +172,16 @@ impl Session {
                                 && info.opener_id.as_deref() == Some(opener.as_str()) =>
                         {
                             ours.push(info.target_id.clone());
+                            shared
+                                .opened
+                                .lock()
+                                .expect("opened lock")
+                                .push(info.target_id.clone());
+                            if let Some(tabs) = &default_tabs {
+                                tabs.lock()
+                                    .expect("tabs lock")
+                                    .insert(info.target_id.clone());
+                            }
                             shared
                                 .popups
                                 .lock()

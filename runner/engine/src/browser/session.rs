@@ -1,5 +1,6 @@
 //! [`Session`]: one scenario's page, in its own browser context (or a reset tab, or the
-//! start-up tab), and the commands sent to it. How it watches its page, navigates, types and
+//! start-up tab, or a tab in an attached browser's default context), and the commands sent to
+//! it. How it watches its page, navigates, types and
 //! is reused live beside it (`page_events.rs`, `navigation.rs`, `input.rs`, `pool.rs`).
 
 use std::collections::{BTreeSet, VecDeque};
@@ -18,8 +19,8 @@ use super::cdp::Command;
 use super::cdp::page::{AddScriptToEvaluateOnNewDocument, CaptureScreenshot, Navigate};
 use super::cdp::runtime::Evaluate;
 use super::cdp::target::{
-    ActivateTarget, AttachToTarget, CreateBrowserContext, CreateTarget, DisposeBrowserContext,
-    GetTargets,
+    ActivateTarget, AttachToTarget, CloseTarget, CreateBrowserContext, CreateTarget,
+    DisposeBrowserContext, GetTargets,
 };
 use super::chromium::Instance;
 use super::error::{BrowserError, is_context_lost};
@@ -40,12 +41,16 @@ pub(super) struct Shared {
     pub init_scripts: Mutex<Vec<String>>,
     /// The origins the page is held to, and where it was stopped from going.
     pub guard: Mutex<Guard>,
+    /// The session's tabs: its first, and those its pages opened. In an attached browser's
+    /// default context these are what the session closes when it ends.
+    pub opened: Mutex<Vec<String>>,
 }
 
 /// One scenario's browser context and its current page.
 pub struct Session {
     pub(super) instance: Arc<Instance>,
-    /// None for the start-up tab (the default context).
+    /// None for a tab in the default context: the start-up tab, or a tab opened in an
+    /// attached browser's default context (`reuse_context`).
     pub(super) context: Option<String>,
     /// The current page's target id, which is also its main frame's id.
     pub(super) target: String,
@@ -96,9 +101,13 @@ impl Session {
         None
     }
 
-    /// The start-up tab when it is unused, else a new page in a new context.
+    /// The start-up tab when it is unused, else a new page in a new context; in an attached
+    /// browser with `reuse_context`, a new tab in its default context.
     pub(super) async fn open(instance: Arc<Instance>) -> Result<Session, BrowserError> {
         let t = std::time::Instant::now();
+        if instance.in_default_context() {
+            return Self::open_in_default_context(instance).await;
+        }
         if let Some(target) = Self::initial(&instance).await {
             let session = Self::adopt(instance, None, target).await?;
             tracing::debug!("using the start-up tab, ready in {:?}", t.elapsed());
@@ -120,7 +129,8 @@ impl Session {
                 None,
                 &CreateTarget {
                     url: "about:blank".into(),
-                    browser_context_id: context.clone(),
+                    browser_context_id: Some(context.clone()),
+                    new_window: false,
                 },
             ),
         )
@@ -147,22 +157,86 @@ impl Session {
         }
     }
 
-    fn dispose_in_background(instance: &Arc<Instance>, context: &str) {
+    /// A new tab in an attached browser's default context (`reuse_context`): the profile's
+    /// cookies and sign-ins, in a tab of Windup's own that it closes when the session ends.
+    async fn open_in_default_context(instance: Arc<Instance>) -> Result<Session, BrowserError> {
+        let t = std::time::Instant::now();
+        let created = tokio::time::timeout(
+            Duration::from_secs(15),
+            instance.conn.send(
+                None,
+                &CreateTarget {
+                    url: "about:blank".into(),
+                    browser_context_id: None,
+                    new_window: true,
+                },
+            ),
+        )
+        .await
+        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
+        .and_then(|r| r)?
+        .target_id;
         instance
-            .contexts
+            .default_tabs
             .lock()
-            .expect("contexts lock")
-            .remove(context);
+            .expect("tabs lock")
+            .insert(created.clone());
+        match Self::adopt(instance.clone(), None, created.clone()).await {
+            Ok(session) => {
+                tracing::debug!("a tab in the default context ready in {:?}", t.elapsed());
+                Ok(session)
+            }
+            Err(e) => {
+                Self::close_in_background(&instance, vec![created]);
+                Err(e)
+            }
+        }
+    }
+
+    /// Disposes of a context this client made. It stays listed until the browser confirms,
+    /// so closing an attached browser still disposes of one whose disposal is in flight.
+    fn dispose_in_background(instance: &Arc<Instance>, context: &str) {
         let conn = instance.conn.clone();
         let browser_context_id = context.to_string();
+        let instance = instance.clone();
         tokio::spawn(async move {
             let _ = conn
-                .send(None, &DisposeBrowserContext { browser_context_id })
+                .send(
+                    None,
+                    &DisposeBrowserContext {
+                        browser_context_id: browser_context_id.clone(),
+                    },
+                )
                 .await;
+            instance
+                .contexts
+                .lock()
+                .expect("contexts lock")
+                .remove(&browser_context_id);
         });
     }
 
-    /// `context` is None for the start-up tab, whose default context cannot be disposed.
+    /// Closes tabs this client opened in an attached browser's default context; like
+    /// contexts, each stays listed until the browser confirms.
+    fn close_in_background(instance: &Arc<Instance>, tabs: Vec<String>) {
+        let conn = instance.conn.clone();
+        let listed = instance.default_tabs.clone();
+        tokio::spawn(async move {
+            for target_id in tabs {
+                let _ = conn
+                    .send(
+                        None,
+                        &CloseTarget {
+                            target_id: target_id.clone(),
+                        },
+                    )
+                    .await;
+                listed.lock().expect("tabs lock").remove(&target_id);
+            }
+        });
+    }
+
+    /// `context` is None for a tab in the default context, which cannot be disposed.
     async fn adopt(
         instance: Arc<Instance>,
         context: Option<String>,
@@ -176,6 +250,7 @@ impl Session {
             origins: Mutex::new(BTreeSet::new()),
             init_scripts: Mutex::new(Vec::new()),
             guard: Mutex::new(Guard::default()),
+            opened: Mutex::new(vec![target.clone()]),
         });
         let cdp_session_id = Self::attach(&instance, &target).await?;
         let mut session = Session {
@@ -354,6 +429,12 @@ impl Session {
         let conn = self.instance.conn.clone();
         match &self.context {
             Some(context) => Self::dispose_in_background(&self.instance, context),
+            // An attached browser's default context: close the tabs this session opened,
+            // leave every other tab (the user's) alone.
+            None if self.instance.in_default_context() => {
+                let tabs = std::mem::take(&mut *self.shared.opened.lock().expect("opened lock"));
+                Self::close_in_background(&self.instance, tabs);
+            }
             None => {
                 // The default context cannot be disposed, and closing the last tab may end
                 // the browser: leave the tab blank, where nothing of the app keeps running.

@@ -173,7 +173,7 @@ impl Runner {
         self.browser
             .ensure_started()
             .await
-            .map_err(RunError::Infrastructure)?;
+            .map_err(RunError::from)?;
         let run_id = uuid::Uuid::now_v7().to_string();
         let started_at = OffsetDateTime::now_utc();
         let mut outcomes = Vec::new();

@@ -1,5 +1,5 @@
-//! Why a run could not happen at all, as opposed to a scenario that failed: bad input (exit 2)
-//! or a browser that would not start (exit 3).
+//! Why a run could not happen at all, as opposed to a scenario that failed: bad input (exit 2,
+//! a `--cdp-url` the preflight refuses among it) or a browser that would not start (exit 3).
 
 use windup_model::{InputError, Problems};
 
@@ -25,5 +25,16 @@ impl From<Problems> for RunError {
 impl From<InputError> for RunError {
     fn from(e: InputError) -> Self {
         RunError::Input(e.into())
+    }
+}
+
+/// A browser that would not start is infrastructure; one that could not be attached to
+/// (`--cdp-url`: unreachable, not Chromium, too old) is bad input.
+impl From<BrowserError> for RunError {
+    fn from(e: BrowserError) -> Self {
+        match e.as_input_error() {
+            Some(input) => RunError::Input(input.into()),
+            None => RunError::Infrastructure(e),
+        }
     }
 }

@@ -51,7 +51,7 @@ impl Runner {
         self.browser
             .ensure_started()
             .await
-            .map_err(RunError::Infrastructure)?;
+            .map_err(RunError::from)?;
         let started_at = OffsetDateTime::now_utc();
         let run_id = uuid::Uuid::now_v7().to_string();
         let cache = PlanCache::new(&self.config.root);

@@ -1,6 +1,6 @@
-//! The Browser domain: browser-wide settings of a context.
+//! The Browser domain: browser-wide settings of a context, and what the browser is.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{Command, Ignored};
 
@@ -15,4 +15,20 @@ pub(crate) struct ResetPermissions {
 impl Command for ResetPermissions {
     const METHOD: &'static str = "Browser.resetPermissions";
     type Response = Ignored;
+}
+
+/// What the browser is: asked of a browser Windup attaches to by a `ws://` URL, which has no
+/// `/json/version` to read first.
+#[derive(Debug, Serialize)]
+pub(crate) struct GetVersion {}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct Version {
+    /// `Chrome/156.0.8078.114`, `HeadlessChrome/…`: the same as `/json/version`'s `Browser`.
+    pub product: String,
+}
+
+impl Command for GetVersion {
+    const METHOD: &'static str = "Browser.getVersion";
+    type Response = Version;
 }

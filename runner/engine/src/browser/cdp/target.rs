@@ -86,7 +86,13 @@ impl Command for DisposeBrowserContext {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CreateTarget {
     pub url: String,
-    pub browser_context_id: String,
+    /// None: the browser's default context (an attached browser's signed-in profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub browser_context_id: Option<String>,
+    /// A window of its own: a tab opened beside another in the same window would push that one
+    /// to the background, where Chromium throttles its timers and stops painting.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub new_window: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +104,19 @@ pub(crate) struct TargetCreatedAnswer {
 impl Command for CreateTarget {
     const METHOD: &'static str = "Target.createTarget";
     type Response = TargetCreatedAnswer;
+}
+
+/// Closes one page (a tab Windup opened in a browser's default context, which cannot be
+/// disposed of as a whole).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CloseTarget {
+    pub target_id: String,
+}
+
+impl Command for CloseTarget {
+    const METHOD: &'static str = "Target.closeTarget";
+    type Response = Ignored;
 }
 
 /// Attaches a session to a target; with `flatten` its messages share this connection, told

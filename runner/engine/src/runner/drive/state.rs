@@ -69,6 +69,12 @@ impl Drive {
         })
     }
 
+    /// Starts the browser, or attaches to the one `--cdp-url` names (its preflight first), so a
+    /// wrong address is named before the agent's first call.
+    pub async fn start_browser(&self) -> Result<(), crate::browser::BrowserError> {
+        self.runner.browser.ensure_started().await
+    }
+
     /// Where every action is logged (see [`super::LOG_FILE`]).
     pub fn log_path(&self) -> PathBuf {
         self.log.path().to_path_buf()
