@@ -337,3 +337,41 @@ fn credentials_go_only_by_name_and_never_reach_the_agent_the_log_or_the_saved_fi
         );
     }
 }
+
+#[test]
+fn select_uncheck_hover_and_click_are_grounded_and_replay_like_the_rest() {
+    let server = Server::start(&fixtures().todomvc);
+    server.page(
+        "/settings.html",
+        r#"<title>Settings</title>
+<label>Plan <select id="plan"><option>Free</option><option>Pro</option></select></label>
+<label><input type="checkbox" id="news" checked> Newsletter</label>
+<button id="save" onmouseover="this.dataset.hovered=1"
+  onclick="if(this.dataset.hovered){document.body.insertAdjacentHTML('beforeend','<p>Saved '+plan.value+(news.checked?' with':' without')+' newsletter</p>')}">Save</button>"#,
+    );
+    let dir = project(&server);
+    let root = dir.path();
+    let mut mcp = Client::start(root, &[]);
+    let page = mcp.ok("browser_open", json!({"url": "/settings.html"}));
+    let plan = ref_of(&page, &["combobox", "Plan"]);
+    let after = mcp.ok("select", json!({"ref": plan, "option": "Pro"}));
+    let news = ref_of(&after, &["checkbox", "Newsletter"]);
+    let after = mcp.ok("uncheck", json!({"ref": news}));
+    let save = ref_of(&after, &["button", "Save"]);
+    mcp.ok("hover", json!({"ref": save}));
+    let after = mcp.ok("click", json!({"ref": save}));
+    let n = fact_of(&after, &["Saved Pro without newsletter"]);
+    mcp.ok("expect", json!({"facts": [n]}));
+    mcp.ok(
+        "save_scenario",
+        json!({"id": "settings", "task": "Choose the Pro plan without the newsletter and save: \"Saved Pro without newsletter\""}),
+    );
+    mcp.close();
+    let cached = std::fs::read_to_string(root.join("e2e/.windup/cache/settings.json")).unwrap();
+    for kind in ["select", "uncheck", "hover", "click"] {
+        assert!(cached.contains(&format!("\"type\": \"{kind}\"")), "{kind}: {cached}");
+    }
+    let out = windup(root, &["run", "settings", "--report", "json=r.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(report(&root.join("r.json"))["scenarios"][0]["llm_calls"], 0);
+}
