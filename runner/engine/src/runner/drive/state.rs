@@ -126,9 +126,10 @@ impl Drive {
     /// The page as it is this moment, not waiting for it to settle (what changed since the
     /// agent looked, before a step).
     pub(super) async fn peek(&self) -> Result<Observation, DriveError> {
-        let session = self.session.as_ref().ok_or_else(|| {
-            DriveError::new("no page is open yet (fix: call browser_open first)")
-        })?;
+        let session = self
+            .session
+            .as_ref()
+            .ok_or_else(|| DriveError::new("no page is open yet (fix: call browser_open first)"))?;
         let s = &self.runner.config.planner;
         let origins = self.runner.boundary().app_origins();
         Observation::capture(session, "", origins, s.max_elements, s.page_chars)
