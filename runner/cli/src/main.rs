@@ -3,6 +3,7 @@
 mod bench;
 mod costs;
 mod export;
+mod fragment;
 mod init;
 mod mcp;
 mod output;
@@ -93,6 +94,8 @@ enum Command {
     /// Read the app's routes and controls from its source (Next.js, react-router) into the
     /// site map, e2e/.windup/sitemap.json.
     Scan(scan::ScanArgs),
+    /// Fragments, the steps plans share: extract one from verified steps.
+    Fragment(fragment::FragmentArgs),
     /// Scaffold a project: windup.toml, an example scenario, the manifest, .gitignore entries.
     /// Never overwrites a file.
     Init {
@@ -192,6 +195,7 @@ fn main() -> ProcessExit {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Fragment(args) => fragment::run(args),
         Command::Scan(args) => scan::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Push(args) => push::run(&args),
