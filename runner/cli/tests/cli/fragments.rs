@@ -96,6 +96,37 @@ fn steps_that_cannot_pass_alone_write_nothing() {
 }
 
 #[test]
+fn a_rewritten_plan_that_fails_leaves_the_cache_and_the_fragments_as_they_were() {
+    let dir = example();
+    // The app changed since the plan was verified: step a4 waits for a project now renamed.
+    let page = dir.path().join("app/projects.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, html.replace("name: 'Apollo'", "name: 'Apogee'")).unwrap();
+    let (_server, base) = serve(dir.path());
+    let before = tree(&dir.path().join("e2e"));
+    let out = extract(
+        dir.path(),
+        &base,
+        &[
+            "sign-in",
+            "--steps",
+            "a1-a3",
+            "--id",
+            "sign-in",
+            "--rewrite",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("nothing was written: the rewritten plan did not pass: a4 failed"),
+        "{err}"
+    );
+    // The fragment passed alone, but is not written without the plan that uses it.
+    assert_eq!(tree(&dir.path().join("e2e")), before);
+}
+
+#[test]
 fn bad_input_is_refused_with_exit_2_and_nothing_written() {
     let dir = example();
     std::fs::create_dir_all(dir.path().join("e2e/fragments")).unwrap();
