@@ -4,6 +4,7 @@ mod bench;
 mod browser;
 mod costs;
 mod export;
+mod fragment;
 mod init;
 mod mcp;
 mod new;
@@ -115,6 +116,8 @@ enum Command {
     /// and its debugging port on 127.0.0.1, for `--cdp-url` runs to attach to. Runs until
     /// Chromium exits or Ctrl-C.
     Browser(browser::BrowserArgs),
+    /// Fragments, the steps plans share: extract one from verified steps.
+    Fragment(fragment::FragmentArgs),
     /// Scaffold a project: windup.toml, an example scenario, the manifest, .gitignore entries.
     /// Never overwrites a file.
     Init {
@@ -216,6 +219,7 @@ fn main() -> ProcessExit {
         Command::Validate { files, root } => validate::run(&root, &files),
         Command::Costs(args) => costs::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Fragment(args) => fragment::run(args),
         Command::Scan(args) => scan::run(&args),
         Command::Mcp(args) => mcp::run(&args),
         Command::New {

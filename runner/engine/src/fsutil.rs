@@ -26,6 +26,21 @@ pub fn read_capped(path: &Path, limit: usize) -> std::io::Result<Option<String>>
 /// Writes `bytes` to `path` atomically (readers see the old file or the new one, never part of
 /// it), creating the folder if needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    prepared(path, bytes)?.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// As [`write_atomic`], but never replaces a file: when `path` exists (even when it appears
+/// meanwhile), nothing is written and the error's kind is `AlreadyExists`.
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    prepared(path, bytes)?
+        .persist_noclobber(path)
+        .map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// `bytes` in a temporary file beside `path`, synced, readable by all, ready to be renamed.
+fn prepared(path: &Path, bytes: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -43,8 +58,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         tmp.as_file()
             .set_permissions(std::fs::Permissions::from_mode(0o644))?;
     }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(tmp)
 }
 
 /// Pretty JSON with a trailing newline, written atomically.

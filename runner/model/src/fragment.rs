@@ -19,10 +19,16 @@ pub struct Fragment {
     pub id: String,
     /// What the fragment does, for planners and people.
     pub description: String,
+    /// The route pattern of the page it starts on, such as `/login.html` or `/projects/:id`: a
+    /// plan may `use` it only on a page this pattern matches. Absent: usable on any page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^/"))]
+    pub start: Option<String>,
     /// The steps, run in order in place of the `use` step; at least one.
     #[schemars(length(min = 1))]
     pub actions: Vec<Action>,
-    /// Checked after the last action; the fragment fails if any does not hold.
+    /// Checked after the last action; the fragment fails if any does not hold. It is what the
+    /// fragment proves (the planner's catalogue shows it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
 }

@@ -8,6 +8,7 @@ mod costs;
 mod credentials;
 mod dashboard;
 mod export;
+mod fragments;
 mod input;
 mod limits;
 mod mcp;

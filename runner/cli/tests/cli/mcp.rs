@@ -369,7 +369,10 @@ fn select_uncheck_hover_and_click_are_grounded_and_replay_like_the_rest() {
     mcp.close();
     let cached = std::fs::read_to_string(root.join("e2e/.windup/cache/settings.json")).unwrap();
     for kind in ["select", "uncheck", "hover", "click"] {
-        assert!(cached.contains(&format!("\"type\": \"{kind}\"")), "{kind}: {cached}");
+        assert!(
+            cached.contains(&format!("\"type\": \"{kind}\"")),
+            "{kind}: {cached}"
+        );
     }
     let out = windup(root, &["run", "settings", "--report", "json=r.json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

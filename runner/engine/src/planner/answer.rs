@@ -1,7 +1,7 @@
 //! The JSON Schema a planning call asks the model to answer in, built for the one observation
 //! it is shown: a step's target can only be one of the refs just observed, a proof only one of
 //! the facts listed, a `value_ref` only a credential the plan may use, a `use` only an existing
-//! fragment. Providers that enforce the schema (OpenAI strict, Gemini, llama.cpp's grammar)
+//! fragment that starts on this page. Providers that enforce the schema (OpenAI strict, Gemini, llama.cpp's grammar)
 //! cannot write anything else; the answer is still checked in full (`check`).
 
 use serde_json::{Value, json};

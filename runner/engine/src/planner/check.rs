@@ -2,7 +2,7 @@
 //! model was shown, turned into that element's selector; every proof a listed fact), sanitized,
 //! then validated (JSON Schema, the plan's semantic rules, the trust boundary every plan passes
 //! (known credential names, the app's origins), then the planner's own: prefixed selectors,
-//! existing fragments). A plan is data; nothing here ever runs it.
+//! existing fragments, used only on a page their start matches). A plan is data; nothing here ever runs it.
 
 use std::collections::BTreeSet;
 
@@ -14,7 +14,7 @@ use windup_model::{Action, Plan, Selector};
 
 use super::observation::{Item, Observation};
 use crate::boundary::Boundary;
-use crate::fragments::Fragments;
+use crate::fragments::{Fragments, page_path};
 
 /// What a planner's answer is checked against.
 pub struct Rules<'a> {
@@ -76,6 +76,11 @@ pub fn accept(text: &str, plan_stub: &Plan, rules: &Rules<'_>) -> Result<Segment
     for (i, a) in plan.actions.iter().enumerate() {
         problems.extend(own_rules(i, a, rules));
     }
+    problems.extend(
+        rules
+            .fragments
+            .start_problems(&plan.actions, &page_path(&rules.observation.url)),
+    );
     // The segment's steps join those already done: the whole plan keeps to the step limit.
     let total = rules.taken_ids.len() + plan.actions.len();
     if total > PLAN_STEPS {

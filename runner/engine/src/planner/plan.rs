@@ -13,7 +13,7 @@ use super::observation::Observation;
 use super::{Budget, Purpose, Segment, Settings, Spend, check, prompt};
 use crate::boundary::Boundary;
 use crate::costs::PriceTable;
-use crate::fragments::Fragments;
+use crate::fragments::{Fragments, page_path};
 use crate::llm::{LlmClient, LlmError, LlmRequest};
 use crate::secrets::ProjectSecrets;
 
@@ -29,8 +29,9 @@ pub struct Ask<'a> {
     pub done: &'a [Action],
     /// Why the call is made; a failed step comes with it.
     pub purpose: Purpose,
-    /// Fragment ids with their descriptions.
-    pub fragments: &'a [(String, String)],
+    /// The catalogue of the fragments that may be used on this page, one line each: id, start
+    /// page, what it proves, description (`Fragments::catalogue`).
+    pub fragments: &'a [String],
     /// Seam for the site map's slice of known pages (a later issue).
     pub site_map: Option<&'a str>,
 }
@@ -115,7 +116,8 @@ impl Planner {
             .secrets
             .redact(&prompt::user_message(ask, &credentials));
         let system = prompt::SYSTEM.to_string();
-        let fragments: Vec<String> = project.fragments.ids().map(str::to_string).collect();
+        // Only the fragments that start on this page may be named.
+        let fragments = project.fragments.usable_on(&page_path(&ask.page.url));
         let schema = plan_schema(&Choices {
             refs: &ask.page.refs(),
             facts,

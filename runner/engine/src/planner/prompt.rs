@@ -112,8 +112,8 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)]) -> String {
     }
     if !ask.fragments.is_empty() {
         out.push_str("FRAGMENTS:\n");
-        for (id, summary) in ask.fragments {
-            let _ = writeln!(out, "- {id}: {summary}");
+        for line in ask.fragments {
+            let _ = writeln!(out, "- {line}");
         }
     }
     if let Some(slice) = ask.site_map {

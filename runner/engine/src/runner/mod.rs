@@ -7,8 +7,8 @@
 //! retries), `scenario` (one scenario: replay, stale, repair, plan), `planning` (planning and
 //! the verifying run), `execute` (one plan in one browser context), `site` (the site map: the
 //! planner's slice, plans at risk, what the run saw); then what a run leaves:
-//! `results`, `report`, `ledger`, `suggest`, `dashboard`. `replay` and `bench` are the other
-//! two commands that run plans; `drive` is `windup mcp`'s: an agent's steps, saved as a plan.
+//! `results`, `report`, `ledger`, `suggest`, `dashboard`. `replay`, `bench` and `extract`
+//! (`windup fragment extract`) are the other commands that run plans; `drive` is `windup mcp`'s: an agent's steps, saved as a plan.
 
 mod author;
 mod bench;
@@ -16,6 +16,7 @@ mod dashboard;
 pub mod drive;
 mod error;
 mod execute;
+mod extract;
 mod ledger;
 mod planning;
 mod replay;
@@ -34,6 +35,7 @@ pub use author::Authored;
 pub use bench::BenchReport;
 pub use drive::Drive;
 pub use error::RunError;
+pub use extract::{Extract, Extracted};
 pub use selection::{Selection, parse_shard, shard_of};
 pub use setup::Runner;
 

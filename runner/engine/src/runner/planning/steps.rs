@@ -12,6 +12,7 @@ use super::proofs::{self, Planned};
 use super::start::{Made, Phases, Start, Stop, plan_misfit, with_cache};
 use crate::browser::Session;
 use crate::events::Event;
+use crate::fragments::page_path;
 use crate::planner::{Ask, Project, Purpose, Spend, StepFailure, facts};
 
 impl Runner {
@@ -124,16 +125,6 @@ impl Runner {
             secrets: &self.secrets,
             budget: &self.budget,
         };
-        let catalog: Vec<(String, String)> = shared
-            .fragments
-            .ids()
-            .filter_map(|id| {
-                shared
-                    .fragments
-                    .get(id)
-                    .map(|f| (id.to_string(), f.description.clone()))
-            })
-            .collect();
         let base = self.boundary().base_url().clone();
         let stop = |stop: Stop| stop.result(&scenario.id, miss);
         let mut page = self
@@ -155,6 +146,8 @@ impl Runner {
             });
             let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
             let listed = proofs::listed(&steps, &pending);
+            // Only the fragments that start on this page.
+            let catalog = shared.fragments.catalogue(&page_path(&page.url));
             let ask = Ask {
                 scenario,
                 page: &page,

@@ -8,6 +8,7 @@
 mod answers;
 mod boundary;
 mod calls;
+mod fragments;
 mod grounding;
 mod repair;
 mod security;

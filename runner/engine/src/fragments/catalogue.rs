@@ -1,4 +1,5 @@
-//! Fragments: reusable, tested sub-trajectories committed in `e2e/fragments/<id>.json`.
+//! The project's fragments, read and checked: loading `e2e/fragments/*.json`, loops between them,
+//! the trust boundary, and the `use` steps of plans.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,7 +14,7 @@ use crate::fsutil::read_capped;
 /// Every fragment of a project, by id.
 #[derive(Debug, Clone, Default)]
 pub struct Fragments {
-    by_id: BTreeMap<String, Fragment>,
+    pub(super) by_id: BTreeMap<String, Fragment>,
 }
 
 impl Fragments {
