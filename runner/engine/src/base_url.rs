@@ -26,6 +26,21 @@ pub fn parse_base_url(source: &str, raw: &str) -> Result<url::Url, InputError> {
     Ok(url)
 }
 
+/// A URL as a path on its origin, with its query and fragment: `http://h:1/todos?x#/active` is
+/// `/todos?x#/active`, what a scenario's `start_url` holds.
+pub fn path_of(url: &url::Url) -> String {
+    let mut out = url.path().to_string();
+    if let Some(q) = url.query() {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = url.fragment() {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
 /// Joins a plan's path onto the base URL: `/login` on `http://h:1/app/` is `http://h:1/login`;
 /// an absolute URL stays as it is.
 pub fn rebase(base: &url::Url, path_or_url: &str) -> Result<url::Url, String> {

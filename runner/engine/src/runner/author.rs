@@ -13,6 +13,7 @@ use windup_model::{CacheOutcome, InputError, Problems, Scenario, ScenarioStatus}
 use super::setup::Planning;
 use super::{RunError, Runner};
 use crate::authoring::{Registered, find_literals, register};
+use crate::base_url::path_of;
 use crate::fragments::Fragments;
 use crate::planner::author::{AuthorAsk, Draft};
 use crate::planner::{Observation, PlanFailure, Spend};
@@ -388,20 +389,6 @@ impl Runner {
             tracing::warn!("could not append to {}: {e}", Layout::LEDGER_FILE);
         }
     }
-}
-
-/// A URL's path, query and fragment: a scenario's `start_url`.
-fn path_of(url: &url::Url) -> String {
-    let mut out = url.path().to_string();
-    if let Some(q) = url.query() {
-        out.push('?');
-        out.push_str(q);
-    }
-    if let Some(f) = url.fragment() {
-        out.push('#');
-        out.push_str(f);
-    }
-    out
 }
 
 /// The account an instruction signs in as (`as the admin` → `admin`), else `user`.

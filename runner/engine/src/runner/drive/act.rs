@@ -163,16 +163,7 @@ impl Drive {
             return Err(DriveError(format!("{dest} did not open: {why}")));
         }
         self.session = Some(session);
-        let mut start = dest.path().to_string();
-        if let Some(q) = dest.query() {
-            start.push('?');
-            start.push_str(q);
-        }
-        if let Some(f) = dest.fragment() {
-            start.push('#');
-            start.push_str(f);
-        }
-        self.start_url = Some(start);
+        self.start_url = Some(crate::base_url::path_of(&dest));
         let page = self.read("").await?;
         self.log.write("browser_open", dest.as_str(), None);
         Ok(self.show(&page, &[]))
