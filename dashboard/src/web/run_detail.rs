@@ -45,6 +45,9 @@ struct ScenarioView {
     suggestion_summary: String,
     suggestion_fix: String,
     suggestion_by: String,
+    /// The triage verdict (empty unless failed) and the facts that decided it.
+    triage: String,
+    triage_facts: Vec<String>,
     evidence_url: String,
     evidence_target: String,
     console_errors: Vec<String>,
@@ -121,6 +124,16 @@ pub(super) async fn run_page(
                     .map(|c| c.as_str().to_string())
                     .unwrap_or_default(),
                 message: s.message.clone().unwrap_or_default(),
+                triage: s
+                    .triage
+                    .as_ref()
+                    .map(|t| t.verdict.as_str().to_string())
+                    .unwrap_or_default(),
+                triage_facts: s
+                    .triage
+                    .as_ref()
+                    .map(|t| t.facts.clone())
+                    .unwrap_or_default(),
                 suggestion_summary: sug.summary,
                 suggestion_fix: sug.fix,
                 suggestion_by: sug.by,

@@ -157,6 +157,10 @@ pub(crate) fn report(
                     "console_errors": ["TypeError: x is undefined"],
                     "target": "role=button[name=\"Save\"]; found button \"Store\""
                 });
+                s["triage"] = json!({
+                    "verdict": "app_changed",
+                    "facts": ["the step's target is gone; the page has close names instead: \"Store\""]
+                });
                 s["suggestion"] = json!({
                     "summary": "The Save button was renamed to Store.",
                     "fix": "Say \"Store\" in the scenario's task, or rename the button back.",

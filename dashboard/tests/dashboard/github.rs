@@ -114,6 +114,10 @@ async fn the_comment_lists_failures_with_suggestions_cost_and_cache_hits() {
         "{body}"
     );
     assert!(
+        body.contains("Triage: **app_changed**"),
+        "the comment carries the triage verdict: {body}"
+    );
+    assert!(
         body.contains("Suggested fix: Say \"Store\" in the scenario's task"),
         "{body}"
     );

@@ -373,6 +373,10 @@ async fn overview_project_and_run_pages_show_the_history() {
     let run = get("/p/acme/runs/run-fail").await.text();
     assert!(run.contains("selector_not_found"));
     assert!(
+        run.contains("Triage: app_changed"),
+        "the run page shows the triage verdict"
+    );
+    assert!(
         run.contains("Say &#34;Store&#34; in the scenario")
             || run.contains("Say &quot;Store&quot; in the scenario"),
         "{run}"

@@ -122,6 +122,13 @@ impl Terminal {
                     spend(result),
                     result.message.as_deref().unwrap_or("")
                 );
+                if let Some(t) = &result.triage {
+                    text.push_str(&format!(
+                        "\n        triage: {}: {}",
+                        t.verdict.as_str(),
+                        t.facts.join("; ")
+                    ));
+                }
                 if let Some(shot) = result.evidence.as_ref().and_then(|e| e.screenshot.as_ref()) {
                     text.push_str(&format!("\n        screenshot: {shot}"));
                 }

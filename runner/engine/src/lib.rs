@@ -32,4 +32,5 @@ pub mod secrets;
 pub mod signature;
 pub mod sitemap;
 pub mod timeouts;
+pub mod triage;
 pub mod verifier;

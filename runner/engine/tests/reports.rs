@@ -61,6 +61,7 @@ fn scenario(id: &str, status: ScenarioStatus) -> ScenarioResult {
         evidence: None,
         screenshot: None,
         suggestion: None,
+        triage: None,
         actions: Vec::new(),
     }
 }

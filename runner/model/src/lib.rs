@@ -36,7 +36,7 @@ pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsag
 pub use plan::{Action, ActionType, CountExpect, Expect, Plan, Target, ValueExpect};
 pub use report::{
     ActionResult, ActionStatus, CacheOutcome, CiInfo, Evidence, FailureClass, GitInfo, RunReport,
-    ScenarioResult, ScenarioStatus, Suggestion, Totals,
+    ScenarioResult, ScenarioStatus, Suggestion, Totals, Triage, Verdict,
 };
 pub use scenario::Scenario;
 pub use selector::{Part, Selector, SelectorError};

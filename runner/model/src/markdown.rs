@@ -267,6 +267,13 @@ fn failures(scenarios: &[&ScenarioResult], scenario_dir: Option<&str>) -> String
             code(&s.scenario_id),
             s.failure_class.map(|c| c.as_str()).unwrap_or("failed"),
         ));
+        if let Some(t) = &s.triage {
+            md.push_str(&format!(
+                "  - Triage: **{}**: {}\n",
+                t.verdict.as_str(),
+                cell(&t.facts.join("; "))
+            ));
+        }
         if let Some(sg) = &s.suggestion {
             md.push_str(&format!(
                 "  - {} Suggested fix: {} ({})\n",

@@ -245,6 +245,10 @@ pub struct ScenarioResult {
     /// for people; never applied to a plan or the cache.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<Suggestion>,
+    /// Of a failed scenario: what kind of failure it is, read from its evidence by rules, with
+    /// no LLM.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub triage: Option<Triage>,
     /// The steps of the last attempt, in the order they finished; a fragment's steps come
     /// before its `use` step.
     pub actions: Vec<ActionResult>,
@@ -252,6 +256,48 @@ pub struct ScenarioResult {
 
 fn one() -> u32 {
     1
+}
+
+/// A failure's kind, read from its evidence by rules (no LLM), with the facts that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Triage {
+    /// The kind of failure.
+    pub verdict: Verdict,
+    /// The facts of the evidence that decided it, for people.
+    pub facts: Vec<String>,
+}
+
+/// What kind of failure a scenario had: `app_changed` (the target or the page moved on:
+/// a renamed or moved control, a changed page, a route gone), `app_broken` (the app failed: a
+/// 5xx answer, an uncaught page error), `test_outdated` (the steps worked but a postcondition's
+/// text or URL no longer holds), `environment` (the browser, the network, time or the planner,
+/// not the app) or `unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts; the \
+              variants are described above"
+)]
+pub enum Verdict {
+    AppChanged,
+    AppBroken,
+    TestOutdated,
+    Environment,
+    Unknown,
+}
+
+impl Verdict {
+    /// The name as written in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::AppChanged => "app_changed",
+            Verdict::AppBroken => "app_broken",
+            Verdict::TestOutdated => "test_outdated",
+            Verdict::Environment => "environment",
+            Verdict::Unknown => "unknown",
+        }
+    }
 }
 
 /// An LLM's reading of one failure, for people.

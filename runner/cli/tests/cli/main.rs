@@ -16,4 +16,5 @@ mod new;
 mod real_dashboard;
 mod replay;
 mod support;
+mod triage;
 mod usage;

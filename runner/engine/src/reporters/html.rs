@@ -80,6 +80,8 @@ struct FailureView<'a> {
     snapshot_lines: usize,
     /// `--suggest`'s advice: (by, summary, fix).
     suggestion: Option<(&'a str, &'a str, &'a str)>,
+    /// The triage verdict and the facts that decided it.
+    triage: Option<(&'static str, &'a [String])>,
 }
 
 struct ActionView<'a> {
@@ -260,6 +262,10 @@ fn failure<'a>(s: &'a ScenarioResult, root: &Path) -> FailureView<'a> {
             .suggestion
             .as_ref()
             .map(|x| (x.by.as_str(), x.summary.as_str(), x.fix.as_str())),
+        triage: s
+            .triage
+            .as_ref()
+            .map(|t| (t.verdict.as_str(), t.facts.as_slice())),
     }
 }
 

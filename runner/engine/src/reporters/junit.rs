@@ -147,6 +147,13 @@ fn failure_text(s: &ScenarioResult) -> String {
     if let Some(message) = &s.message {
         lines.push(format!("message: {message}"));
     }
+    if let Some(t) = &s.triage {
+        lines.push(format!(
+            "triage: {}: {}",
+            t.verdict.as_str(),
+            t.facts.join("; ")
+        ));
+    }
     let evidence = s.evidence.as_ref();
     if let Some(url) = evidence
         .and_then(|e| e.url.as_ref())

@@ -56,11 +56,14 @@ impl Runner {
         }
     }
 
-    /// A message can quote what the page showed, such as a field's value, and the final URL
-    /// can carry what a form sent: every secret is masked in every string of a result before it
-    /// is shown, reported, uploaded or kept as evidence.
+    /// The result as it leaves the runner. A message can quote what the page showed, such as
+    /// a field's value, and the final URL can carry what a form sent: every secret is masked in
+    /// every string of a result before it is shown, reported, uploaded or kept as evidence. A
+    /// failure gets its triage verdict here, from the masked result.
     pub(super) fn redacted(&self, result: ScenarioResult) -> ScenarioResult {
-        self.secrets.redact_all(result)
+        let mut result = self.secrets.redact_all(result);
+        result.triage = crate::triage::triage(&result);
+        result
     }
 }
 
@@ -92,6 +95,7 @@ fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
         evidence: None,
         screenshot: None,
         suggestion: None,
+        triage: None,
         actions: x.actions,
     }
 }
@@ -120,6 +124,7 @@ pub(super) fn failed(
         evidence: None,
         screenshot: None,
         suggestion: None,
+        triage: None,
         actions: Vec::new(),
     }
 }

@@ -1,0 +1,290 @@
+//! LLM-free triage: every failed scenario gets a verdict from rules over its evidence, with the
+//! facts that decided it (`windup_model::Triage`). The rules, first match wins:
+//! - `environment`: the browser crashed, the scenario ran out of time, the app could not be
+//!   reached, or no plan could be made (no provider, the budget, `--require-cached`);
+//! - `app_broken`: a request answered 5xx, the document failed with a 5xx, or the page threw an
+//!   uncaught error;
+//! - `app_changed`: the target is gone or not actionable (with the close names the page has
+//!   instead, when it has some), the start page's structure changed since the plan was
+//!   verified, or the route answered 404;
+//! - `test_outdated`: the steps worked and a postcondition no longer holds (its text or URL
+//!   changed);
+//! - `unknown`: anything else.
+//!
+//! A leaf: it reads a result, nothing else.
+
+use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus, Triage, Verdict};
+
+/// The verdict of a failed scenario; none for one that did not fail.
+pub fn triage(result: &ScenarioResult) -> Option<Triage> {
+    if result.status != ScenarioStatus::Failed {
+        return None;
+    }
+    let message = result.message.as_deref().unwrap_or("");
+    let evidence = result.evidence.as_ref();
+    let requests: Vec<&str> = evidence
+        .map(|e| e.failed_requests.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let errors: Vec<&str> = evidence
+        .map(|e| e.console_errors.iter().map(String::as_str).collect())
+        .unwrap_or_default();
+    let class = result.failure_class;
+    let verdict = |verdict, facts: Vec<String>| Some(Triage { verdict, facts });
+
+    // Not the app, not the test.
+    match class {
+        Some(FailureClass::BrowserCrashed) => {
+            return verdict(Verdict::Environment, vec!["the browser crashed".into()]);
+        }
+        Some(FailureClass::ScenarioTimeout) => {
+            return verdict(
+                Verdict::Environment,
+                vec![format!("the scenario ran out of time: {}", clip(message))],
+            );
+        }
+        Some(
+            c @ (FailureClass::NoPlan
+            | FailureClass::LlmError
+            | FailureClass::BudgetExceeded
+            | FailureClass::NotCached),
+        ) => {
+            return verdict(
+                Verdict::Environment,
+                vec![format!(
+                    "no plan could be made ({}): {}",
+                    c.as_str(),
+                    clip(message)
+                )],
+            );
+        }
+        _ => {}
+    }
+    if class == Some(FailureClass::NavigationFailed) && unreachable(message) {
+        return verdict(
+            Verdict::Environment,
+            vec![format!("the app could not be reached: {}", clip(message))],
+        );
+    }
+    // The app failed.
+    let mut broken: Vec<String> = requests
+        .iter()
+        .filter(|r| status_of(r).is_some_and(|s| s >= 500))
+        .map(|r| format!("a request failed: {}", clip(r)))
+        .collect();
+    if class == Some(FailureClass::NavigationFailed)
+        && http_status(message).is_some_and(|s| s >= 500)
+    {
+        broken.push(format!("the page failed to load: {}", clip(message)));
+    }
+    broken.extend(
+        errors
+            .iter()
+            .filter(|e| e.contains("Uncaught") || e.starts_with("Error") || e.contains("TypeError"))
+            .map(|e| format!("the page threw: {}", clip(e))),
+    );
+    if !broken.is_empty() {
+        broken.truncate(4);
+        return verdict(Verdict::AppBroken, broken);
+    }
+    // The app moved on.
+    let target = evidence.and_then(|e| e.target.as_deref()).unwrap_or("");
+    let mut changed = Vec::new();
+    if result.cache == CacheOutcome::HitChangedPage {
+        changed.push("the start page's structure changed since the plan was verified".into());
+    }
+    match class {
+        Some(FailureClass::SelectorNotFound | FailureClass::NotActionable) => {
+            changed.push(match target.split_once("nearest names: ") {
+                Some((_, names)) => format!(
+                    "the step's target is gone; the page has close names instead: {}",
+                    clip(names)
+                ),
+                None if !target.is_empty() => {
+                    format!("the step's target is gone or unusable: {}", clip(target))
+                }
+                None => format!("the step's target is gone: {}", clip(message)),
+            });
+            return verdict(Verdict::AppChanged, changed);
+        }
+        Some(FailureClass::NavigationFailed) if http_status(message) == Some(404) => {
+            changed.push(format!("the route is gone: {}", clip(message)));
+            return verdict(Verdict::AppChanged, changed);
+        }
+        Some(FailureClass::PostconditionFailed) => {
+            return verdict(
+                Verdict::TestOutdated,
+                vec![format!(
+                    "the step worked but its postcondition no longer holds: {}",
+                    clip(message)
+                )],
+            );
+        }
+        _ => {}
+    }
+    if !changed.is_empty() {
+        return verdict(Verdict::AppChanged, changed);
+    }
+    verdict(
+        Verdict::Unknown,
+        vec![format!(
+            "{}: {}",
+            class.map_or("failed", FailureClass::as_str),
+            clip(message)
+        )],
+    )
+}
+
+/// Whether a navigation failure says the app was not there at all.
+fn unreachable(message: &str) -> bool {
+    [
+        "ERR_CONNECTION_REFUSED",
+        "ERR_NAME_NOT_RESOLVED",
+        "ERR_CONNECTION_RESET",
+        "ERR_ADDRESS_UNREACHABLE",
+        "ERR_TIMED_OUT",
+        "did not finish loading",
+    ]
+    .iter()
+    .any(|m| message.contains(m))
+}
+
+/// The status of a failed request as evidence writes it: `STATUS URL`.
+fn status_of(request: &str) -> Option<u16> {
+    request.split_whitespace().next()?.parse().ok()
+}
+
+/// An HTTP status a navigation failure names (`HTTP status 503`).
+fn http_status(message: &str) -> Option<u16> {
+    let (_, rest) = message.split_once("HTTP status ")?;
+    rest.get(..3)?.parse().ok()
+}
+
+fn clip(text: &str) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use windup_model::Evidence;
+
+    use super::*;
+
+    fn failed(class: FailureClass, message: &str, evidence: Evidence) -> ScenarioResult {
+        ScenarioResult {
+            scenario_id: "s".into(),
+            task: None,
+            status: ScenarioStatus::Failed,
+            failure_class: Some(class),
+            failed_action_id: Some("a2".into()),
+            message: Some(message.into()),
+            cache: CacheOutcome::Hit,
+            llm_calls: 0,
+            cost_micro_usd: 0,
+            duration_ms: 10,
+            final_url: None,
+            attempts: 1,
+            flaky: false,
+            evidence: Some(evidence),
+            screenshot: None,
+            suggestion: None,
+            triage: None,
+            actions: Vec::new(),
+        }
+    }
+
+    fn verdict_of(r: &ScenarioResult) -> Verdict {
+        triage(r).expect("a failed scenario gets a verdict").verdict
+    }
+
+    #[test]
+    fn each_kind_of_failure_gets_its_verdict_with_the_facts_that_decided_it() {
+        let gone = Evidence {
+            target: Some(
+                "role=button[name=\"Archive\"]: 0 visible matches; nearest names: \"Move to archive\""
+                    .into(),
+            ),
+            ..Evidence::default()
+        };
+        let r = failed(FailureClass::SelectorNotFound, "no match", gone.clone());
+        let t = triage(&r).unwrap();
+        assert_eq!(t.verdict, Verdict::AppChanged);
+        assert!(t.facts[0].contains("Move to archive"), "{t:?}");
+
+        let five = Evidence {
+            failed_requests: vec!["500 http://127.0.0.1:1/api/projects".into()],
+            ..gone.clone()
+        };
+        // A 5xx the step waited on is the app failing, whatever the step then missed.
+        assert_eq!(
+            verdict_of(&failed(FailureClass::SelectorNotFound, "no match", five)),
+            Verdict::AppBroken
+        );
+        let threw = Evidence {
+            console_errors: vec!["Uncaught TypeError: x is undefined".into()],
+            ..Evidence::default()
+        };
+        assert_eq!(
+            verdict_of(&failed(
+                FailureClass::PostconditionFailed,
+                "not visible",
+                threw
+            )),
+            Verdict::AppBroken
+        );
+        assert_eq!(
+            verdict_of(&failed(
+                FailureClass::PostconditionFailed,
+                "expected text=\"Archived Apollo\" to be visible",
+                Evidence::default()
+            )),
+            Verdict::TestOutdated
+        );
+        assert_eq!(
+            verdict_of(&failed(
+                FailureClass::NavigationFailed,
+                "http://127.0.0.1:9/ did not load: net::ERR_CONNECTION_REFUSED",
+                Evidence::default()
+            )),
+            Verdict::Environment
+        );
+        assert_eq!(
+            verdict_of(&failed(
+                FailureClass::NavigationFailed,
+                "/gone.html did not load: HTTP status 404",
+                Evidence::default()
+            )),
+            Verdict::AppChanged
+        );
+        assert_eq!(
+            verdict_of(&failed(
+                FailureClass::NavigationFailed,
+                "/ did not load: HTTP status 503",
+                Evidence::default()
+            )),
+            Verdict::AppBroken
+        );
+        assert_eq!(
+            verdict_of(&failed(
+                FailureClass::BrowserCrashed,
+                "gone",
+                Evidence::default()
+            )),
+            Verdict::Environment
+        );
+        assert_eq!(
+            verdict_of(&failed(
+                FailureClass::PlanRejected,
+                "odd",
+                Evidence::default()
+            )),
+            Verdict::Unknown
+        );
+        let mut passed = failed(FailureClass::PlanRejected, "odd", Evidence::default());
+        passed.status = ScenarioStatus::Passed;
+        assert!(triage(&passed).is_none());
+    }
+}
