@@ -816,7 +816,10 @@ fn the_action_has_one_name_everywhere() {
         "setup downloads this repository's releases"
     );
     let release = read(".github/workflows/release.yml");
-    assert!(release.contains(&format!("{IMAGE}:")), "release pushes {IMAGE}");
+    assert!(
+        release.contains(&format!("{IMAGE}:")),
+        "release pushes {IMAGE}"
+    );
     assert!(
         release.contains("-p windup -p windup-action"),
         "the release builds the entrypoint too"
@@ -826,7 +829,10 @@ fn the_action_has_one_name_everywhere() {
     assert!(readme.contains(&format!("uses: {REPOSITORY}@v1")));
     assert!(readme.contains(&format!("uses: {REPOSITORY}/setup@v1")));
     for (file, text) in [("README.md", &readme), ("Cargo.toml", &read("Cargo.toml"))] {
-        assert!(!text.contains("windup/windup"), "{file} names another repository");
+        assert!(
+            !text.contains("windup/windup"),
+            "{file} names another repository"
+        );
     }
 }
 
