@@ -185,6 +185,10 @@ fn answers(url: &url::Url) -> bool {
         }
         let mut head = [0u8; 12];
         if stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/") {
+            // Read the rest (bounded) before closing: a socket closed with unread data is
+            // reset, and a server still writing logs the reset as an error (python3's
+            // http.server prints a traceback into the step's log).
+            let _ = std::io::copy(&mut (&mut stream).take(1 << 20), &mut std::io::sink());
             return true;
         }
     }

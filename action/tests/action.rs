@@ -751,12 +751,10 @@ fn action_yml_declares_exactly_the_inputs_the_entrypoint_reads() {
     let text = std::fs::read_to_string(repo_root().join("action.yml")).unwrap();
     let yml: Yaml = serde_norway::from_str(&text).unwrap();
     assert_eq!(yml["runs"]["using"].as_str(), Some("docker"));
-    assert!(
-        yml["runs"]["image"]
-            .as_str()
-            .unwrap()
-            .starts_with("docker://"),
-        "a published image, so jobs do not compile Rust"
+    assert_eq!(
+        yml["runs"]["image"].as_str(),
+        Some(format!("docker://{IMAGE}:v1").as_str()),
+        "a published image, so jobs do not compile Rust; the major version users write"
     );
     let declared = keys(&yml["inputs"]);
     let known: Vec<String> = INPUTS.iter().map(|s| s.name.to_string()).collect();
@@ -799,6 +797,43 @@ fn action_yml_declares_exactly_the_inputs_the_entrypoint_reads() {
     )
     .unwrap();
     assert_eq!(setup["runs"]["using"].as_str(), Some("composite"));
+}
+
+/// The repository as users name it (`uses: windup/action@v1`), its image and its releases.
+const REPOSITORY: &str = "windup/action";
+const IMAGE: &str = "ghcr.io/windup/action";
+
+#[test]
+fn the_action_has_one_name_everywhere() {
+    let read = |rel: &str| std::fs::read_to_string(repo_root().join(rel)).unwrap();
+    let url = format!("https://github.com/{REPOSITORY}");
+    assert!(
+        read("Cargo.toml").contains(&format!("repository = \"{url}\"")),
+        "the crates' repository"
+    );
+    assert!(
+        read("setup/action.yml").contains(&format!("{url}/releases/")),
+        "setup downloads this repository's releases"
+    );
+    let release = read(".github/workflows/release.yml");
+    assert!(
+        release.contains(&format!("{IMAGE}:")),
+        "release pushes {IMAGE}"
+    );
+    assert!(
+        release.contains("-p windup -p windup-action"),
+        "the release builds the entrypoint too"
+    );
+    assert!(read("Dockerfile").contains(&format!("image.source=\"{url}\"")));
+    let readme = read("README.md");
+    assert!(readme.contains(&format!("uses: {REPOSITORY}@v1")));
+    assert!(readme.contains(&format!("uses: {REPOSITORY}/setup@v1")));
+    for (file, text) in [("README.md", &readme), ("Cargo.toml", &read("Cargo.toml"))] {
+        assert!(
+            !text.contains("windup/windup"),
+            "{file} names another repository"
+        );
+    }
 }
 
 /// The real dashboard (`windup-dashboard`'s library on real SQLite, served on 127.0.0.1), with

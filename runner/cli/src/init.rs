@@ -5,7 +5,7 @@ use std::path::Path;
 use windup_engine::project::Layout;
 use windup_model::ExitCode;
 
-const CONFIG: &str = r#"# Windup: https://github.com/windup/windup
+const CONFIG: &str = r#"# Windup: https://github.com/windup/action
 # Where the app under test is served (or pass --base-url / set WINDUP_BASE_URL).
 base_url = "{BASE_URL}"
 
