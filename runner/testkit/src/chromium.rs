@@ -53,6 +53,10 @@ impl UserChromium {
                 "--no-first-run",
                 "--no-default-browser-check",
                 "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--disable-background-networking",
+                "--disable-component-update",
             ])
             .arg(url)
             .stdin(Stdio::null())
@@ -60,7 +64,9 @@ impl UserChromium {
             .stderr(Stdio::null());
         let child = command.spawn().expect("start chromium");
         let active = profile.path().join("DevToolsActivePort");
-        let deadline = Instant::now() + Duration::from_secs(30);
+        // A cold first start of the full browser on a loaded CI machine (fresh font caches, other
+        // tests' browsers starting at once) has taken over 30 s.
+        let deadline = Instant::now() + Duration::from_secs(120);
         let port = loop {
             let port = std::fs::read_to_string(&active)
                 .ok()
