@@ -293,16 +293,7 @@ impl Runner {
     fn on_app(&self, url: &str) -> String {
         match url::Url::parse(url) {
             Ok(u) if u.origin() == self.boundary().base_url().origin() => {
-                let mut out = u.path().to_string();
-                if let Some(q) = u.query() {
-                    out.push('?');
-                    out.push_str(q);
-                }
-                if let Some(f) = u.fragment() {
-                    out.push('#');
-                    out.push_str(f);
-                }
-                out
+                crate::base_url::path_of(&u)
             }
             _ => url.to_string(),
         }
