@@ -138,13 +138,7 @@ pub fn status_str(s: ScenarioStatus) -> &'static str {
 }
 
 pub fn cache_str(c: CacheOutcome) -> &'static str {
-    match c {
-        CacheOutcome::Hit => "hit",
-        CacheOutcome::HitChangedPage => "hit_changed_page",
-        CacheOutcome::Miss => "miss",
-        CacheOutcome::StaleReplanned => "stale_replanned",
-        CacheOutcome::None => "none",
-    }
+    c.as_str()
 }
 
 pub fn to_new_run(

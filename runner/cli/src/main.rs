@@ -167,6 +167,10 @@ struct PlanningArgs {
     /// them first (needs a provider).
     #[arg(long)]
     replan_at_risk: bool,
+    /// Never heal a replayed step whose target was renamed or moved (healing needs no LLM;
+    /// `heal = false` in windup.toml turns it off too).
+    #[arg(long)]
+    no_heal: bool,
 }
 
 #[derive(Args)]
@@ -343,6 +347,7 @@ fn load_config(
         require_cached: planning.require_cached,
         suggest: planning.suggest,
         replan_at_risk: planning.replan_at_risk,
+        no_heal: planning.no_heal,
         ..Overrides::default()
     };
     common.attach.apply(&mut overrides);

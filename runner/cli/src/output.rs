@@ -69,10 +69,11 @@ impl Terminal {
             std::io::stderr(),
             "\n{} passed{}, {} failed, {} skipped in {}.{:02}s · {} LLM calls · {} · {} cache hits",
             t.passed,
-            if t.flaky > 0 {
-                format!(" ({} flaky)", t.flaky)
-            } else {
-                String::new()
+            match (t.flaky, t.healed) {
+                (0, 0) => String::new(),
+                (f, 0) => format!(" ({f} flaky)"),
+                (0, h) => format!(" ({h} healed)"),
+                (f, h) => format!(" ({f} flaky, {h} healed)"),
             },
             t.failed,
             t.skipped,
@@ -95,12 +96,18 @@ impl Terminal {
             ScenarioStatus::Passed if self.verbosity != Verbosity::Quiet => {
                 self.line(&format!(
                     "  {}  {} ({} ms, {}{}){}",
-                    if result.flaky { "FLKY" } else { "PASS" },
+                    if result.flaky {
+                        "FLKY"
+                    } else if result.heal.is_some() {
+                        "HEAL"
+                    } else {
+                        "PASS"
+                    },
                     result.scenario_id,
                     result.duration_ms,
                     cache_word(result.cache),
                     spend(result),
-                    if result.flaky {
+                    if result.flaky || result.heal.is_some() {
                         format!(": {}", result.message.as_deref().unwrap_or(""))
                     } else {
                         String::new()
@@ -149,6 +156,7 @@ fn cache_word(c: CacheOutcome) -> &'static str {
         CacheOutcome::HitChangedPage => "cache hit, page changed",
         CacheOutcome::Miss => "cache miss",
         CacheOutcome::StaleReplanned => "re-planned",
+        CacheOutcome::Healed => "healed, no LLM",
         CacheOutcome::None => "no cache",
     }
 }

@@ -49,6 +49,9 @@ pub struct ConfigFile {
     /// `[scan]`: where `windup scan` reads the app's source.
     #[serde(default)]
     pub scan: ScanSection,
+    /// `heal = false` turns off LLM-free healing of a replayed step whose target moved or was
+    /// renamed (on by default).
+    pub heal: Option<bool>,
 }
 
 /// `[scan]` of windup.toml.
@@ -176,6 +179,9 @@ pub struct Config {
     /// Re-plan up front the cached plans the site map says are at risk (when a provider is
     /// configured), instead of replaying them first.
     pub replan_at_risk: bool,
+    /// Heal, without an LLM, a replayed step whose target was renamed or moved (`heal` in
+    /// windup.toml, `--no-heal`).
+    pub heal: bool,
     /// The team dashboard, when one is configured.
     pub dashboard: Option<crate::dashboard_client::Settings>,
     /// The file as read, for sections other crates interpret.
@@ -209,6 +215,8 @@ pub struct Overrides {
     pub no_push: bool,
     /// `--replan-at-risk`: re-plan up front the cached plans the site map says are at risk.
     pub replan_at_risk: bool,
+    /// `--no-heal`: never heal a replayed step without an LLM, whatever windup.toml says.
+    pub no_heal: bool,
     /// `--cdp-url`: attach to this running Chromium instead of starting one, over `[browser]
     /// cdp_url`.
     pub cdp_url: Option<String>,
@@ -295,6 +303,7 @@ impl Config {
             require_cached: overrides.require_cached,
             suggest: overrides.suggest,
             replan_at_risk: overrides.replan_at_risk,
+            heal: !overrides.no_heal && file.heal.unwrap_or(true),
             dashboard,
             file,
             env: Env::process(),

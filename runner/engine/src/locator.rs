@@ -6,7 +6,9 @@ use windup_model::{Part, Selector, SelectorError};
 
 use crate::browser::{BrowserError, Session, injected};
 
-pub use crate::browser::injected::{Counts, Diagnosis, Located};
+pub use crate::browser::injected::{
+    Counts, Diagnosis, HealCandidate, HealCandidates, HealRule, Located,
+};
 
 /// A selector ready to send to the page.
 #[derive(Debug, Clone)]
@@ -57,5 +59,10 @@ impl Locator {
     /// found nothing usable.
     pub async fn diagnose(&self, session: &Session) -> Result<Diagnosis, BrowserError> {
         injected::diagnose(session, &self.parts).await
+    }
+
+    /// What the page has in place of this selector's target, when it is gone.
+    pub async fn heal_candidates(&self, session: &Session) -> Result<HealCandidates, BrowserError> {
+        injected::heal(session, &self.parts).await
     }
 }

@@ -192,6 +192,7 @@ mod tests {
             screenshot: None,
             suggestion: None,
             triage: None,
+            heal: None,
             actions: Vec::new(),
         }
     }

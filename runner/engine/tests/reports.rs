@@ -62,6 +62,7 @@ fn scenario(id: &str, status: ScenarioStatus) -> ScenarioResult {
         screenshot: None,
         suggestion: None,
         triage: None,
+        heal: None,
         actions: Vec::new(),
     }
 }
@@ -199,6 +200,32 @@ fn flaky() -> ScenarioResult {
     }
 }
 
+fn healed() -> ScenarioResult {
+    ScenarioResult {
+        task: Some("Archive the Apollo project".into()),
+        message: Some(
+            "healed without an LLM: the target of a2 was gone and one element fitted".into(),
+        ),
+        cache: CacheOutcome::Healed,
+        duration_ms: 700,
+        heal: Some(windup_model::Heal {
+            action_id: "a2".into(),
+            rule: windup_model::HealRule::Renamed,
+            from: "role=button[name=\"Archive\"]".into(),
+            to: "role=button[name=\"Move to archive\"]".into(),
+        }),
+        actions: vec![action(
+            "a2",
+            ActionType::Click,
+            "click role=button[name=\"Move to archive\"]",
+            ActionStatus::Passed,
+            0,
+            [100, 50, 100],
+        )],
+        ..scenario("archive-project", ScenarioStatus::Passed)
+    }
+}
+
 fn skipped() -> ScenarioResult {
     ScenarioResult {
         message: Some("skipped: depends on checkout, which failed".into()),
@@ -222,6 +249,7 @@ fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
             .count() as u32,
         duration_ms: scenarios.iter().map(|s| s.duration_ms).sum(),
         flaky: scenarios.iter().filter(|s| s.flaky).count() as u32,
+        healed: scenarios.iter().filter(|s| s.heal.is_some()).count() as u32,
     };
     RunReport {
         report_version: windup_model::report::REPORT_VERSION.into(),
@@ -246,7 +274,7 @@ fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
 }
 
 fn fixed() -> RunReport {
-    report(vec![passed(), failed(), flaky(), skipped()])
+    report(vec![passed(), failed(), flaky(), healed(), skipped()])
 }
 
 /// A project root holding the failed scenario's screenshot.

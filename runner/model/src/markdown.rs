@@ -95,6 +95,9 @@ pub fn totals_line(t: &Totals) -> String {
     if t.flaky > 0 {
         parts.push(format!("{} flaky", t.flaky));
     }
+    if t.healed > 0 {
+        parts.push(format!("{} healed", t.healed));
+    }
     if t.skipped > 0 {
         parts.push(format!("{} skipped", t.skipped));
     }
@@ -117,6 +120,7 @@ pub fn plan_label(c: CacheOutcome) -> &'static str {
         CacheOutcome::HitChangedPage => "cached, page changed",
         CacheOutcome::Miss => "planned",
         CacheOutcome::StaleReplanned => "stale, re-planned",
+        CacheOutcome::Healed => "healed, no LLM",
         CacheOutcome::None => "none",
     }
 }
@@ -158,6 +162,7 @@ fn sum(reports: &[RunReport]) -> Totals {
         t.cache_hits += r.cache_hits;
         t.duration_ms += r.duration_ms;
         t.flaky += r.flaky;
+        t.healed += r.healed;
     }
     t
 }
@@ -183,12 +188,13 @@ fn totals_table(t: &Totals, scenarios: &[&ScenarioResult]) -> String {
         .filter(|s| s.cache == CacheOutcome::StaleReplanned)
         .count();
     format!(
-        "| passed | failed | flaky | LLM calls | cost | cache hits | stale plans re-planned |\n\
-         |---|---|---|---|---|---|---|\n\
-         | {} | {} | {} | {} | {} | {} of {} | {stale} |\n\n",
+        "| passed | failed | flaky | healed | LLM calls | cost | cache hits | stale plans re-planned |\n\
+         |---|---|---|---|---|---|---|---|\n\
+         | {} | {} | {} | {} | {} | {} | {} of {} | {stale} |\n\n",
         t.passed,
         t.failed,
         t.flaky,
+        t.healed,
         t.llm_calls,
         usd(t.cost_micro_usd),
         t.cache_hits,
@@ -223,9 +229,13 @@ fn stale_plans(scenarios: &[&ScenarioResult]) -> String {
         .iter()
         .filter_map(|s| {
             let what = match (s.cache, s.failure_class) {
-                (CacheOutcome::StaleReplanned, _) => "re-planned",
+                (CacheOutcome::StaleReplanned, _) => "re-planned".to_string(),
+                (CacheOutcome::Healed, _) => match &s.heal {
+                    Some(h) => format!("healed without an LLM: `{}`", code(&h.describe())),
+                    None => "healed without an LLM".to_string(),
+                },
                 (CacheOutcome::Hit, Some(c)) if c.invalidates_plan() => {
-                    "not re-planned: see its failure below"
+                    "not re-planned: see its failure below".to_string()
                 }
                 _ => return None,
             };
@@ -290,6 +300,9 @@ fn failures(scenarios: &[&ScenarioResult], scenario_dir: Option<&str>) -> String
 }
 
 fn status(s: &ScenarioResult) -> &'static str {
+    if s.status == ScenarioStatus::Passed && s.heal.is_some() {
+        return "🩹 healed";
+    }
     match (s.status, s.flaky) {
         (ScenarioStatus::Passed, true) => "⚠️ flaky",
         (ScenarioStatus::Passed, false) => "✅ passed",

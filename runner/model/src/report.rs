@@ -160,6 +160,10 @@ pub struct Totals {
     /// Scenarios that failed, then passed on a retry (counted in `passed` too).
     #[serde(default)]
     pub flaky: u32,
+    /// Scenarios that passed after a step was healed without an LLM (`cache: healed`; counted
+    /// in `passed` too).
+    #[serde(default)]
+    pub healed: u32,
 }
 
 /// How a scenario ended: `passed`, `failed`, or `skipped` (not run, because a setup scenario it
@@ -191,8 +195,26 @@ pub enum CacheOutcome {
     Miss,
     /// The cached plan failed, was kept as stale evidence, and a new plan replaced it.
     StaleReplanned,
+    /// The cached plan failed on a step whose target was renamed or moved; the step was healed
+    /// without an LLM (see `heal`), the rest of the plan verified, and the healed plan replaced
+    /// the old one, which is kept as stale evidence.
+    Healed,
     /// No cache involved (`windup replay`, or a scenario that never got a plan).
     None,
+}
+
+impl CacheOutcome {
+    /// The name as serialised (`stale_replanned`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheOutcome::Hit => "hit",
+            CacheOutcome::HitChangedPage => "hit_changed_page",
+            CacheOutcome::Miss => "miss",
+            CacheOutcome::StaleReplanned => "stale_replanned",
+            CacheOutcome::Healed => "healed",
+            CacheOutcome::None => "none",
+        }
+    }
 }
 
 /// What one scenario did in a run.
@@ -249,6 +271,10 @@ pub struct ScenarioResult {
     /// no LLM.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub triage: Option<Triage>,
+    /// Of a scenario that passed healed (`cache: healed`): the step that was mended, and how.
+    /// Passed, but never silently green: every report flags it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heal: Option<Heal>,
     /// The steps of the last attempt, in the order they finished; a fragment's steps come
     /// before its `use` step.
     pub actions: Vec<ActionResult>,
@@ -256,6 +282,57 @@ pub struct ScenarioResult {
 
 fn one() -> u32 {
     1
+}
+
+/// A step mended without an LLM: its target was gone, exactly one element on the page fitted
+/// the rule, and the rest of the plan verified with it, every postcondition unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Heal {
+    /// The step whose target changed.
+    pub action_id: String,
+    /// Which rule found the new target.
+    pub rule: HealRule,
+    /// The target's selector in the old plan.
+    pub from: String,
+    /// The selector the healed plan uses.
+    pub to: String,
+}
+
+impl Heal {
+    /// `a4: role=button[name="Archive"] → role=button[name="Move to archive"] (renamed)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} \u{2192} {} ({})",
+            self.action_id,
+            self.from,
+            self.to,
+            self.rule.as_str()
+        )
+    }
+}
+
+/// How a healed step's new target was found: `renamed` (the same role under the same container,
+/// with a close name) or `moved` (the same test id, label or placeholder, its container gone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts; the \
+              variants are described above"
+)]
+pub enum HealRule {
+    Renamed,
+    Moved,
+}
+
+impl HealRule {
+    /// The name as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HealRule::Renamed => "renamed",
+            HealRule::Moved => "moved",
+        }
+    }
 }
 
 /// A failure's kind, read from its evidence by rules (no LLM), with the facts that decided it.

@@ -9,6 +9,7 @@ mod credentials;
 mod dashboard;
 mod export;
 mod fragments;
+mod heal;
 mod input;
 mod limits;
 mod mcp;

@@ -87,6 +87,41 @@ impl Diagnosis {
     }
 }
 
+/// Which healing rule found candidates for a target that is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HealRule {
+    /// The target's role, under the same container, with a close name.
+    Renamed,
+    /// The same test id, label or placeholder, its container gone.
+    Moved,
+}
+
+/// An element a target that is gone may have become.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct HealCandidate {
+    /// A selector that picks it out alone, built as planning builds one.
+    pub selector: String,
+    /// Its role, when it has one.
+    pub role: Option<String>,
+    /// Its accessible name.
+    pub name: String,
+    /// An `<input>`'s type.
+    #[serde(rename = "type")]
+    pub input_type: Option<String>,
+}
+
+/// What the page has in place of a target that is gone (at most three candidates listed).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct HealCandidates {
+    /// The rule that applied; none when the selector fits neither or still matches.
+    pub rule: Option<HealRule>,
+    /// How many candidates the rule found.
+    pub total: u32,
+    /// The first of them.
+    pub candidates: Vec<HealCandidate>,
+}
+
 /// The postconditions of one `expect`, as selector parts; the URL is matched in Rust.
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct CheckSpec {
@@ -286,6 +321,14 @@ pub(crate) async fn is_checked(session: &Session, parts: &[Part]) -> Result<Valu
 /// Match counts and the nearest accessible names, for a selector that found nothing usable.
 pub(crate) async fn diagnose(session: &Session, parts: &[Part]) -> Result<Diagnosis, BrowserError> {
     call(session, "diagnose", &[arg(&parts)]).await
+}
+
+/// What a target that is gone may have become, by the healing rules (`runner::heal`).
+pub(crate) async fn heal(
+    session: &Session,
+    parts: &[Part],
+) -> Result<HealCandidates, BrowserError> {
+    call(session, "heal", &[arg(&parts)]).await
 }
 
 /// Observes the postconditions of `spec` once.

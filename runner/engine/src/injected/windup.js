@@ -37,6 +37,8 @@
 //   signature()                 → ["tag|role|type", …]
 //   inventory(limit)            → {tokens: signature(), controls: [[role, name], …] (≤ limit), title}
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
+//   heal(parts)                 → {rule: "renamed"|"moved"|null, total, candidates: [{selector, role,
+//                                  name, type}]}: what a target that is gone may have become
 //   failures()                  → {console: [text]} (failure evidence)
 //   documentId()                → an id of the current document (which document a field was typed in)
 //   textRuns(maxChars)          → {runs: [{text, field}], complete}: the text the page shows and
@@ -3045,6 +3047,61 @@ if (!window.__windup) {
       return { visible: counts.visible, hidden: counts.hidden, nearest };
     }
 
+    // ---------------- heal ----------------
+
+    /** Names at most this dissimilar (0 … 1) are close enough for a renamed target. */
+    const HEAL_CLOSE = 0.5;
+
+    /**
+     * What a target that is gone may have become, by the healing rules (the Rust side decides
+     * whether to heal): `renamed`, visible elements of the last part's role, under the same
+     * container parts, with a close name; `moved`, visible matches of a last `testid=`,
+     * `label=` or `placeholder=` part searched on the whole page (its container is gone).
+     * Nothing when the selector still matches an element, hidden or not: the target is there.
+     */
+    function heal(parts) {
+      const ctx = newCtx();
+      const none = { rule: null, total: 0, candidates: [] };
+      if (resolve(parts, ctx).length) return none;
+      const last = parts[parts.length - 1];
+      let rule = null;
+      const pool = [];
+      if (last.kind === 'role' && last.name && last.name.value) {
+        rule = 'renamed';
+        const role = canonicalRole(String(last.role).toLowerCase());
+        const pred = (el) => roleOf(el, ctx) === role && !isInAriaHiddenSubtree(el, ctx);
+        const scopeParts = parts.slice(0, -1);
+        let els;
+        if (scopeParts.length) {
+          const scope = resolve(scopeParts, ctx).filter((el) => isVisible(el, ctx));
+          if (!scope.length) return none;
+          els = searchScoped(scope, pred, ctx);
+        } else {
+          els = searchTop(pred, ctx);
+        }
+        const want = norm(String(last.name.value));
+        for (const el of els) {
+          if (!isVisible(el, ctx) || pool.includes(el)) continue;
+          const name = accessibleName(el, ctx);
+          if (name && dissimilarity(want, name) <= HEAL_CLOSE) pool.push(el);
+        }
+      } else if ((last.kind === 'testid' || last.kind === 'label' || last.kind === 'placeholder') && parts.length > 1) {
+        rule = 'moved';
+        for (const el of resolve([last], ctx)) if (isVisible(el, ctx) && !pool.includes(el)) pool.push(el);
+      }
+      if (!rule) return none;
+      const index = buildIndex(ctx);
+      const started = perfNow();
+      const budget = { ok: () => perfNow() - started < 1500 };
+      const candidates = pool.slice(0, 3).map((el) => ({
+        selector: selectorFor(el, ctx, index, budget),
+        role: roleOf(el, ctx) || null,
+        name: truncate(accessibleName(el, ctx) || '', 120),
+        type: htmlTag(el) === 'input' ? inputType(el) : null,
+      }));
+      return { rule, total: pool.length, candidates };
+    }
+
     // ------------------------------------------------------------------
     // Failure evidence
     // ------------------------------------------------------------------
@@ -3363,6 +3420,7 @@ if (!window.__windup) {
       signature,
       inventory,
       diagnose,
+      heal,
       failures,
       documentId,
       textRuns,

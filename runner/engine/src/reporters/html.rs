@@ -106,6 +106,7 @@ impl<'a> Page<'a> {
             count("passed", t.passed, ""),
             count("failed", t.failed, "failed"),
             count("flaky", t.flaky, "flaky"),
+            count("healed", t.healed, "flaky"),
             count("skipped", t.skipped, ""),
             count("LLM calls", t.llm_calls, ""),
         ];
@@ -155,7 +156,7 @@ impl<'a> Page<'a> {
         // Failures first, then flaky ones; otherwise the run's order (the sort is stable).
         scenarios.sort_by_key(|s| match s.state {
             "failed" => 0,
-            "flaky" => 1,
+            "flaky" | "healed" => 1,
             _ => 2,
         });
         Page {
@@ -183,6 +184,7 @@ fn scenario<'a>(s: &'a ScenarioResult, root: &Path) -> ScenarioView<'a> {
     let state = match s.status {
         ScenarioStatus::Failed => "failed",
         ScenarioStatus::Passed if s.flaky => "flaky",
+        ScenarioStatus::Passed if s.heal.is_some() => "healed",
         ScenarioStatus::Passed => "passed",
         ScenarioStatus::Skipped => "skipped",
     };
@@ -226,6 +228,7 @@ fn scenario<'a>(s: &'a ScenarioResult, root: &Path) -> ScenarioView<'a> {
             CacheOutcome::HitChangedPage => "cache hit, page changed",
             CacheOutcome::Miss => "cache miss",
             CacheOutcome::StaleReplanned => "stale, re-planned",
+            CacheOutcome::Healed => "healed, no LLM",
             CacheOutcome::None => "no cache",
         },
         llm_calls: s.llm_calls,

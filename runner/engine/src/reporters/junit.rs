@@ -49,6 +49,7 @@ pub fn render(report: &RunReport) -> std::io::Result<String> {
     }
     props.extend([
         Property::new("flaky", t.flaky.to_string()),
+        Property::new("healed", t.healed.to_string()),
         Property::new("llm_calls", t.llm_calls.to_string()),
         Property::new("cost_usd", usd(t.cost_micro_usd)),
         Property::new("cost_micro_usd", t.cost_micro_usd.to_string()),
@@ -85,7 +86,24 @@ fn test_case(s: &ScenarioResult) -> TestCase {
                 flaky_runs: runs.collect(),
             }
         }
-        ScenarioStatus::Passed => TestCaseStatus::success(),
+        ScenarioStatus::Passed => match &s.heal {
+            // Healed: passed, flagged as flaky is, with the failed replay and the step diff.
+            Some(heal) => {
+                let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+                rerun
+                    .set_type("selector_not_found")
+                    .set_message(format!(
+                        "healed without an LLM at {}: {}",
+                        heal.action_id,
+                        heal.describe()
+                    ))
+                    .set_description(s.message.as_deref().unwrap_or("healed"));
+                TestCaseStatus::Success {
+                    flaky_runs: vec![rerun],
+                }
+            }
+            None => TestCaseStatus::success(),
+        },
         ScenarioStatus::Failed => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
             status
@@ -113,6 +131,9 @@ fn test_case(s: &ScenarioResult) -> TestCase {
     ];
     if s.flaky {
         props.push(Property::new("flaky", "true"));
+    }
+    if let Some(heal) = &s.heal {
+        props.push(Property::new("healed", heal.describe()));
     }
     case.add_properties(props);
     case.set_system_out(system_out(s));
@@ -199,6 +220,9 @@ fn system_out(s: &ScenarioResult) -> String {
             s.attempts
         ));
     }
+    if let Some(heal) = &s.heal {
+        lines.push(format!("healed without an LLM: {}", heal.describe()));
+    }
     for a in &s.actions {
         let step = a.step.as_deref().unwrap_or(a.kind.as_str());
         let status = match a.status {
@@ -212,13 +236,7 @@ fn system_out(s: &ScenarioResult) -> String {
 }
 
 fn cache_word(s: &ScenarioResult) -> &'static str {
-    match s.cache {
-        windup_model::CacheOutcome::Hit => "hit",
-        windup_model::CacheOutcome::HitChangedPage => "hit_changed_page",
-        windup_model::CacheOutcome::Miss => "miss",
-        windup_model::CacheOutcome::StaleReplanned => "stale_replanned",
-        windup_model::CacheOutcome::None => "none",
-    }
+    s.cache.as_str()
 }
 
 fn timestamp(at: time::OffsetDateTime) -> chrono::DateTime<chrono::FixedOffset> {

@@ -178,11 +178,14 @@ impl Runner {
     }
 }
 
-/// Why the plan a re-planned scenario replaced went stale, for the dashboard's evidence: the
+/// Why the plan a re-planned (or healed) scenario replaced went stale, for the dashboard's evidence: the
 /// report's (already masked) message, "the cached plan failed at a3 (selector_not_found: …)
 /// and was re-planned".
 fn stale_reason(result: &windup_model::ScenarioResult) -> Option<String> {
-    if result.cache != windup_model::CacheOutcome::StaleReplanned {
+    if !matches!(
+        result.cache,
+        windup_model::CacheOutcome::StaleReplanned | windup_model::CacheOutcome::Healed
+    ) {
         return None;
     }
     result

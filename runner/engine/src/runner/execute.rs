@@ -84,7 +84,20 @@ impl Runner {
             session.close().await;
             return Err(e);
         }
-        let cx = ExecContext {
+        let cx = self.exec_context(scenario_id, timeout, fragments, events);
+        let execution = execute(&mut session, plan, &cx).await;
+        Ok((execution, session))
+    }
+
+    /// What the executor needs of this run to run one scenario's steps.
+    pub(super) fn exec_context<'a>(
+        &'a self,
+        scenario_id: &'a str,
+        timeout: Duration,
+        fragments: &'a Fragments,
+        events: &'a dyn EventSink,
+    ) -> ExecContext<'a> {
+        ExecContext {
             scenario_id,
             boundary: self.boundary(),
             timeouts: self.config.timeouts,
@@ -93,8 +106,6 @@ impl Runner {
             secrets: &self.secrets,
             events,
             screenshots: self.config.screenshots,
-        };
-        let execution = execute(&mut session, plan, &cx).await;
-        Ok((execution, session))
+        }
     }
 }

@@ -17,6 +17,7 @@ pub mod drive;
 mod error;
 mod execute;
 mod extract;
+mod heal;
 mod ledger;
 mod planning;
 mod replay;

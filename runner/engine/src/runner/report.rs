@@ -36,6 +36,9 @@ impl Runner {
             if s.flaky {
                 totals.flaky += 1;
             }
+            if s.heal.is_some() {
+                totals.healed += 1;
+            }
         }
         // Every string of the report is masked, whatever put a secret there.
         self.secrets.redact_all(RunReport {

@@ -96,6 +96,7 @@ fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
         screenshot: None,
         suggestion: None,
         triage: None,
+        heal: None,
         actions: x.actions,
     }
 }
@@ -125,6 +126,7 @@ pub(super) fn failed(
         screenshot: None,
         suggestion: None,
         triage: None,
+        heal: None,
         actions: Vec::new(),
     }
 }

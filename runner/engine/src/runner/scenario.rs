@@ -15,6 +15,7 @@ use windup_model::{
 
 use super::Runner;
 use super::execute::Prefetched;
+use super::heal::Healing;
 use super::planning::{self, Phases, Start, passed_steps};
 use super::results::{crashed, failed};
 use super::shared::RunShared;
@@ -293,6 +294,38 @@ impl Runner {
             session.close().await;
             return self.scenario_result(run_id, &scenario.id, hit, execution);
         };
+        // A target that was renamed or moved heals without an LLM when the page shows exactly
+        // one element it became and the rest of the plan verifies with it.
+        let mut not_healed = None;
+        let mut moved_on = false;
+        let session = if failure.class == FailureClass::SelectorNotFound && self.config.heal {
+            match self
+                .try_heal(
+                    scenario,
+                    entry,
+                    &execution,
+                    failure.action_id.as_deref(),
+                    session,
+                    shared,
+                    phases,
+                )
+                .await
+            {
+                Healing::Healed(result) => return *result,
+                Healing::Untried { session, why } => {
+                    not_healed = Some(why);
+                    session
+                }
+                Healing::Failed { session, why } => {
+                    not_healed = Some(why);
+                    moved_on = true;
+                    session
+                }
+            }
+        } else {
+            session
+        };
+        let not_healed = not_healed.map(|why| self.secrets.redact(&format!("not healed: {why}")));
         self.retire(
             scenario,
             entry,
@@ -311,9 +344,15 @@ impl Runner {
         );
         let k = passed_steps(&execution);
         let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
+        let fail_here = |mut result: ScenarioResult| {
+            if let Some(note) = &not_healed {
+                result.message = result.message.map(|m| format!("{m} ({note})"));
+            }
+            result
+        };
         if self.planning_blocked(scenario).is_some() || !repairable {
             session.close().await;
-            let mut result = self.scenario_result(run_id, &scenario.id, hit, execution);
+            let mut result = fail_here(self.scenario_result(run_id, &scenario.id, hit, execution));
             if let Some((_, why)) = self.planning_blocked(scenario) {
                 result.message = result.message.map(|m| {
                     format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
@@ -321,6 +360,18 @@ impl Runner {
             }
             return result;
         }
+        // A healing attempt moved the page on: the repair starts again from the failed step.
+        let session = if moved_on {
+            session.close().await;
+            match self.rewind(scenario, entry, k, shared).await {
+                Some(s) => s,
+                None => {
+                    return fail_here(self.scenario_result(run_id, &scenario.id, hit, execution));
+                }
+            }
+        } else {
+            session
+        };
         let broken = Broken {
             entry,
             passed: k,
@@ -330,6 +381,39 @@ impl Runner {
             risk: risk.map(AtRisk::describe),
         };
         self.repair(scenario, broken, shared, spend, phases).await
+    }
+
+    /// A fresh context brought to where step `k` of the cached plan failed, by replaying the
+    /// steps before it; none when they no longer pass.
+    async fn rewind(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        k: usize,
+        shared: &RunShared<'_>,
+    ) -> Option<Session> {
+        let before = Plan {
+            actions: entry.plan.actions[..k].to_vec(),
+            ..entry.plan.clone()
+        };
+        let (execution, session) = self
+            .execute_open(
+                &scenario.id,
+                &before,
+                self.scenario_timeout(scenario),
+                shared.fragments,
+                None,
+                shared.events,
+                shared.state_for(scenario).as_ref(),
+            )
+            .await
+            .ok()?;
+        if execution.passed() {
+            Some(session)
+        } else {
+            session.close().await;
+            None
+        }
     }
 
     /// Re-plans once, from the page where the replay failed, with the failure in the prompt.

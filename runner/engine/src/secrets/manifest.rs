@@ -85,6 +85,30 @@ impl Manifest {
         names
     }
 
+    /// Whether the ENV name is a secret typed into a password-type field (an account field named
+    /// like `password`, `passcode`, `pin` or `secret`), rather than an identifier such as an
+    /// email. Healing keeps a credential on a field of the same kind.
+    pub fn is_secret_field(&self, env_name: &str) -> bool {
+        const SECRET_WORDS: [&str; 7] = [
+            "password",
+            "passcode",
+            "passphrase",
+            "pass",
+            "pwd",
+            "pin",
+            "secret",
+        ];
+        self.accounts.values().any(|a| {
+            a.fields.iter().any(|(field, name)| {
+                name == env_name
+                    && field
+                        .to_ascii_lowercase()
+                        .split(['_', '-', '.'])
+                        .any(|w| SECRET_WORDS.contains(&w))
+            })
+        })
+    }
+
     /// Each credential's ENV name with the origins its account lists (besides the app's).
     pub fn credential_origins(&self) -> BTreeMap<String, Vec<url::Origin>> {
         let mut out: BTreeMap<String, Vec<url::Origin>> = BTreeMap::new();
@@ -146,6 +170,19 @@ mod tests {
             .origin();
         assert_eq!(origins["ADMIN_PASSWORD"], vec![auth]);
         assert!(origins["VIEWER_PASSWORD"].is_empty());
+    }
+
+    #[test]
+    fn secret_fields_are_told_from_identifiers_by_their_field_name() {
+        let m = Manifest::parse(
+            "accounts:\n  admin:\n    email: ADMIN_EMAIL\n    password: ADMIN_PASSWORD\n    login_pin: ADMIN_PIN\n    username: ADMIN_USER\n",
+        )
+        .unwrap();
+        assert!(m.is_secret_field("ADMIN_PASSWORD"));
+        assert!(m.is_secret_field("ADMIN_PIN"));
+        assert!(!m.is_secret_field("ADMIN_EMAIL"));
+        assert!(!m.is_secret_field("ADMIN_USER"));
+        assert!(!m.is_secret_field("UNDECLARED"));
     }
 
     #[test]

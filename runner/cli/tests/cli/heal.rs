@@ -1,0 +1,253 @@
+//! LLM-free healing on real changes to the bundled example's app, with no provider configured:
+//! a renamed button (same role, same container, close name) and a target whose container is
+//! gone (same label) heal, are cached and flagged in every report; a removed button, a second
+//! similar button, a changed success message, a credential onto a field of another kind and
+//! `heal = false` do not.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{example, report, serve, stderr, windup};
+
+/// Short step waits: every case here fails a step first.
+fn quick(root: &Path, extra: &str) {
+    let toml = root.join("windup.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!("{extra}\n[timeouts]\naction_ms = 1500\n"));
+    std::fs::write(&toml, text).unwrap();
+}
+
+fn edit(root: &Path, file: &str, from: &str, to: &str) {
+    let path = root.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{file} holds {from}");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// Runs one scenario; returns the exit code, its result in the JSON report, the JUnit text and
+/// the terminal's.
+fn run(root: &Path, id: &str, base: &str) -> (i32, Value, String, String) {
+    let out = windup(
+        root,
+        &[
+            "run",
+            id,
+            "--base-url",
+            base,
+            "--report",
+            "json=r.json",
+            "--report",
+            "junit=r.xml",
+        ],
+    );
+    let r = report(&root.join("r.json"));
+    let junit = std::fs::read_to_string(root.join("r.xml")).unwrap();
+    (
+        out.status.code().unwrap(),
+        r["scenarios"][0].clone(),
+        junit,
+        stderr(&out),
+    )
+}
+
+fn cached_selector(root: &Path, id: &str, step: usize) -> String {
+    let entry = report(&root.join(format!("e2e/.windup/cache/{id}.json")));
+    entry["plan"]["actions"][step]["target"]["selector"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The stale entries of a scenario, as read.
+fn stale(root: &Path, id: &str) -> Vec<Value> {
+    let dir = root.join("e2e/.windup/cache/stale");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap().to_str().unwrap().starts_with(id) {
+            out.push(report(&p));
+        }
+    }
+    out
+}
+
+const ARCHIVE: &str = r#"role=list[name="Active"] >> role=listitem >> has-text="Apollo" >> role=button[name="Archive"]"#;
+
+#[test]
+fn a_renamed_button_heals_without_an_llm_is_cached_and_flagged_everywhere() {
+    let project = example();
+    let root = project.path();
+    quick(root, "");
+    edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
+    let (_server, base) = serve(root);
+
+    let (code, s, junit, terminal) = run(root, "archive-project", &base);
+    assert_eq!(code, 0, "{terminal}");
+    assert_eq!(s["status"], "passed", "{s}");
+    assert_eq!(s["cache"], "healed", "{s}");
+    assert_eq!(s["llm_calls"], 0);
+    assert_eq!(s["heal"]["action_id"], "a4");
+    assert_eq!(s["heal"]["rule"], "renamed");
+    assert_eq!(s["heal"]["from"], ARCHIVE);
+    let to = s["heal"]["to"].as_str().unwrap();
+    assert!(to.contains("Move to archive"), "{to}");
+    assert!(terminal.contains("HEAL  archive-project"), "{terminal}");
+    // JUnit: a passed testcase flagged as flaky is, with the step diff.
+    assert!(junit.contains("<flakyFailure"), "{junit}");
+    assert!(junit.contains("healed without an LLM at a4"), "{junit}");
+    let r = report(&root.join("r.json"));
+    assert_eq!(r["totals"]["healed"], 1);
+
+    // The healed plan is the cache entry; the old one is stale evidence with the diff.
+    assert_eq!(cached_selector(root, "archive-project", 3), to);
+    let old = stale(root, "archive-project");
+    assert_eq!(old.len(), 1);
+    assert_eq!(old[0]["invalidation"]["reason"], "healed");
+    assert_eq!(old[0]["plan"]["actions"][3]["target"]["selector"], ARCHIVE);
+    let why = old[0]["invalidation"]["message"].as_str().unwrap();
+    assert!(
+        why.contains("Move to archive") && why.contains("a4"),
+        "{why}"
+    );
+
+    // The next run replays the healed plan: a plain hit.
+    let (code, s, _, _) = run(root, "archive-project", &base);
+    assert_eq!((code, s["cache"].as_str()), (0, Some("hit")), "{s}");
+    assert!(s.get("heal").is_none());
+}
+
+#[test]
+fn a_target_whose_container_is_gone_heals_onto_the_same_label_and_keeps_credentials_on_their_kind()
+{
+    let project = example();
+    let root = project.path();
+    quick(root, "");
+    let (_server, base) = serve(root);
+    // The committed plan names a container the page no longer has around the email field.
+    let email = r#"label="Email""#;
+    edit(
+        root,
+        "e2e/.windup/cache/sign-in.json",
+        &serde_json::to_string(email).unwrap(),
+        &serde_json::to_string(&format!(r#"role=region[name="Sign in"] >> {email}"#)).unwrap(),
+    );
+    let (code, s, _, terminal) = run(root, "sign-in", &base);
+    assert_eq!(code, 0, "{terminal}");
+    assert_eq!(
+        (s["cache"].as_str(), s["heal"]["rule"].as_str()),
+        (Some("healed"), Some("moved")),
+        "{s}"
+    );
+    // The selector planning would build for the field, which picks it out alone.
+    let to = s["heal"]["to"].as_str().unwrap();
+    assert!(to.contains("Email") && !to.contains("region"), "{to}");
+    assert_eq!(cached_selector(root, "sign-in", 0), to);
+
+    // The password is typed by the same step only onto a password field: the email field,
+    // the one element under that label, is of another kind.
+    let project = example();
+    let root = project.path();
+    quick(root, "");
+    let (_server, base) = serve(root);
+    edit(
+        root,
+        "e2e/.windup/cache/sign-in.json",
+        r#""value_ref": "ACME_ADMIN_EMAIL""#,
+        r#""value_ref": "ACME_ADMIN_PASSWORD""#,
+    );
+    edit(
+        root,
+        "e2e/.windup/cache/sign-in.json",
+        &serde_json::to_string(email).unwrap(),
+        &serde_json::to_string(&format!(r#"role=region[name="Sign in"] >> {email}"#)).unwrap(),
+    );
+    let (code, s, _, _) = run(root, "sign-in", &base);
+    assert_eq!(code, 1, "{s}");
+    assert_eq!(s["failure_class"], "selector_not_found", "{s}");
+    let message = s["message"].as_str().unwrap();
+    assert!(
+        message.contains("not healed") && message.contains("another kind"),
+        "{message}"
+    );
+    assert!(!message.contains("correct horse"), "{message}");
+}
+
+/// Each change must still fail, with the reason it was not healed.
+fn not_healed(root: &Path, id: &str, why: &str) -> Value {
+    let (_server, base) = serve(root);
+    let (code, s, junit, _) = run(root, id, &base);
+    assert_eq!(code, 1, "{s}");
+    assert_eq!(s["status"], "failed", "{s}");
+    assert!(s.get("heal").is_none(), "{s}");
+    assert!(!junit.contains("<flakyFailure"), "{junit}");
+    let message = s["message"].as_str().unwrap_or_default();
+    assert!(message.contains(why), "{message}");
+    s
+}
+
+#[test]
+fn a_removed_button_and_a_second_similar_button_are_not_healed() {
+    let project = example();
+    let root = project.path();
+    quick(root, "");
+    edit(
+        root,
+        "app/projects.html",
+        "li.append(text, button);",
+        "li.append(text);",
+    );
+    not_healed(
+        root,
+        "archive-project",
+        "not healed: the page has nothing in its place",
+    );
+
+    let project = example();
+    let root = project.path();
+    quick(root, "");
+    edit(root, "app/projects.html", "'Archive'", "'Archive now'");
+    edit(
+        root,
+        "app/projects.html",
+        "li.append(text, button);",
+        "const other = document.createElement('button'); other.type = 'button'; other.textContent = 'Archive later'; li.append(text, button, other);",
+    );
+    not_healed(root, "archive-project", "2 elements could be it");
+    // No plan was cached in place of the committed one, which is kept as stale evidence.
+    assert!(!root.join("e2e/.windup/cache/archive-project.json").exists());
+    let old = stale(root, "archive-project");
+    assert_eq!(old[0]["plan"]["actions"][3]["target"]["selector"], ARCHIVE);
+    assert_eq!(old[0]["invalidation"]["reason"], "replay failed");
+}
+
+#[test]
+fn a_changed_success_message_is_never_healed_over() {
+    let project = example();
+    let root = project.path();
+    quick(root, "");
+    edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
+    edit(root, "app/projects.html", "'Archived '", "'Shelved '");
+    let s = not_healed(root, "archive-project", "was tried for a4");
+    assert_eq!(s["failure_class"], "selector_not_found");
+    assert!(
+        s["message"]
+            .as_str()
+            .unwrap()
+            .contains("postcondition_failed"),
+        "{s}"
+    );
+    assert!(!root.join("e2e/.windup/cache/archive-project.json").exists());
+}
+
+#[test]
+fn heal_false_in_windup_toml_turns_healing_off() {
+    let project = example();
+    let root = project.path();
+    quick(root, "heal = false");
+    edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
+    let (_server, base) = serve(root);
+    let (code, s, _, _) = run(root, "archive-project", &base);
+    assert_eq!((code, s["cache"].as_str()), (1, Some("hit")), "{s}");
+    assert!(s.get("heal").is_none());
+}

@@ -1,0 +1,404 @@
+//! LLM-free healing of a replayed plan. When a step fails with `selector_not_found` and the page
+//! shows exactly one element the target became (the same role under the same container with a
+//! close name, or the same test id, label or placeholder in a moved container), the step is
+//! tried on it and the rest of the plan runs on in the same context. Only when every later step
+//! and every postcondition, unchanged, passes is the healed plan cached, with 0 calls and $0:
+//! the old plan moves to `stale/` first with the step diff, as a re-plan's does. Postconditions
+//! are never healed, so a removed feature, a changed message or a wrong URL still fails.
+
+use std::time::Duration;
+
+use windup_model::{
+    Action, CacheEntry, CacheOutcome, Heal, HealRule, Invalidation, Plan, Scenario, ScenarioResult,
+};
+
+use super::Runner;
+use super::planning::Phases;
+use super::shared::RunShared;
+use crate::browser::Session;
+use crate::executor::{Execution, execute_steps};
+use crate::locator::{self, HealCandidates, Locator};
+use crate::secrets::Manifest;
+
+/// A step the page allows to heal: its index in the plan, and the healed step.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Mend {
+    pub index: usize,
+    pub action: Action,
+    pub heal: Heal,
+}
+
+/// What became of an attempt to heal.
+pub(super) enum Healing {
+    /// The healed plan verified and is cached.
+    Healed(Box<ScenarioResult>),
+    /// Nothing to try, with the session still on the page where the step failed.
+    Untried { session: Session, why: String },
+    /// A candidate was tried and the rest of the plan did not verify; the session has moved on.
+    Failed { session: Session, why: String },
+}
+
+/// Decides, from what the page has in place of a failed step's target, whether the step may
+/// heal, and onto what. Pure: the rules in one place. `manifest` tells a secret from an
+/// identifier for a `fill` with a `value_ref`, which heals only onto a field of the same kind.
+pub(super) fn decide(
+    action: &Action,
+    found: &HealCandidates,
+    manifest: &Manifest,
+) -> Result<(HealRule, String), String> {
+    let Some(rule) = found.rule else {
+        return Err("its selector fits no healing rule (a named role, or a test id, label or placeholder under a container), or its target is still there".into());
+    };
+    let rule = match rule {
+        locator::HealRule::Renamed => HealRule::Renamed,
+        locator::HealRule::Moved => HealRule::Moved,
+    };
+    let [candidate] = found.candidates.as_slice() else {
+        return Err(match found.total {
+            0 => "the page has nothing in its place".to_string(),
+            n => format!(
+                "{n} elements could be it ({}), so none is chosen",
+                found
+                    .candidates
+                    .iter()
+                    .map(|c| format!("{:?}", c.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    };
+    if found.total != 1 {
+        return Err(format!("{} elements could be it", found.total));
+    }
+    let from = action.target.as_ref().map(|t| t.selector.as_str());
+    if Some(candidate.selector.as_str()) == from || candidate.selector.contains(">> nth=") {
+        return Err(format!(
+            "no selector picks out the candidate alone (`{}`)",
+            candidate.selector
+        ));
+    }
+    if let Some(name) = &action.value_ref {
+        let want_secret = manifest.is_secret_field(name);
+        match candidate.input_type.as_deref() {
+            Some(t) if (t == "password") == want_secret => {}
+            Some(t) => {
+                return Err(format!(
+                    "the step types the credential {name} and the candidate is a field of another kind (an input of type {t})"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "the step types the credential {name} and the candidate is not an input field"
+                ));
+            }
+        }
+    }
+    Ok((rule, candidate.selector.clone()))
+}
+
+impl Runner {
+    /// Tries to heal the replay of `entry` that failed at step `failed_id` with
+    /// `selector_not_found`, on the page `session` is still on.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the scenario's parts and the run's, each borrowed from a different owner"
+    )]
+    pub(super) async fn try_heal(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        replay: &Execution,
+        failed_id: Option<&str>,
+        mut session: Session,
+        shared: &RunShared<'_>,
+        phases: &mut Phases,
+    ) -> Healing {
+        let plan = &entry.plan;
+        let Some(index) = failed_id.and_then(|id| plan.actions.iter().position(|a| a.id == id))
+        else {
+            return Healing::Untried {
+                session,
+                why: "the failed step is inside a fragment".into(),
+            };
+        };
+        let action = &plan.actions[index];
+        let Some(target) = &action.target else {
+            return Healing::Untried {
+                session,
+                why: "the failed step has no target".into(),
+            };
+        };
+        let found = match Locator::parse(&target.selector) {
+            Ok(l) => l.heal_candidates(&session).await,
+            Err(e) => {
+                return Healing::Untried {
+                    session,
+                    why: e.to_string(),
+                };
+            }
+        };
+        let found = match found {
+            Ok(f) => f,
+            Err(e) => {
+                return Healing::Untried {
+                    session,
+                    why: format!("the page could not be read: {e}"),
+                };
+            }
+        };
+        let (rule, to) = match decide(action, &found, self.secrets.manifest()) {
+            Ok(x) => x,
+            Err(why) => return Healing::Untried { session, why },
+        };
+        let mut healed_action = action.clone();
+        if let Some(t) = &mut healed_action.target {
+            t.selector = to.clone();
+        }
+        let mend = Mend {
+            index,
+            heal: Heal {
+                action_id: action.id.clone(),
+                rule,
+                from: target.selector.clone(),
+                to,
+            },
+            action: healed_action,
+        };
+        let healed = healed_plan(plan, &mend);
+        let rest = Plan {
+            actions: healed.actions[index..].to_vec(),
+            ..healed.clone()
+        };
+        let timeout = self
+            .scenario_timeout(scenario)
+            .saturating_sub(replay.duration)
+            .max(Duration::from_secs(5));
+        let cx = self.exec_context(&scenario.id, timeout, shared.fragments, shared.events);
+        let rest_run = execute_steps(&mut session, &rest, &cx).await;
+        phases.add(&rest_run);
+        if let Some(f) = &rest_run.failure {
+            return Healing::Failed {
+                session,
+                why: format!(
+                    "`{}` was tried for {} ({}), and then {} failed ({}: {})",
+                    mend.heal.to,
+                    mend.heal.action_id,
+                    rule.as_str(),
+                    f.action_id.as_deref().unwrap_or("the plan"),
+                    f.class,
+                    f.message
+                ),
+            };
+        }
+        Healing::Healed(Box::new(
+            self.keep_healed(
+                scenario, entry, replay, rest_run, mend, healed, session, shared,
+            )
+            .await,
+        ))
+    }
+
+    /// The healed plan passed: the old plan to `stale/` with the step diff, then the new one
+    /// cached, and the scenario's result as `healed`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the scenario's parts and the run's, each borrowed from a different owner"
+    )]
+    async fn keep_healed(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        replay: &Execution,
+        rest_run: Execution,
+        mend: Mend,
+        healed: Plan,
+        session: Session,
+        shared: &RunShared<'_>,
+    ) -> ScenarioResult {
+        let run_id = shared.run_id;
+        let diff = mend.heal.describe();
+        self.retire_for_heal(scenario, entry, shared, replay, &diff);
+        shared
+            .keep_setup_state(&self.config.root, scenario, &session)
+            .await;
+        session.close().await;
+        let duration = replay.duration + rest_run.duration;
+        if let Err(e) = shared.cache.save_verified(
+            scenario,
+            &healed,
+            replay.start_sig.clone(),
+            duration.as_millis() as u64,
+            run_id,
+        ) {
+            tracing::error!("could not save the healed plan of {}: {e}", scenario.id);
+        }
+        // The replay's steps before the healed one, then the healed run's.
+        let before = replay
+            .actions
+            .iter()
+            .position(|a| a.id == mend.heal.action_id)
+            .unwrap_or(replay.actions.len());
+        let mut actions = replay.actions[..before].to_vec();
+        actions.extend(rest_run.actions);
+        let execution = Execution {
+            failure: None,
+            actions,
+            final_url: rest_run.final_url,
+            duration,
+            start_sig: replay.start_sig.clone(),
+            evidence: None,
+            screenshot: rest_run.screenshot,
+        };
+        let mut result =
+            self.scenario_result(run_id, &scenario.id, CacheOutcome::Healed, execution);
+        result.evidence = replay
+            .evidence
+            .clone()
+            .map(|c| self.stored_evidence(run_id, &format!("{}.replay", scenario.id), c));
+        result.message = Some(format!(
+            "healed without an LLM: the target of {} was gone and one element fitted ({diff}); the rest of the plan verified with every postcondition unchanged, the healed plan is cached and the old one kept in {}/",
+            mend.heal.action_id,
+            crate::project::Layout::STALE_DIR
+        ));
+        result.heal = Some(mend.heal);
+        result
+    }
+
+    /// The plan a step was healed in moves to `stale/`, its evidence the failure and the diff.
+    fn retire_for_heal(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        shared: &RunShared<'_>,
+        replay: &Execution,
+        diff: &str,
+    ) {
+        let failure = replay.failure.as_ref();
+        let why = Invalidation {
+            at: time::OffsetDateTime::now_utc(),
+            reason: "healed".into(),
+            failure_class: failure.map(|f| f.class),
+            failed_action_id: failure.and_then(|f| f.action_id.clone()),
+            message: Some(format!(
+                "{} Healed without an LLM, step diff: {diff}",
+                failure.map(|f| f.message.as_str()).unwrap_or_default()
+            )),
+            url: replay.final_url.clone(),
+            start_sig_now: None,
+            run_id: Some(shared.run_id.to_string()),
+        };
+        let why = self.secrets.redact_all(why);
+        if let Err(e) = shared.cache.invalidate(entry, why) {
+            tracing::warn!(
+                "could not move the healed plan of {} to stale: {e}",
+                scenario.id
+            );
+        }
+    }
+}
+
+/// The plan with the mended step in place.
+fn healed_plan(plan: &Plan, mend: &Mend) -> Plan {
+    let mut healed = plan.clone();
+    healed.actions[mend.index] = mend.action.clone();
+    healed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locator::HealCandidate;
+
+    fn action(selector: &str, value_ref: Option<&str>) -> Action {
+        serde_json::from_value(serde_json::json!({
+            "id": "a1",
+            "type": if value_ref.is_some() { "fill" } else { "click" },
+            "target": {"selector": selector},
+            "value_ref": value_ref,
+        }))
+        .unwrap()
+    }
+
+    fn found(
+        rule: Option<locator::HealRule>,
+        candidates: &[(&str, Option<&str>)],
+    ) -> HealCandidates {
+        HealCandidates {
+            rule,
+            total: candidates.len() as u32,
+            candidates: candidates
+                .iter()
+                .map(|(s, t)| HealCandidate {
+                    selector: s.to_string(),
+                    role: Some("textbox".into()),
+                    name: s.to_string(),
+                    input_type: t.map(str::to_string),
+                })
+                .collect(),
+        }
+    }
+
+    fn manifest() -> Manifest {
+        serde_norway::from_str(
+            "accounts:\n  admin:\n    email: ADMIN_EMAIL\n    password: ADMIN_PASSWORD\n",
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn one_close_candidate_heals_and_two_do_not() {
+        let a = action(r#"role=button[name="Archive"]"#, None);
+        let one = found(
+            Some(locator::HealRule::Renamed),
+            &[(r#"role=button[name="Move to archive"]"#, None)],
+        );
+        assert_eq!(
+            decide(&a, &one, &manifest()).unwrap(),
+            (
+                HealRule::Renamed,
+                r#"role=button[name="Move to archive"]"#.to_string()
+            )
+        );
+        let two = found(
+            Some(locator::HealRule::Renamed),
+            &[
+                (r#"role=button[name="Archive now"]"#, None),
+                (r#"role=button[name="Archive later"]"#, None),
+            ],
+        );
+        let why = decide(&a, &two, &manifest()).unwrap_err();
+        assert!(why.contains("2 elements could be it"), "{why}");
+        let none = found(Some(locator::HealRule::Renamed), &[]);
+        assert!(decide(&a, &none, &manifest()).is_err());
+        assert!(decide(&a, &found(None, &[]), &manifest()).is_err());
+    }
+
+    #[test]
+    fn a_credential_heals_only_onto_a_field_of_the_same_kind() {
+        let m = manifest();
+        let password = action(r#"role=form >> label="Password""#, Some("ADMIN_PASSWORD"));
+        let moved = |t| {
+            found(
+                Some(locator::HealRule::Moved),
+                &[(r#"label="Password""#, t)],
+            )
+        };
+        assert!(decide(&password, &moved(Some("password")), &m).is_ok());
+        assert!(decide(&password, &moved(Some("text")), &m).is_err());
+        assert!(decide(&password, &moved(None), &m).is_err());
+        let email = action(r#"role=form >> label="Email""#, Some("ADMIN_EMAIL"));
+        let moved_email = |t| found(Some(locator::HealRule::Moved), &[(r#"label="Email""#, t)]);
+        assert!(decide(&email, &moved_email(Some("email")), &m).is_ok());
+        assert!(decide(&email, &moved_email(Some("password")), &m).is_err());
+    }
+
+    #[test]
+    fn a_candidate_without_a_selector_of_its_own_is_not_taken() {
+        let a = action(r#"role=button[name="Archive"]"#, None);
+        let nth = found(
+            Some(locator::HealRule::Renamed),
+            &[(r#"role=button[name="Archived"] >> nth=1"#, None)],
+        );
+        assert!(decide(&a, &nth, &manifest()).is_err());
+    }
+}
