@@ -1,6 +1,6 @@
 """What the benchmark scripts share: the registry fixtures, a free loopback port, and the
 Chromium binary both tools drive."""
-import os, socket, subprocess
+import os, socket, subprocess, sys, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,3 +24,13 @@ def chromium():
         return os.environ["CHROMIUM"]
     shell = Path("/usr/lib/chromium/chromium-headless-shell")
     return str(shell) if shell.exists() else "/usr/bin/chromium"
+
+
+def timed(cmd, env=None, cwd=None):
+    """Runs a whole process; returns its wall time in ms and its result, or exits on failure."""
+    t = time.perf_counter()
+    r = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    dt = (time.perf_counter() - t) * 1000
+    if r.returncode != 0:
+        sys.exit(f"{cmd[0]} failed ({r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+    return dt, r

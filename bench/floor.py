@@ -17,7 +17,7 @@ CI.
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
-from common import chromium, fixtures, free_port
+from common import chromium, fixtures, free_port, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
@@ -27,13 +27,6 @@ START = "/examples/vanillajs/index.html"
 from suite import CHROMIUM_FLAGS  # noqa: E402
 
 
-def timed(cmd, env=None):
-    t = time.perf_counter()
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    dt = (time.perf_counter() - t) * 1000
-    if r.returncode != 0:
-        sys.exit(f"{cmd[0]} failed ({r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
-    return dt, r
 
 
 def main():

@@ -10,20 +10,13 @@ looping K times in one browser. Prints medians and ratios. Never run in CI.
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
-from common import chromium, fixtures, free_port
+from common import chromium, fixtures, free_port, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
 START = "/examples/vanillajs/index.html"
 
 
-def timed(cmd, env=None, cwd=None):
-    t = time.perf_counter()
-    r = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
-    dt = (time.perf_counter() - t) * 1000
-    if r.returncode != 0:
-        sys.exit(f"{cmd[0]} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
-    return dt, r
 
 
 def main():

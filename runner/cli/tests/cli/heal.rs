@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{example, report, serve, stderr, windup};
+use crate::support::{example, report, run_one, serve};
 
 /// Short step waits: every case here fails a step first.
 fn quick(root: &Path, extra: &str) {
@@ -23,32 +23,6 @@ fn edit(root: &Path, file: &str, from: &str, to: &str) {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains(from), "{file} holds {from}");
     std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
-}
-
-/// Runs one scenario; returns the exit code, its result in the JSON report, the JUnit text and
-/// the terminal's.
-fn run(root: &Path, id: &str, base: &str) -> (i32, Value, String, String) {
-    let out = windup(
-        root,
-        &[
-            "run",
-            id,
-            "--base-url",
-            base,
-            "--report",
-            "json=r.json",
-            "--report",
-            "junit=r.xml",
-        ],
-    );
-    let r = report(&root.join("r.json"));
-    let junit = std::fs::read_to_string(root.join("r.xml")).unwrap();
-    (
-        out.status.code().unwrap(),
-        r["scenarios"][0].clone(),
-        junit,
-        stderr(&out),
-    )
 }
 
 fn cached_selector(root: &Path, id: &str, step: usize) -> String {
@@ -82,7 +56,7 @@ fn a_renamed_button_heals_without_an_llm_is_cached_and_flagged_everywhere() {
     edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
     let (_server, base) = serve(root);
 
-    let (code, s, junit, terminal) = run(root, "archive-project", &base);
+    let (code, s, junit, terminal) = run_one(root, "archive-project", &base);
     assert_eq!(code, 0, "{terminal}");
     assert_eq!(s["status"], "passed", "{s}");
     assert_eq!(s["cache"], "healed", "{s}");
@@ -112,7 +86,7 @@ fn a_renamed_button_heals_without_an_llm_is_cached_and_flagged_everywhere() {
     );
 
     // The next run replays the healed plan: a plain hit.
-    let (code, s, _, _) = run(root, "archive-project", &base);
+    let (code, s, _, _) = run_one(root, "archive-project", &base);
     assert_eq!((code, s["cache"].as_str()), (0, Some("hit")), "{s}");
     assert!(s.get("heal").is_none());
 }
@@ -132,7 +106,7 @@ fn a_target_whose_container_is_gone_heals_onto_the_same_label_and_keeps_credenti
         &serde_json::to_string(email).unwrap(),
         &serde_json::to_string(&format!(r#"role=region[name="Sign in"] >> {email}"#)).unwrap(),
     );
-    let (code, s, _, terminal) = run(root, "sign-in", &base);
+    let (code, s, _, terminal) = run_one(root, "sign-in", &base);
     assert_eq!(code, 0, "{terminal}");
     assert_eq!(
         (s["cache"].as_str(), s["heal"]["rule"].as_str()),
@@ -162,7 +136,7 @@ fn a_target_whose_container_is_gone_heals_onto_the_same_label_and_keeps_credenti
         &serde_json::to_string(email).unwrap(),
         &serde_json::to_string(&format!(r#"role=region[name="Sign in"] >> {email}"#)).unwrap(),
     );
-    let (code, s, _, _) = run(root, "sign-in", &base);
+    let (code, s, _, _) = run_one(root, "sign-in", &base);
     assert_eq!(code, 1, "{s}");
     assert_eq!(s["failure_class"], "selector_not_found", "{s}");
     let message = s["message"].as_str().unwrap();
@@ -176,7 +150,7 @@ fn a_target_whose_container_is_gone_heals_onto_the_same_label_and_keeps_credenti
 /// Each change must still fail, with the reason it was not healed.
 fn not_healed(root: &Path, id: &str, why: &str) -> Value {
     let (_server, base) = serve(root);
-    let (code, s, junit, _) = run(root, id, &base);
+    let (code, s, junit, _) = run_one(root, id, &base);
     assert_eq!(code, 1, "{s}");
     assert_eq!(s["status"], "failed", "{s}");
     assert!(s.get("heal").is_none(), "{s}");
@@ -247,7 +221,7 @@ fn heal_false_in_windup_toml_turns_healing_off() {
     quick(root, "heal = false");
     edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
     let (_server, base) = serve(root);
-    let (code, s, _, _) = run(root, "archive-project", &base);
+    let (code, s, _, _) = run_one(root, "archive-project", &base);
     assert_eq!((code, s["cache"].as_str()), (1, Some("hit")), "{s}");
     assert!(s.get("heal").is_none());
 }

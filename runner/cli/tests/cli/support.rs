@@ -84,6 +84,32 @@ pub(crate) fn run_reported(
     report(&dir.join(report_name))
 }
 
+/// Runs one scenario against `base` with a JSON and a JUnit report (`r.json`, `r.xml`); returns
+/// the exit code, the scenario's result, the JUnit text and the terminal's.
+pub(crate) fn run_one(root: &Path, id: &str, base: &str) -> (i32, Value, String, String) {
+    let out = windup(
+        root,
+        &[
+            "run",
+            id,
+            "--base-url",
+            base,
+            "--report",
+            "json=r.json",
+            "--report",
+            "junit=r.xml",
+        ],
+    );
+    let r = report(&root.join("r.json"));
+    let junit = std::fs::read_to_string(root.join("r.xml")).unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        r["scenarios"][0].clone(),
+        junit,
+        stderr(&out),
+    )
+}
+
 pub(crate) fn report(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
