@@ -952,7 +952,7 @@ fn a_pull_request_run_reaches_the_real_dashboard_which_comments_once_and_an_outa
     let page = std::fs::read_to_string(&login).unwrap();
     std::fs::write(
         &login,
-        page.replace(">Sign in</button>", ">Log in</button>"),
+        page.replace(">Sign in</button>", ">Continue</button>"),
     )
     .unwrap();
     let app = Server::start(&w.path("acme/app"));

@@ -106,7 +106,7 @@ async fn the_comment_lists_failures_with_suggestions_cost_and_cache_hits() {
     assert!(body.starts_with("<!-- windup:acme -->"), "{body}");
     assert!(body.contains("across 2 shards"), "{body}");
     assert!(
-        body.contains("| 3 | 1 | 0 | 3 | $0.0124 | 4 of 4 | 0 |"),
+        body.contains("| 3 | 1 | 0 | 0 | 3 | $0.0124 | 4 of 4 | 0 |"),
         "passed, failed, flaky, calls, cost, hits: {body}"
     );
     assert!(

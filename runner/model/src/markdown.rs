@@ -432,7 +432,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| 2 | 0 | 0 | 2 | $0.0247 | 2 of 2 | 1 |"),
+            md.contains("| 2 | 0 | 0 | 0 | 2 | $0.0247 | 2 of 2 | 1 |"),
             "{md}"
         );
         assert!(md.contains("- `b`: re-planned"), "{md}");
