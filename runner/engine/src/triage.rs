@@ -2,11 +2,12 @@
 //! facts that decided it (`windup_model::Triage`). The rules, first match wins:
 //! - `environment`: the browser crashed, the scenario ran out of time, the app could not be
 //!   reached, or no plan could be made (no provider, the budget, `--require-cached`);
-//! - `app_broken`: a request answered 5xx, the document failed with a 5xx, or the page threw an
-//!   uncaught error;
+//! - `app_broken`: a request answered 5xx, a request other than the page's document answered
+//!   a client error the app made (400, 404, 405, 410, 422), the document failed with a 5xx, or
+//!   the page threw an uncaught error or left a promise rejection unhandled;
 //! - `app_changed`: the target is gone or not actionable (with the close names the page has
 //!   instead, when it has some), the start page's structure changed since the plan was
-//!   verified, or the route answered 404;
+//!   verified, or the route answered 404 (a navigation, or the document a step led to);
 //! - `test_outdated`: the steps worked and a postcondition no longer holds (its text or URL
 //!   changed);
 //! - `unknown`: anything else.
@@ -76,10 +77,36 @@ pub fn triage(result: &ScenarioResult) -> Option<Triage> {
     {
         broken.push(format!("the page failed to load: {}", clip(message)));
     }
+    // The page's own document answering 404 is a route gone (below); any other request
+    // answering a client error the app made is the app failing.
+    let page = evidence
+        .and_then(|e| e.url.as_deref())
+        .or(result.final_url.as_deref());
+    let request_url = |r: &str| r.split_whitespace().nth(1).map(str::to_string);
+    let route_gone: Vec<String> = requests
+        .iter()
+        .filter(|r| matches!(status_of(r), Some(404 | 410)) && request_url(r).as_deref() == page)
+        .map(|r| format!("the route is gone: {}", clip(r)))
+        .collect();
+    broken.extend(
+        requests
+            .iter()
+            .filter(|r| {
+                matches!(status_of(r), Some(400 | 404 | 405 | 410 | 422))
+                    && request_url(r).as_deref() != page
+                    && !r.ends_with("/favicon.ico")
+            })
+            .map(|r| format!("a request failed: {}", clip(r))),
+    );
     broken.extend(
         errors
             .iter()
-            .filter(|e| e.contains("Uncaught") || e.starts_with("Error") || e.contains("TypeError"))
+            .filter(|e| {
+                e.contains("Uncaught")
+                    || e.starts_with("Error")
+                    || e.contains("TypeError")
+                    || e.starts_with("unhandled rejection")
+            })
             .map(|e| format!("the page threw: {}", clip(e))),
     );
     if !broken.is_empty() {
@@ -88,7 +115,7 @@ pub fn triage(result: &ScenarioResult) -> Option<Triage> {
     }
     // The app moved on.
     let target = evidence.and_then(|e| e.target.as_deref()).unwrap_or("");
-    let mut changed = Vec::new();
+    let mut changed = route_gone;
     if result.cache == CacheOutcome::HitChangedPage {
         changed.push("the start page's structure changed since the plan was verified".into());
     }
@@ -110,7 +137,7 @@ pub fn triage(result: &ScenarioResult) -> Option<Triage> {
             changed.push(format!("the route is gone: {}", clip(message)));
             return verdict(Verdict::AppChanged, changed);
         }
-        Some(FailureClass::PostconditionFailed) => {
+        Some(FailureClass::PostconditionFailed) if changed.is_empty() => {
             return verdict(
                 Verdict::TestOutdated,
                 vec![format!(
@@ -199,6 +226,43 @@ mod tests {
 
     fn verdict_of(r: &ScenarioResult) -> Verdict {
         triage(r).expect("a failed scenario gets a verdict").verdict
+    }
+
+    #[test]
+    fn a_4xx_is_a_route_gone_on_the_page_itself_and_the_app_failing_elsewhere() {
+        let page = "http://127.0.0.1:1/projects.html";
+        let on = |requests: &[&str], errors: &[&str]| Evidence {
+            url: Some(page.into()),
+            failed_requests: requests.iter().map(|r| r.to_string()).collect(),
+            console_errors: errors.iter().map(|e| e.to_string()).collect(),
+            ..Evidence::default()
+        };
+        let clicked_to_404 = failed(
+            FailureClass::PostconditionFailed,
+            "not visible",
+            on(&[&format!("404 {page}")], &[]),
+        );
+        let t = triage(&clicked_to_404).unwrap();
+        assert_eq!(t.verdict, Verdict::AppChanged, "{t:?}");
+        assert!(t.facts[0].contains("route is gone"), "{t:?}");
+        let api_404 = on(&["404 http://127.0.0.1:1/api/projects.json"], &[]);
+        assert_eq!(
+            verdict_of(&failed(FailureClass::PostconditionFailed, "x", api_404)),
+            Verdict::AppBroken
+        );
+        let favicon = on(&["404 http://127.0.0.1:1/favicon.ico"], &[]);
+        assert_eq!(
+            verdict_of(&failed(FailureClass::PostconditionFailed, "x", favicon)),
+            Verdict::TestOutdated
+        );
+        let rejected = on(
+            &[],
+            &["unhandled rejection: Cannot read properties of undefined"],
+        );
+        assert_eq!(
+            verdict_of(&failed(FailureClass::PostconditionFailed, "x", rejected)),
+            Verdict::AppBroken
+        );
     }
 
     #[test]
