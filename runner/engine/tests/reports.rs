@@ -40,6 +40,7 @@ fn action(
         act_ms,
         verify_ms,
         error: None,
+        trace: None,
     }
 }
 

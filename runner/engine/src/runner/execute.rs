@@ -93,6 +93,7 @@ impl Runner {
             secrets: &self.secrets,
             events,
             screenshots: self.config.screenshots,
+            trace: self.config.trace,
         };
         let execution = execute(&mut session, plan, &cx).await;
         Ok((execution, session))
