@@ -16,5 +16,6 @@ mod new;
 mod real_dashboard;
 mod replay;
 mod support;
+mod trace;
 mod triage;
 mod usage;
