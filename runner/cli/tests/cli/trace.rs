@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use windup_engine::browser::{Browser, BrowserOptions, Session};
 use windup_engine::executor::{FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRACE_BYTES};
 
-use crate::support::{example, report, serve, stderr, windup};
+use crate::support::{
+    DASH_TOKEN, example, report, serve, stderr, windup, windup_dash, with_dashboard,
+};
 
 /// `windup run ID --trace WHEN` with JSON and HTML reports under `out/`; checks the exit code.
 fn run_traced(root: &Path, id: &str, base: &str, when: &str, code: i32) -> Value {
@@ -271,4 +273,61 @@ fn trace_on_keeps_a_passing_runs_frames_and_on_failure_keeps_none() {
         let search = frames.last().unwrap()["across"].as_array().unwrap();
         assert!(!search.iter().all(dark), "{search:?}");
     });
+}
+
+#[test]
+fn a_pushed_run_uploads_its_trace_frames_as_jpeg_artifacts() {
+    use windup_testkit::fake_dashboard::FakeDashboard;
+    let project = example();
+    let root = project.path();
+    let login = root.join("app/login.html");
+    let html = std::fs::read_to_string(&login).unwrap();
+    std::fs::write(
+        &login,
+        html.replace(">Sign in</button>", ">Log in</button>"),
+    )
+    .unwrap();
+    let fake = FakeDashboard::start(DASH_TOKEN);
+    with_dashboard(root, &fake.url());
+    let (_server, base) = serve(root);
+    let out = windup_dash(
+        root,
+        &[
+            "run",
+            "sign-in",
+            "--base-url",
+            &base,
+            "--trace",
+            "on-failure",
+            "--report",
+            "json=r.json",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r = report(&root.join("r.json"));
+    let run_id = r["run_id"].as_str().unwrap();
+    let frames: Vec<&str> = r["scenarios"][0]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["trace"]["screenshot"].as_str())
+        .collect();
+    assert_eq!(frames.len(), 3, "{r}");
+    for path in frames {
+        let name = path.rsplit('/').next().unwrap();
+        assert_eq!(
+            fake.artifact(run_id, name),
+            Some(std::fs::read(root.join(path)).unwrap()),
+            "{name}, byte for byte"
+        );
+    }
+    let puts = fake.requests_to("PUT", &format!("/api/v1/runs/{run_id}/artifacts/"));
+    let jpegs: Vec<_> = puts.iter().filter(|p| p.path.ends_with(".jpg")).collect();
+    assert_eq!(jpegs.len(), 3);
+    assert!(
+        jpegs
+            .iter()
+            .all(|p| p.header("content-type") == Some("image/jpeg"))
+    );
 }
