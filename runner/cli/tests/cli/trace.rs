@@ -82,8 +82,8 @@ async fn open_offline(browser: &Browser, file: &Path) -> Session {
 }
 
 /// Every frame of the filmstrip as the page shows it, and Chromium's own decoding of each
-/// picture: the pixels across the middle of `target` (a box in the viewport's CSS pixels), read
-/// back from a canvas the picture is drawn on.
+/// picture: the pixels across the middle of every step's target box (in the viewport's CSS
+/// pixels), by step, read back from a canvas the picture is drawn on.
 const FRAMES_JS: &str = "(async (targets) => {
     const out = [];
     for (const li of document.querySelectorAll('ol.film > li')) {
@@ -94,18 +94,18 @@ const FRAMES_JS: &str = "(async (targets) => {
         if (img) {
             Object.assign(f, { complete: img.complete, width: img.naturalWidth, height: img.naturalHeight,
                 shown: img.checkVisibility(), inline: img.src.startsWith('data:image/jpeg;base64,') });
-            const t = targets[f.step];
-            if (t && img.naturalWidth > 0) {
-                const c = document.createElement('canvas');
-                c.width = img.naturalWidth; c.height = img.naturalHeight;
-                const g = c.getContext('2d');
-                g.drawImage(img, 0, 0);
+            const c = document.createElement('canvas');
+            c.width = img.naturalWidth; c.height = img.naturalHeight;
+            const g = c.getContext('2d');
+            g.drawImage(img, 0, 0);
+            f.across = {};
+            for (const [step, t] of Object.entries(targets)) {
                 const s = img.naturalWidth / t.viewport;
                 const y = Math.round((t.y + t.height / 2) * s);
-                f.across = [];
+                f.across[step] = [];
                 for (let i = 1; i < 12; i++) {
                     const x = Math.round((t.x + t.width * i / 12) * s);
-                    f.across.push(Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3)));
+                    f.across[step].push(Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3)));
                 }
             }
         }
@@ -219,15 +219,17 @@ fn a_failed_run_traced_on_failure_shows_its_filmstrip_offline_with_the_credentia
                 "{f}"
             );
         }
-        // The email field (typed from ACME_ADMIN_EMAIL) is covered in every frame after it was
-        // filled, across its whole middle; the password field too.
-        for f in &frames[..2] {
-            let across = f["across"].as_array().unwrap();
-            assert!(
-                across.iter().all(dark),
-                "{} is covered: {across:?}",
-                f["step"]
-            );
+        // The email field (a1, typed from ACME_ADMIN_EMAIL) is covered across its whole middle in
+        // every frame after it was filled; the password field (a2) too.
+        for (field, from) in [("a1", 0), ("a2", 1)] {
+            for f in &frames[from..] {
+                let across = f["across"][field].as_array().unwrap();
+                assert!(
+                    across.iter().all(dark),
+                    "{field}'s field is covered in {}'s frame: {across:?}",
+                    f["step"]
+                );
+            }
         }
         assert!(frames[2]["text"].as_str().unwrap().contains("failed"));
     });
@@ -270,7 +272,10 @@ fn trace_on_keeps_a_passing_runs_frames_and_on_failure_keeps_none() {
         assert_eq!(frames.len(), actions.len(), "{frames:#?}");
         assert!(frames.iter().all(|f| f["width"].as_u64().unwrap() > 0));
         // The search box holds plain text, no credential: it is not covered.
-        let search = frames.last().unwrap()["across"].as_array().unwrap();
+        let last = frames.last().unwrap();
+        let search = last["across"][last["step"].as_str().unwrap()]
+            .as_array()
+            .unwrap();
         assert!(!search.iter().all(dark), "{search:?}");
     });
 }
