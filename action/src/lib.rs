@@ -121,7 +121,6 @@ fn prepare(
 ) -> Result<Prepared, Stop> {
     let overrides = Overrides {
         base_url: inputs.base_url.clone(),
-        headed: false,
         screenshots: None,
         provider: inputs.provider.clone(),
         budget_usd: inputs.budget_usd,
