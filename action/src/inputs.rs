@@ -32,6 +32,7 @@ pub const INPUTS: &[InputSpec] = &[
     spec("budget-usd", ""),
     spec("require-cached", "false"),
     spec("suggest", "false"),
+    spec("trace", ""),
     spec("reports", DEFAULT_REPORTS),
     spec("summary", "true"),
     spec("comment", "false"),
@@ -97,6 +98,8 @@ pub struct Inputs {
     pub budget_usd: Option<f64>,
     pub require_cached: bool,
     pub suggest: bool,
+    /// `off`, `on-failure` or `on`; `None`: windup.toml's `[browser] trace`.
+    pub trace: Option<windup_engine::executor::Trace>,
     /// `FORMAT=PATH`, paths relative to the working directory.
     pub reports: Vec<String>,
     pub summary: bool,
@@ -183,6 +186,17 @@ impl Inputs {
                     "budget-usd",
                     format!("`{v}` is not an amount of dollars"),
                     "give a number of dollars such as 0.50 (0 allows no LLM call)",
+                ));
+                None
+            }
+        });
+        let trace = opt("trace").and_then(|v| match v.parse() {
+            Ok(t) => Some(t),
+            Err(problem) => {
+                bad.push(BadInput::new(
+                    "trace",
+                    problem,
+                    "write `trace: on-failure` (or on, off), or leave it out for windup.toml's",
                 ));
                 None
             }
@@ -279,6 +293,7 @@ impl Inputs {
             budget_usd,
             require_cached,
             suggest,
+            trace,
             reports,
             summary,
             comment,

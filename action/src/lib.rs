@@ -121,12 +121,12 @@ fn prepare(
 ) -> Result<Prepared, Stop> {
     let overrides = Overrides {
         base_url: inputs.base_url.clone(),
-        headed: false,
         screenshots: None,
         provider: inputs.provider.clone(),
         budget_usd: inputs.budget_usd,
         require_cached: inputs.require_cached,
         suggest: inputs.suggest,
+        trace: inputs.trace,
         dashboard_url: inputs.dashboard_url.as_ref().map(|u| u.to_string()),
         no_push: false,
         replan_at_risk: false,

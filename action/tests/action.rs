@@ -283,6 +283,7 @@ fn bad_inputs_exit_2_naming_the_input_and_the_fix() {
             "bad input `working-directory`",
         ),
         ("model", "gpt-4.1", "bad input `model`"),
+        ("trace", "always", "bad input `trace`"),
         (
             "start-command",
             "python3 -m http.server",

@@ -1,4 +1,4 @@
-//! Runs pushed by the runner, and the screenshots uploaded with them.
+//! Runs pushed by the runner, and the screenshots and trace frames uploaded with them.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use windup_model::api::{ArtifactSaved, RunCreated, RunUpload};
+use windup_model::api::{ARTIFACT_TYPES, ArtifactSaved, RunCreated, RunUpload};
 
 use super::auth::ApiAuth;
 use super::body::{JsonBody, body_error, path_error};
@@ -87,19 +87,19 @@ pub(super) async fn put_artifact(
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if content_type != "image/png" {
+    let Some((_, signature)) = ARTIFACT_TYPES.iter().find(|(t, _)| *t == content_type) else {
         return Err(ApiError::unprocessable(
             "not_png",
             format!(
-                "artifacts are PNG screenshots: send `content-type: image/png`, not `{content_type}`"
+                "artifacts are PNG screenshots or JPEG trace frames: send `content-type: image/png` or `image/jpeg`, not `{content_type}`"
             ),
         ));
-    }
+    };
     let bytes = body.map_err(body_error)?;
-    if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+    if !bytes.starts_with(signature) {
         return Err(ApiError::unprocessable(
             "not_png",
-            "the body is not a PNG image (bad signature)",
+            format!("the body is not a {content_type} image (bad signature)"),
         ));
     }
     let existed = state

@@ -1,4 +1,4 @@
-//! Screenshots uploaded with a run, served to signed-in people only.
+//! Screenshots and trace frames uploaded with a run, served to signed-in people only.
 
 use axum::extract::{Path, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
@@ -21,9 +21,12 @@ pub(super) async fn artifact(
         .artifact(project.id, &run_id, &name)
         .await?
         .ok_or_else(|| not_found("screenshot"))?;
+    // Served as what its bytes are (checked when it was uploaded), never as the name says.
+    let content_type =
+        windup_model::api::artifact_type_of(&bytes).unwrap_or("application/octet-stream");
     Ok((
         [
-            (CONTENT_TYPE, "image/png"),
+            (CONTENT_TYPE, content_type),
             (CACHE_CONTROL, "private, max-age=3600"),
         ],
         bytes,

@@ -5,13 +5,15 @@
 //! One file per page (`overview`, `project`, `runs`, `run_detail`, `flaky`, `spend`, `stale`,
 //! `tokens`, `people`), beside what the pages share: the signed-in `session` (and sign-in with
 //! `github`), the role it holds in a project (`access`), `csrf`, the page `layout`, page
-//! `error`s, uploaded `artifacts`, static `assets`, and the `routes` that name them all.
+//! `error`s, uploaded `artifacts` (and the run page's trace `filmstrip`), static `assets`, and
+//! the `routes` that name them all.
 
 mod access;
 mod artifacts;
 mod assets;
 mod csrf;
 mod error;
+mod filmstrip;
 mod flaky;
 mod github;
 mod layout;

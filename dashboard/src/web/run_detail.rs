@@ -1,5 +1,5 @@
-//! One run: its scenarios with their steps, timelines, evidence and suggestions, its LLM
-//! ledger, and the state of its PR comment.
+//! One run: its scenarios with their steps, timelines, traces, evidence and suggestions, its
+//! LLM ledger, and the state of its PR comment.
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -55,6 +55,8 @@ struct ScenarioView {
     screenshot: String,
     timeline: String,
     actions: Vec<ActionView>,
+    /// The trace (`--trace`), as a filmstrip.
+    frames: Vec<super::filmstrip::FrameView>,
 }
 
 struct LedgerView {
@@ -173,6 +175,7 @@ pub(super) async fn run_page(
                         error: a.error.clone().unwrap_or_default(),
                     })
                     .collect(),
+                frames: super::filmstrip::frames(&slug, &run_id, s, &names),
             }
         })
         .collect();

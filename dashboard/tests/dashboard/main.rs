@@ -25,6 +25,7 @@ mod comment_repo;
 mod common;
 mod fake_github;
 mod fake_github_oauth;
+mod filmstrip;
 mod github;
 mod github_sign_in;
 mod money;

@@ -59,6 +59,7 @@ pub(crate) fn run(args: FragmentArgs) -> ExitCode {
         base_url: args.base_url.clone(),
         headed: args.headed,
         screenshots: None,
+        trace: None,
         reports: Vec::new(),
         quiet: false,
         verbose: false,

@@ -190,6 +190,10 @@ struct Common {
     /// windup.toml's `[browser] screenshots`.
     #[arg(long, value_name = "WHEN")]
     screenshots: Option<windup_engine::executor::Screenshots>,
+    /// Keep a trace, a small screenshot with the URL, target box and timings after each step:
+    /// off (default), on-failure, on; overrides windup.toml's `[browser] trace`.
+    #[arg(long, value_name = "WHEN")]
+    trace: Option<windup_engine::executor::Trace>,
     /// Write a report: FORMAT=PATH (repeatable; formats: json, junit, html).
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     reports: Vec<String>,
@@ -342,6 +346,7 @@ fn load_config(
         base_url: common.base_url.clone(),
         headed: common.headed,
         screenshots: common.screenshots,
+        trace: common.trace,
         provider: planning.provider.clone(),
         budget_usd: planning.budget_usd,
         require_cached: planning.require_cached,

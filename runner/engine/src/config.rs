@@ -119,6 +119,9 @@ pub struct BrowserSection {
     pub isolation: Option<Isolation>,
     /// `only-on-failure` (default), `on` (a passing scenario's last page too) or `off`.
     pub screenshots: Option<crate::executor::Screenshots>,
+    /// `off` (default), `on-failure` (a failed scenario keeps a small screenshot, the URL and
+    /// the target's box after each step) or `on` (every scenario does).
+    pub trace: Option<crate::executor::Trace>,
     /// A running Chromium to attach to instead of starting one: `http://127.0.0.1:9222` or a
     /// `ws://…/devtools/browser/…` URL (`--cdp-url` wins).
     pub cdp_url: Option<String>,
@@ -164,6 +167,8 @@ pub struct Config {
     pub timeouts: Timeouts,
     /// Which scenarios end with a screenshot.
     pub screenshots: crate::executor::Screenshots,
+    /// Which scenarios keep a trace.
+    pub trace: crate::executor::Trace,
     /// The shipped price list with windup.toml's `[prices]` on top.
     pub prices: PriceTable,
     /// The chosen provider's name and settings; `None` when none is configured.
@@ -200,6 +205,8 @@ pub struct Overrides {
     pub headed: bool,
     /// `--screenshots`, over `[browser] screenshots`.
     pub screenshots: Option<crate::executor::Screenshots>,
+    /// `--trace`, over `[browser] trace`.
+    pub trace: Option<crate::executor::Trace>,
     /// `--provider` or `WINDUP_PROVIDER`: the `[providers.NAME]` to plan with.
     pub provider: Option<String>,
     /// `--budget-usd`: dollars this run may spend on LLM calls, over `[budget] usd_per_run`.
@@ -296,6 +303,7 @@ impl Config {
                 .screenshots
                 .or(file.browser.screenshots)
                 .unwrap_or_default(),
+            trace: overrides.trace.or(file.browser.trace).unwrap_or_default(),
             prices,
             provider,
             planner,

@@ -7,7 +7,7 @@ use time::macros::datetime;
 use windup_engine::reporters::{ReportFormat, ReportSpec, html, junit};
 use windup_model::{
     ActionResult, ActionStatus, ActionType, CacheOutcome, CiInfo, Evidence, FailureClass, GitInfo,
-    RunReport, ScenarioResult, ScenarioStatus, Totals,
+    Rect, RunReport, ScenarioResult, ScenarioStatus, Totals, TraceFrame,
 };
 
 /// A real 2×2 red PNG (RGB, zlib-compressed IDAT, valid CRCs).
@@ -19,6 +19,9 @@ const PNG: &[u8] = &[
     0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 ];
 const SCREENSHOT: &str = "e2e/.windup/runs/0193a5b0-0000-7000-8000-000000000001/checkout.png";
+/// A trace frame's picture: only its JPEG signature matters to the report.
+const FRAME: &str = "e2e/.windup/runs/0193a5b0-0000-7000-8000-000000000001/checkout.trace-01.jpg";
+const JPEG: &[u8] = b"\xff\xd8\xff\xe0 a JPEG's first bytes";
 
 fn action(
     id: &str,
@@ -40,6 +43,7 @@ fn action(
         act_ms,
         verify_ms,
         error: None,
+        trace: None,
     }
 }
 
@@ -134,16 +138,42 @@ fn failed() -> ScenarioResult {
             ),
         }),
         actions: vec![
-            action(
-                "a1",
-                ActionType::Goto,
-                "goto /checkout",
-                ActionStatus::Passed,
-                0,
-                [0, 600, 100],
-            ),
+            ActionResult {
+                trace: Some(TraceFrame {
+                    url: Some("http://127.0.0.1:3000/checkout".into()),
+                    screenshot: Some(FRAME.into()),
+                    note: None,
+                    viewport: Some(Rect {
+                        x: 0,
+                        y: 0,
+                        width: 1280,
+                        height: 800,
+                    }),
+                    target_box: Some(Rect {
+                        x: 128,
+                        y: 80,
+                        width: 256,
+                        height: 40,
+                    }),
+                }),
+                ..action(
+                    "a1",
+                    ActionType::Goto,
+                    "goto /checkout",
+                    ActionStatus::Passed,
+                    0,
+                    [0, 600, 100],
+                )
+            },
             ActionResult {
                 error: Some("selector_not_found: no visible match".into()),
+                trace: Some(TraceFrame {
+                    url: Some("http://127.0.0.1:3000/checkout".into()),
+                    note: Some(
+                        "screenshot dropped: a trace keeps at most 60 per scenario".into(),
+                    ),
+                    ..TraceFrame::default()
+                }),
                 ..action(
                     "a2",
                     ActionType::Click,
@@ -283,6 +313,7 @@ fn project() -> tempfile::TempDir {
     let shot = dir.path().join(SCREENSHOT);
     std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
     std::fs::write(&shot, PNG).unwrap();
+    std::fs::write(dir.path().join(FRAME), JPEG).unwrap();
     dir
 }
 

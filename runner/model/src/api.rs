@@ -85,8 +85,34 @@ impl PullRequest {
 pub struct Artifact {
     /// The `{name}` of the route: one path segment, the file's name in the run's folder.
     pub file_name: String,
-    /// Where the runner reads the PNG, from the project root (never sent).
+    /// Where the runner reads the image, from the project root (never sent).
     pub path: String,
+}
+
+/// The image types an artifact may be, each with the bytes its files start with: PNG for the
+/// screenshots of failures and passes, JPEG for a trace's frames (`.jpg`).
+pub const ARTIFACT_TYPES: [(&str, &[u8]); 2] = [
+    ("image/png", b"\x89PNG\r\n\x1a\n"),
+    ("image/jpeg", b"\xff\xd8\xff"),
+];
+
+impl Artifact {
+    /// The `content-type` it is sent with: JPEG for a `.jpg` file, else PNG.
+    pub fn content_type(&self) -> &'static str {
+        if self.file_name.ends_with(".jpg") {
+            ARTIFACT_TYPES[1].0
+        } else {
+            ARTIFACT_TYPES[0].0
+        }
+    }
+}
+
+/// The artifact type whose signature `bytes` start with, if any.
+pub fn artifact_type_of(bytes: &[u8]) -> Option<&'static str> {
+    ARTIFACT_TYPES
+        .iter()
+        .find(|(_, signature)| bytes.starts_with(signature))
+        .map(|(t, _)| *t)
 }
 
 /// The answer to `PUT runs/{run_id}/artifacts/{name}`.

@@ -36,7 +36,8 @@ pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsag
 pub use plan::{Action, ActionType, CountExpect, Expect, Plan, Target, ValueExpect};
 pub use report::{
     ActionResult, ActionStatus, CacheOutcome, CiInfo, Evidence, FailureClass, GitInfo, Heal,
-    HealRule, RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals, Triage, Verdict,
+    HealRule, Rect, RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals, TraceFrame,
+    Triage, Verdict,
 };
 pub use scenario::Scenario;
 pub use selector::{Part, Selector, SelectorError};

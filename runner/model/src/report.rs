@@ -7,7 +7,8 @@ use time::OffsetDateTime;
 use crate::plan::ActionType;
 
 /// 0.2 added, all optional for readers of 0.1: `totals.flaky`, and per scenario `task`,
-/// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`.
+/// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`; later, still as
+/// optional fields of 0.2: per scenario `triage`, per action `trace`.
 pub const REPORT_VERSION: &str = "0.2";
 
 /// Why a scenario failed. One meaning each.
@@ -460,4 +461,47 @@ pub struct ActionResult {
     /// Why the step failed, credential values masked; absent unless it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// With `--trace on` (or `on-failure`, for a scenario that failed): the page after the
+    /// step. Absent for steps that never ran and `use` steps (their fragment's steps have
+    /// their own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceFrame>,
+}
+
+/// One frame of a scenario's trace: the page right after a step, for the filmstrip.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TraceFrame {
+    /// The page's URL after the step, credential values masked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A small JPEG of the viewport (at most 320 px wide) with every credential covered, as a
+    /// path relative to the project root
+    /// (`e2e/.windup/runs/<run_id>/<scenario_id>.trace-<n>.jpg`); absent when it was not kept,
+    /// and `note` says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
+    /// Why there is no screenshot: over the trace's size bound, or a credential that could not
+    /// be covered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The viewport the screenshot shows, in CSS pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<Rect>,
+    /// The step's target as it was when the step acted on it, in the viewport's CSS pixels;
+    /// absent for steps without a target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_box: Option<Rect>,
+}
+
+/// A rectangle in CSS pixels, rounded to whole pixels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Rect {
+    /// Left edge.
+    pub x: i32,
+    /// Top edge.
+    pub y: i32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
 }

@@ -5,8 +5,8 @@
 //! - `POST /api/v1/runs` takes a `RunUpload` (422 when the body does not fit it) and stores the
 //!   body as sent by `report.run_id`: 201 `created: true` the first time, 200 `created: false`
 //!   after (idempotent).
-//! - `PUT /api/v1/runs/{id}/artifacts/{name}` stores a PNG (415 without `content-type:
-//!   image/png`, 404 for an unknown run).
+//! - `PUT /api/v1/runs/{id}/artifacts/{name}` stores a PNG or JPEG (415 without `content-type:
+//!   image/png` or `image/jpeg`, 404 for an unknown run).
 //! - `GET /api/v1/cache/{id}?branch=B` answers the entry stored for the branch, else for the
 //!   default branch `main`, else 404. It does not filter on `scenario_sha` or `start_url`, so
 //!   tests can check that the runner does.
@@ -314,11 +314,15 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
             )
         }
         ("PUT", ["api", "v1", "runs", run_id, "artifacts", name]) => {
-            if r.header("content-type") != Some("image/png") {
+            let types = windup_model::api::ARTIFACT_TYPES;
+            if !types
+                .iter()
+                .any(|(t, _)| r.header("content-type") == Some(t))
+            {
                 return error(
                     415,
                     "unsupported_media_type",
-                    "send content-type: image/png",
+                    "send content-type: image/png or image/jpeg",
                 );
             }
             if !s.runs.contains_key(*run_id) {

@@ -17,5 +17,6 @@ mod new;
 mod real_dashboard;
 mod replay;
 mod support;
+mod trace;
 mod triage;
 mod usage;

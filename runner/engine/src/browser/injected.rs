@@ -44,6 +44,9 @@ pub enum Located {
         /// `true`, `false` or `"mixed"` for a checkable target.
         #[serde(default)]
         checked: Option<Value>,
+        /// The target's border box in the top-level viewport's CSS pixels, for a trace.
+        #[serde(default, rename = "box")]
+        target_box: Option<windup_model::Rect>,
     },
 }
 

@@ -42,4 +42,4 @@ pub use error::{BrowserError, NavError};
 pub use guard::Left;
 pub use launch::{BrowserOptions, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
-pub use session::Session;
+pub use session::{Frame, Session};

@@ -16,7 +16,9 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::cdp::Command;
-use super::cdp::page::{AddScriptToEvaluateOnNewDocument, CaptureScreenshot, Navigate};
+use super::cdp::page::{
+    AddScriptToEvaluateOnNewDocument, CaptureScreenshot, Clip, GetLayoutMetrics, Navigate,
+};
 use super::cdp::runtime::Evaluate;
 use super::cdp::target::{
     ActivateTarget, AttachToTarget, CloseTarget, CreateBrowserContext, CreateTarget,
@@ -44,6 +46,17 @@ pub(super) struct Shared {
     /// The session's tabs: its first, and those its pages opened. In an attached browser's
     /// default context these are what the session closes when it ends.
     pub opened: Mutex<Vec<String>>,
+}
+
+/// A small JPEG of the viewport ([`Session::frame`]) and the viewport's size in CSS pixels.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// The image.
+    pub jpeg: Vec<u8>,
+    /// The viewport's width, in CSS pixels.
+    pub width: u32,
+    /// The viewport's height, in CSS pixels.
+    pub height: u32,
 }
 
 /// One scenario's browser context and its current page.
@@ -379,6 +392,43 @@ impl Session {
 
     /// A PNG screenshot of the viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
+        self.capture(CaptureScreenshot {
+            format: "png",
+            quality: None,
+            clip: None,
+        })
+        .await
+    }
+
+    /// A small JPEG of the viewport, scaled down to at most `max_width` pixels wide, for a
+    /// trace; and the viewport it shows, in CSS pixels.
+    pub async fn frame(&self, max_width: u32, quality: u8) -> Result<Frame, BrowserError> {
+        self.check_alive()?;
+        let metrics = self.page_send(&GetLayoutMetrics {}).await?;
+        let v = metrics.css_visual_viewport;
+        let scale = (f64::from(max_width) / v.client_width.max(1.0)).min(1.0);
+        let jpeg = self
+            .capture(CaptureScreenshot {
+                format: "jpeg",
+                quality: Some(quality),
+                // The clip is in document coordinates: the visual viewport where it is now.
+                clip: Some(Clip {
+                    x: v.page_x,
+                    y: v.page_y,
+                    width: v.client_width,
+                    height: v.client_height,
+                    scale,
+                }),
+            })
+            .await?;
+        Ok(Frame {
+            jpeg,
+            width: v.client_width.round() as u32,
+            height: v.client_height.round() as u32,
+        })
+    }
+
+    async fn capture(&self, shot: CaptureScreenshot) -> Result<Vec<u8>, BrowserError> {
         self.check_alive()?;
         // A tab in the background paints nothing in a headed browser.
         self.instance
@@ -390,7 +440,7 @@ impl Session {
                 },
             )
             .await?;
-        let shot = self.page_send(&CaptureScreenshot { format: "png" }).await?;
+        let shot = self.page_send(&shot).await?;
         base64::engine::general_purpose::STANDARD
             .decode(shot.data)
             .map_err(|e| BrowserError::Protocol(format!("a screenshot that is not base64: {e}")))

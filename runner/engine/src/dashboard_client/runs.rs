@@ -45,7 +45,7 @@ impl Dashboard {
                 }
             };
             let url = self.endpoint(&["runs", &upload.report.run_id, "artifacts", &a.file_name]);
-            self.send(Method::PUT, url, Some((&png, "image/png")))
+            self.send(Method::PUT, url, Some((&png, a.content_type())))
                 .await?;
         }
         Ok(created)
@@ -130,13 +130,23 @@ pub fn load_run(
     ))
 }
 
-/// The screenshots a report refers to, under its own run's folder.
+/// The screenshots and trace frames a report refers to, under its own run's folder.
 pub fn artifacts(report: &RunReport) -> Vec<Artifact> {
     let prefix = format!("{}/{}/", Layout::RUNS_DIR, report.run_id);
     let mut out: Vec<Artifact> = report
         .scenarios
         .iter()
-        .filter_map(|s| s.evidence.as_ref()?.screenshot.as_deref())
+        .flat_map(|s| {
+            let frames = s
+                .actions
+                .iter()
+                .filter_map(|a| a.trace.as_ref()?.screenshot.as_deref());
+            s.evidence
+                .as_ref()
+                .and_then(|e| e.screenshot.as_deref())
+                .into_iter()
+                .chain(frames)
+        })
         .filter_map(|path| {
             let name = path.strip_prefix(&prefix)?;
             (!name.is_empty() && !name.contains(['/', '\\']) && name != "..").then(|| Artifact {

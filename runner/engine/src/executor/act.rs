@@ -158,7 +158,16 @@ impl Runner<'_, '_> {
                 None => locator.locate(self.session, action).await,
             };
             match found {
-                Ok(Located::Ok { x, y, checked, .. }) => return Ok(Acquired { x, y, checked }),
+                Ok(Located::Ok {
+                    x,
+                    y,
+                    checked,
+                    target_box,
+                    ..
+                }) => {
+                    self.target_box = target_box;
+                    return Ok(Acquired { x, y, checked });
+                }
                 Ok(Located::Navigating) | Err(BrowserError::ContextLost) => {}
                 Ok(other) => last = Some(other),
                 Err(BrowserError::Script(e)) => {

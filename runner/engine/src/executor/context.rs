@@ -1,5 +1,5 @@
 //! What an execution is given besides the page: the scenario, its trust boundary and time budgets,
-//! fragments, secrets, where events go, and when to take a screenshot.
+//! fragments, secrets, where events go, and when to take a screenshot or record a trace.
 
 use std::time::Duration;
 
@@ -30,6 +30,9 @@ pub struct ExecContext<'a> {
     pub events: &'a dyn EventSink,
     /// Which executions end with a screenshot of the page.
     pub screenshots: Screenshots,
+    /// Whether each step leaves a trace frame (`--trace`): the executor records one unless
+    /// this is `Off`; which are kept is the runner's call.
+    pub trace: Trace,
 }
 
 /// When an execution ends with a screenshot (`[browser] screenshots`, `--screenshots`).
@@ -55,6 +58,51 @@ impl std::str::FromStr for Screenshots {
             "on" => Ok(Screenshots::On),
             other => Err(format!(
                 "`{other}` is not a screenshots setting: use off, only-on-failure or on"
+            )),
+        }
+    }
+}
+
+/// When a scenario keeps a trace, a small screenshot with the URL and target box after each
+/// step (`[browser] trace`, `--trace`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trace {
+    /// Never (the default).
+    #[default]
+    Off,
+    /// Recorded for every scenario, kept only for one that failed.
+    OnFailure,
+    /// Recorded and kept for every scenario.
+    On,
+}
+
+impl Trace {
+    /// Whether an execution records frames.
+    pub fn records(self) -> bool {
+        self != Trace::Off
+    }
+
+    /// Whether the frames of an execution that `failed` (or not) are kept.
+    pub fn keeps(self, failed: bool) -> bool {
+        match self {
+            Trace::Off => false,
+            Trace::OnFailure => failed,
+            Trace::On => true,
+        }
+    }
+}
+
+impl std::str::FromStr for Trace {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "off" => Ok(Trace::Off),
+            "on-failure" => Ok(Trace::OnFailure),
+            "on" => Ok(Trace::On),
+            other => Err(format!(
+                "`{other}` is not a trace setting: use off, on-failure or on"
             )),
         }
     }

@@ -1,4 +1,5 @@
-//! A screenshot with every credential covered: the fields typed from one in the page's current
+//! A screenshot (a failure's, a pass's last page, a trace frame) with every credential covered:
+//! the fields typed from one in the page's current
 //! document, and any text or field value on the page that shows a value typed from one (a page
 //! echoing "Your key: …", a value the page filled in itself). When anything cannot be covered,
 //! no screenshot is taken.
@@ -11,8 +12,11 @@ use std::collections::BTreeSet;
 
 use windup_model::Part;
 
+use futures::future::BoxFuture;
+
 use super::steps::Runner;
 use crate::browser::injected::{self, TextRun};
+use crate::browser::{BrowserError, Session};
 use crate::locator::Locator;
 
 /// The most text searched on a page; a page showing more gets no screenshot.
@@ -44,15 +48,28 @@ impl Runner<'_, '_> {
 
     /// The viewport with every credential covered; none when one cannot be covered.
     pub(super) async fn covered_screenshot(&mut self) -> Option<Vec<u8>> {
-        if self.secret_fields.is_empty() && self.secret_values.is_empty() {
-            return self.session.screenshot().await.ok();
-        }
-        let shot = match self.cover_credentials().await {
-            Ok(()) => self.session.screenshot().await.ok(),
+        match self.covered(|s| Box::pin(s.screenshot())).await {
+            Ok(Ok(png)) => Some(png),
+            Ok(Err(_)) => None,
             Err(why) => {
                 tracing::warn!("{}: no screenshot is taken: {why}", self.cx.scenario_id);
                 None
             }
+        }
+    }
+
+    /// `take`'s picture of the page (a screenshot, a trace frame) with every credential
+    /// covered while it is taken; or why one could not be covered, and no picture.
+    pub(super) async fn covered<T>(
+        &mut self,
+        take: impl for<'a> FnOnce(&'a Session) -> BoxFuture<'a, Result<T, BrowserError>>,
+    ) -> Result<Result<T, BrowserError>, String> {
+        if self.secret_fields.is_empty() && self.secret_values.is_empty() {
+            return Ok(take(self.session).await);
+        }
+        let shot = match self.cover_credentials().await {
+            Ok(()) => Ok(take(self.session).await),
+            Err(why) => Err(why),
         };
         let _ = injected::unmask(self.session).await;
         shot

@@ -9,7 +9,9 @@ mod fragment;
 mod navigate;
 mod outcome;
 mod steps;
+mod trace;
 
-pub use context::{ExecContext, Screenshots};
-pub use outcome::{Captured, Execution, Failure};
+pub use context::{ExecContext, Screenshots, Trace};
+pub use outcome::{Captured, Execution, Failure, FrameShot};
 pub use steps::{execute, execute_steps};
+pub use trace::{FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRACE_BYTES};

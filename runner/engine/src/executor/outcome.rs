@@ -40,6 +40,18 @@ pub struct Execution {
     /// The viewport as PNG at the end of a passing execution (`Screenshots::On`), credential
     /// fields covered.
     pub screenshot: Option<Vec<u8>>,
+    /// The trace's screenshots, when it records one (`Trace`): the steps' `trace` frames name
+    /// no file until the runner stores these.
+    pub frames: Vec<FrameShot>,
+}
+
+/// One trace frame's screenshot, before it is stored.
+#[derive(Debug, Clone)]
+pub struct FrameShot {
+    /// The index in `Execution::actions` of the step whose frame it is.
+    pub action: usize,
+    /// A small JPEG of the viewport, credentials covered.
+    pub jpeg: Vec<u8>,
 }
 
 /// Failure evidence as captured, before it is masked and stored.
@@ -72,6 +84,7 @@ pub(super) fn skipped(action: &Action, fragment: Option<&str>) -> ActionResult {
         act_ms: 0,
         verify_ms: 0,
         error: None,
+        trace: None,
     }
 }
 

@@ -12,7 +12,7 @@ use windup_model::{
 
 use super::context::{ExecContext, Screenshots};
 use super::cover::SecretField;
-use super::outcome::{Captured, Execution, Failure, browser_failure, fail, skipped};
+use super::outcome::{Captured, Execution, Failure, FrameShot, browser_failure, fail, skipped};
 use crate::browser::Session;
 use crate::events::Event;
 use crate::verifier::{Check, VerifyError};
@@ -37,6 +37,11 @@ pub(super) struct Runner<'s, 'c> {
     /// The last step that acted on the page: the one a page reached during a later `wait_for`
     /// was led to by.
     pub last_act: Option<String>,
+    /// The current step's target box, as found when it became actionable (for its trace frame).
+    pub target_box: Option<windup_model::Rect>,
+    /// The trace's pictures so far, and their bytes (`trace.rs`).
+    pub frames: Vec<FrameShot>,
+    pub trace_bytes: usize,
 }
 
 /// Time a step spent (wait, act, verify).
@@ -74,6 +79,9 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         failed_target: None,
         last_url: None,
         last_act: None,
+        target_box: None,
+        frames: Vec::new(),
+        trace_bytes: 0,
     };
     let mut start_sig = None;
     // Every top-level document of the run is held to the app's origins, whatever the plan says.
@@ -120,6 +128,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         }),
         None => None,
     };
+    let frames = std::mem::take(&mut runner.frames);
     let mut results = runner.results;
     // Steps that never ran are listed as skipped, so a report shows the whole plan.
     if failure.is_some() {
@@ -139,6 +148,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         start_sig,
         evidence,
         screenshot,
+        frames,
     }
 }
 
@@ -236,6 +246,7 @@ impl Runner<'_, '_> {
             None => action.id.clone(),
         };
         self.failed_target = None;
+        self.target_box = None;
         self.emit(Event::ActionStarted {
             scenario_id: self.cx.scenario_id.to_string(),
             action_id: id.clone(),
@@ -271,6 +282,7 @@ impl Runner<'_, '_> {
             act_ms: ms(timing.1),
             verify_ms: ms(timing.2),
             error: outcome.as_ref().err().map(|f| f.message.clone()),
+            trace: None,
         };
         self.emit(Event::ActionFinished {
             scenario_id: self.cx.scenario_id.to_string(),
@@ -278,6 +290,9 @@ impl Runner<'_, '_> {
         });
         // A `use` step's own result goes after its fragment's steps, in the order they finished.
         self.results.push(result);
+        if self.cx.trace.records() && action.kind != ActionType::Use {
+            self.trace_frame(self.results.len() - 1).await;
+        }
         if outcome.is_ok() && !matches!(action.kind, ActionType::Goto | ActionType::Use) {
             self.see_if_moved(action).await;
         }

@@ -23,7 +23,7 @@
 //
 // API (window.__windup; every result is plain JSON):
 //   query(parts)                → {visible, hidden}
-//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, checked?}
+//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, checked?}
 //                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}
 //                                  | {status:"navigating"}>   action: click|check|uncheck|fill|select|press|hover
 //   select(parts, value)        → Promise<{status:"ok", x, y, describe} | same failures as locate>
@@ -2138,6 +2138,13 @@ if (!window.__windup) {
       return { x, y };
     }
 
+    /** The element's border box in the top-level viewport, whole CSS pixels (for a trace). */
+    function topBox(el) {
+      const r = el.getBoundingClientRect();
+      const corner = toTopCoordinates(el, { x: r.left, y: r.top });
+      return { x: Math.round(corner.x), y: Math.round(corner.y), width: Math.round(r.width), height: Math.round(r.height) };
+    }
+
     const FILL_EXCLUDED_TYPES = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'hidden', 'range', 'color']);
     const ENABLED_ACTIONS = new Set(['click', 'check', 'uncheck', 'fill', 'select', 'press']);
     const HIT_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover', 'fill']);
@@ -2236,7 +2243,7 @@ if (!window.__windup) {
 
       // (f) coordinates in the top-level viewport.
       const top = toTopCoordinates(el, point);
-      const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx) };
+      const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx), box: topBox(el) };
       const checked = isCheckable(subject, ctx) ? checkedState(subject, ctx) : null;
       if (checked !== null) result.checked = checked;
 

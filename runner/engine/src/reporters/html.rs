@@ -1,5 +1,5 @@
 //! The run report as ONE self-contained HTML page for people: inline CSS, no script, no network
-//! (a Content-Security-Policy forbids any), screenshots inlined as `data:` URIs. Every value from
+//! (a Content-Security-Policy forbids any), screenshots and trace frames inlined as `data:` URIs. Every value from
 //! the report is escaped by askama (the report holds page text: a hostile page must not be able
 //! to inject markup), and URLs are shown as text, never as links.
 
@@ -64,6 +64,8 @@ struct ScenarioView<'a> {
     /// A passing scenario's last page (`screenshots = "on"`): a `data:` URI, or why not shown.
     screenshot: Option<Result<String, String>>,
     actions: Vec<ActionView<'a>>,
+    /// The trace (`--trace`), as a filmstrip.
+    frames: Vec<super::filmstrip::FrameView<'a>>,
 }
 
 /// What the page looked like at the failure (the message is the scenario's headline).
@@ -239,6 +241,7 @@ fn scenario<'a>(s: &'a ScenarioResult, root: &Path) -> ScenarioView<'a> {
         failure,
         screenshot: s.screenshot.as_deref().map(|rel| inline_png(root, rel)),
         actions: s.actions.iter().map(|a| action(a, scale)).collect(),
+        frames: super::filmstrip::frames(s, root),
     }
 }
 
@@ -318,6 +321,17 @@ fn percent(part: u64, whole: u64) -> String {
 
 /// The screenshot as a `data:` URI, or why it is not shown.
 fn inline_png(root: &Path, rel: &str) -> Result<String, String> {
+    inline_image(root, rel, "image/png", PNG_SIGNATURE)
+}
+
+/// An image file of `mime` type (its bytes start with `signature`) as a `data:` URI, or why
+/// it is not shown.
+pub(super) fn inline_image(
+    root: &Path,
+    rel: &str,
+    mime: &str,
+    signature: &[u8],
+) -> Result<String, String> {
     let path = Path::new(rel);
     // The report names a file inside the project; never read anything else into the page.
     if !path
@@ -339,11 +353,12 @@ fn inline_png(root: &Path, rel: &str) -> Result<String, String> {
     }
     let bytes =
         std::fs::read(&full).map_err(|e| format!("screenshot {rel} cannot be read: {e}"))?;
-    if !bytes.starts_with(PNG_SIGNATURE) {
-        return Err(format!("screenshot {rel} is not a PNG: not shown"));
+    if !bytes.starts_with(signature) {
+        let kind = mime.trim_start_matches("image/").to_uppercase();
+        return Err(format!("screenshot {rel} is not a {kind}: not shown"));
     }
     Ok(format!(
-        "data:image/png;base64,{}",
+        "data:{mime};base64,{}",
         base64::engine::general_purpose::STANDARD.encode(bytes)
     ))
 }

@@ -1,5 +1,6 @@
 //! Reports written after a run, one module per format, each with one `write_report` entry.
 
+mod filmstrip;
 pub mod html;
 pub mod json;
 pub mod junit;

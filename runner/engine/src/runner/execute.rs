@@ -106,6 +106,7 @@ impl Runner {
             secrets: &self.secrets,
             events,
             screenshots: self.config.screenshots,
+            trace: self.config.trace,
         }
     }
 }

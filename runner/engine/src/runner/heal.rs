@@ -240,6 +240,18 @@ impl Runner {
             .unwrap_or(replay.actions.len());
         let mut actions = replay.actions[..before].to_vec();
         actions.extend(rest_run.actions);
+        // Trace frames point at their step's index in `actions`: the healed run's shift by
+        // the replay's steps kept before them.
+        let mut frames: Vec<_> = replay
+            .frames
+            .iter()
+            .filter(|f| f.action < before)
+            .cloned()
+            .collect();
+        frames.extend(rest_run.frames.into_iter().map(|mut f| {
+            f.action += before;
+            f
+        }));
         let execution = Execution {
             failure: None,
             actions,
@@ -248,6 +260,7 @@ impl Runner {
             start_sig: replay.start_sig.clone(),
             evidence: None,
             screenshot: rest_run.screenshot,
+            frames,
         };
         let mut result =
             self.scenario_result(run_id, &scenario.id, CacheOutcome::Healed, execution);

@@ -1,12 +1,12 @@
-//! A scenario's result: built from its execution (with the failure's evidence and screenshots
-//! stored under `e2e/.windup/runs/<run_id>/`) or from a failure without one, and masked for
-//! credentials before it is shown, reported or kept.
+//! A scenario's result: built from its execution (with the failure's evidence, screenshots and
+//! trace frames stored under `e2e/.windup/runs/<run_id>/`) or from a failure without one, and
+//! masked for credentials before it is shown, reported or kept.
 
 use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus};
 
 use super::Runner;
 use crate::browser::BrowserError;
-use crate::executor::{Captured, Execution};
+use crate::executor::{Captured, Execution, FrameShot};
 use crate::project::Layout;
 
 impl Runner {
@@ -22,12 +22,68 @@ impl Runner {
     ) -> ScenarioResult {
         let captured = x.evidence.take();
         let passed_png = x.screenshot.take();
+        let frames = std::mem::take(&mut x.frames);
+        let keep_trace = self.config.trace.keeps(x.failure.is_some());
         let mut result = plain_result(id, cache, x);
         result.evidence = captured.map(|c| self.stored_evidence(run_id, id, c));
         result.screenshot = passed_png
             .as_deref()
             .and_then(|png| self.store_screenshot(run_id, id, png));
+        if keep_trace {
+            self.store_trace(run_id, id, &mut result, frames);
+        } else {
+            for a in &mut result.actions {
+                a.trace = None;
+            }
+        }
         result
+    }
+
+    /// Stores each trace picture as `e2e/.windup/runs/<run_id>/<name>.trace-<n>.jpg` and names it
+    /// in its step's frame.
+    fn store_trace(
+        &self,
+        run_id: &str,
+        name: &str,
+        result: &mut ScenarioResult,
+        frames: Vec<FrameShot>,
+    ) {
+        for (n, f) in frames.into_iter().enumerate() {
+            let Some(frame) = result
+                .actions
+                .get_mut(f.action)
+                .and_then(|a| a.trace.as_mut())
+            else {
+                continue;
+            };
+            let rel = format!(
+                "{}/{run_id}/{name}.trace-{:02}.jpg",
+                Layout::RUNS_DIR,
+                n + 1
+            );
+            match crate::fsutil::write_atomic(&self.config.root.join(&rel), &f.jpeg) {
+                Ok(()) => frame.screenshot = Some(rel),
+                Err(e) => {
+                    tracing::warn!("could not store the trace frame {rel}: {e}");
+                    frame.note =
+                        Some("screenshot not stored: the file could not be written".into());
+                }
+            }
+        }
+    }
+
+    /// Removes the trace pictures of an attempt a retry replaces: only the last attempt's are
+    /// reported, and a failure's frames are not kept behind a pass.
+    pub(super) fn discard_trace(&self, result: &ScenarioResult) {
+        let prefix = format!("{}/", Layout::RUNS_DIR);
+        for rel in result
+            .actions
+            .iter()
+            .filter_map(|a| a.trace.as_ref()?.screenshot.as_deref())
+            .filter(|rel| rel.starts_with(&prefix) && !rel.contains(".."))
+        {
+            let _ = std::fs::remove_file(self.config.root.join(rel));
+        }
     }
 
     /// Failure evidence with its screenshot stored as `e2e/.windup/runs/<run_id>/<name>.png`.

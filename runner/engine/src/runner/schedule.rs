@@ -175,6 +175,7 @@ impl Runner {
             && result.failure_class.is_some_and(retryable)
         {
             first_failure.get_or_insert_with(|| result.clone());
+            self.discard_trace(&result);
             attempts += 1;
             let lookup = shared.cache.lookup(scenario).unwrap_or(Lookup::Miss);
             result = self

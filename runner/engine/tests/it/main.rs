@@ -13,3 +13,4 @@ mod screenshots;
 mod sitemap;
 mod support;
 mod thirdparty;
+mod trace;

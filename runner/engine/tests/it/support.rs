@@ -104,6 +104,8 @@ pub(crate) struct Run<'a> {
     pub scenario_timeout: Duration,
     pub secrets: HashMap<String, String>,
     pub events: Option<&'a dyn EventSink>,
+    /// Whether each step leaves a trace frame.
+    pub trace: windup_engine::executor::Trace,
 }
 
 impl<'a> Run<'a> {
@@ -118,6 +120,7 @@ impl<'a> Run<'a> {
             scenario_timeout: Duration::from_secs(30),
             secrets: HashMap::new(),
             events: None,
+            trace: Default::default(),
         }
     }
 
@@ -166,6 +169,7 @@ impl<'a> Run<'a> {
             secrets: &secrets,
             events: self.events.unwrap_or(&no_events),
             screenshots: Default::default(),
+            trace: self.trace,
         };
         if open {
             execute(session, plan, &cx).await

@@ -97,6 +97,47 @@ impl Command for HandleJavaScriptDialog {
 pub(crate) struct CaptureScreenshot {
     /// `png`, `jpeg` or `webp`.
     pub format: &'static str,
+    /// 0 to 100, for `jpeg` and `webp`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u8>,
+    /// The region to capture, in the document's CSS pixels, and its scale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clip: Option<Clip>,
+}
+
+/// `Page.Viewport`: a region of the document and the scale it is captured at.
+#[derive(Debug, Serialize)]
+pub(crate) struct Clip {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub scale: f64,
+}
+
+/// The page's layout: where the visual viewport is, in CSS pixels.
+#[derive(Debug, Serialize)]
+pub(crate) struct GetLayoutMetrics {}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LayoutMetrics {
+    pub css_visual_viewport: VisualViewport,
+}
+
+/// The visual viewport: its offset in the document and its size, in CSS pixels.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct VisualViewport {
+    pub page_x: f64,
+    pub page_y: f64,
+    pub client_width: f64,
+    pub client_height: f64,
+}
+
+impl Command for GetLayoutMetrics {
+    const METHOD: &'static str = "Page.getLayoutMetrics";
+    type Response = LayoutMetrics;
 }
 
 #[derive(Debug, Deserialize)]

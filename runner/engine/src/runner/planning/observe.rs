@@ -12,7 +12,7 @@ use super::super::shared::RunShared;
 use super::super::storage::{self, StorageState};
 use super::start::{Phases, Stop};
 use crate::browser::{BrowserError, Session};
-use crate::executor::{ExecContext, Execution, Screenshots, execute_steps};
+use crate::executor::{ExecContext, Execution, Screenshots, Trace, execute_steps};
 use crate::planner::Observation;
 
 impl Runner {
@@ -186,6 +186,9 @@ impl Runner {
                 Screenshots::Off => Screenshots::Off,
                 _ => Screenshots::OnlyOnFailure,
             },
+            // Steps run while planning leave no trace: the plan's verifying run (or its next
+            // replay) does.
+            trace: Trace::Off,
         };
         execute_steps(session, &plan, &cx).await
     }

@@ -109,6 +109,7 @@ impl Runner {
             start_sig,
             evidence: None,
             screenshot: None,
+            frames: Vec::new(),
         };
         self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution)
     }
