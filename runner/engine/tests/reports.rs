@@ -40,6 +40,7 @@ fn action(
         act_ms,
         verify_ms,
         error: None,
+        download: None,
     }
 }
 
@@ -143,6 +144,7 @@ fn failed() -> ScenarioResult {
             ),
             ActionResult {
                 error: Some("selector_not_found: no visible match".into()),
+                download: None,
                 ..action(
                     "a2",
                     ActionType::Click,

@@ -383,4 +383,19 @@ pub struct ActionResult {
     /// Why the step failed, credential values masked; absent unless it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// For a `download` step: where the downloaded file was saved, relative to the project root
+    /// (`e2e/.windup/runs/<run_id>/downloads/<scenario>/report.csv`), and its size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<Downloaded>,
+}
+
+/// A file a `download` step saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Downloaded {
+    /// The saved file, relative to the project root.
+    pub path: String,
+    /// Its name as the site suggested it.
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
 }

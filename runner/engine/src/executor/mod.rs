@@ -9,7 +9,9 @@ mod fragment;
 mod navigate;
 mod outcome;
 mod steps;
+mod transfer;
 
-pub use context::{ExecContext, Screenshots};
+pub use context::{ExecContext, Screenshots, Transfers};
 pub use outcome::{Captured, Execution, Failure};
 pub use steps::{execute, execute_steps};
+pub use transfer::missing_upload_files;

@@ -72,6 +72,7 @@ pub(super) fn skipped(action: &Action, fragment: Option<&str>) -> ActionResult {
         act_ms: 0,
         verify_ms: 0,
         error: None,
+        download: None,
     }
 }
 

@@ -1,7 +1,7 @@
 //! The step loop: runs a plan's steps in order, times each, reports it as an event, and stops
 //! at the first failure, listing the steps that never ran. A step's own work is done by type:
-//! `goto` (`navigate.rs`), `use` (`fragment.rs`), the rest on a target (`act.rs`); then its
-//! postconditions are verified.
+//! `goto` (`navigate.rs`), `use` (`fragment.rs`), `upload` and `download` (`transfer.rs`), the
+//! rest on a target (`act.rs`); then its postconditions are verified.
 
 use std::time::Duration;
 
@@ -37,6 +37,8 @@ pub(super) struct Runner<'s, 'c> {
     /// The last step that acted on the page: the one a page reached during a later `wait_for`
     /// was led to by.
     pub last_act: Option<String>,
+    /// The file the running `download` step saved, for its result.
+    pub last_download: Option<windup_model::Downloaded>,
 }
 
 /// Time a step spent (wait, act, verify).
@@ -74,6 +76,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         failed_target: None,
         last_url: None,
         last_act: None,
+        last_download: None,
     };
     let mut start_sig = None;
     // Every top-level document of the run is held to the app's origins, whatever the plan says.
@@ -271,6 +274,7 @@ impl Runner<'_, '_> {
             act_ms: ms(timing.1),
             verify_ms: ms(timing.2),
             error: outcome.as_ref().err().map(|f| f.message.clone()),
+            download: self.last_download.take(),
         };
         self.emit(Event::ActionFinished {
             scenario_id: self.cx.scenario_id.to_string(),
@@ -305,6 +309,8 @@ impl Runner<'_, '_> {
         match action.kind {
             ActionType::Goto => self.goto_step(action, id, timing).await?,
             ActionType::Use => self.use_fragment(action, id, depth, timing).await?,
+            ActionType::Upload => self.upload_step(action, id, deadline, timing).await?,
+            ActionType::Download => self.download_step(action, id, deadline, timing).await?,
             ActionType::Press if action.target.is_none() => {
                 let chord = parse_chord(action.key.as_deref().unwrap_or_default())
                     .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
@@ -317,7 +323,8 @@ impl Runner<'_, '_> {
             }
             _ => self.perform_on_target(action, id, deadline, timing).await?,
         }
-        if let Some(expect) = action.expect.as_ref().filter(|e| !e.is_empty()) {
+        // `expect.download` was checked on the file by the step itself.
+        if let Some(expect) = action.expect.as_ref().filter(|e| e.has_page_checks()) {
             let t = Instant::now();
             let d = self.deadline(action);
             self.verify(expect, d, id).await?;

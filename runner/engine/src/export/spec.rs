@@ -10,7 +10,8 @@ use windup_model::{Action, ActionType, Plan, Scenario, Selector};
 use super::assertion::{ValueCheck, assertions, value_check};
 use super::locator::{Resolve, locator};
 use super::runtime::{
-    MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, VALUE_HELPER,
+    FILES_HELPER, MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, TOTP_HELPER,
+    VALUE_HELPER,
 };
 use super::ts;
 use crate::fragments::Fragments;
@@ -42,12 +43,17 @@ pub(super) struct SpecInput<'a> {
     pub plan_file: &'a str,
     /// The project's fragments, written out where a step uses one.
     pub fragments: &'a Fragments,
+    /// The ENV names of the manifest's TOTP secrets: a `value_ref` naming one types the code.
+    pub totp: &'a [String],
 }
 
 /// The spec's text.
 pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     let scenario = input.scenario;
-    let mut body = Body::default();
+    let mut body = Body {
+        totp: input.totp.to_vec(),
+        ..Body::default()
+    };
     body.line(&format!(
         "await {PAGE}.goto({});",
         ts::string(&input.plan.start_url)
@@ -83,7 +89,10 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
         "import {{ expect, test, {} }} from '@playwright/test';",
         types.join(", ")
     );
-    if storage {
+    if body.totp_helper {
+        out.push_str("import * as crypto from 'node:crypto';\n");
+    }
+    if storage || body.files_helper || body.fs {
         out.push_str("import * as fs from 'node:fs';\nimport * as path from 'node:path';\n");
     }
     out.push('\n');
@@ -124,6 +133,12 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     if body.value_helper {
         out.push_str(VALUE_HELPER);
     }
+    if body.files_helper {
+        out.push_str(FILES_HELPER);
+    }
+    if body.totp_helper {
+        out.push_str(TOTP_HELPER);
+    }
     if storage {
         out.push_str(STORAGE_FILE_HELPER);
     }
@@ -139,6 +154,12 @@ struct Body {
     lines: Vec<String>,
     secret_helper: bool,
     value_helper: bool,
+    files_helper: bool,
+    totp_helper: bool,
+    /// A step reads a file's size (`node:fs`).
+    fs: bool,
+    /// The manifest's TOTP secrets' ENV names.
+    totp: Vec<String>,
 }
 
 impl Body {
@@ -240,6 +261,27 @@ impl Body {
                 self.line(&format!("await {}.waitFor({});", target()?, opt(true)))
             }
             ActionType::Use => self.fragment(action, field, fragments, depth)?,
+            ActionType::Upload => {
+                self.files_helper = true;
+                let files = action.files.clone().unwrap_or_default();
+                self.line(&super::transfer::upload(&target()?, &files, timeout));
+            }
+            ActionType::Download => {
+                let want = action.expect.as_ref().and_then(|e| e.download.as_ref());
+                self.fs |= want.is_some_and(|w| {
+                    w.size.is_some() || w.min_size.is_some() || w.max_size.is_some()
+                });
+                let lines = super::transfer::download(PAGE, &target()?, want, timeout).map_err(
+                    |problem| Bad {
+                        field: format!("{field}.expect.download"),
+                        problem,
+                        fix: "run `windup validate` and fix the plan".into(),
+                    },
+                )?;
+                for l in lines {
+                    self.line(&l);
+                }
+            }
         }
         // Windup looks for a tab the page opened before each step and each check.
         if !matches!(
@@ -248,7 +290,7 @@ impl Body {
         ) {
             self.line("await followNewTab();");
         }
-        if let Some(expect) = action.expect.as_ref().filter(|e| !e.is_empty()) {
+        if let Some(expect) = action.expect.as_ref().filter(|e| e.has_page_checks()) {
             self.expect(expect, timeout, &format!("{field}.expect"))?;
         }
         Ok(())
@@ -337,10 +379,13 @@ impl Body {
                     });
                 }
                 self.secret_helper = true;
-                Ok(format!(
-                    "process.env.{name} ?? missing({})",
-                    ts::string(name)
-                ))
+                let value = format!("process.env.{name} ?? missing({})", ts::string(name));
+                if self.totp.contains(name) {
+                    // Windup types the current one-time code, never the secret.
+                    self.totp_helper = true;
+                    return Ok(format!("totp({value})"));
+                }
+                Ok(value)
             }
             (None, Some(v)) => Ok(ts::string(v)),
             (None, None) => Err(Bad {
@@ -387,6 +432,7 @@ mod tests {
             url: None,
             key: None,
             use_fragment: None,
+            files: None,
             expect: None,
             timeout_ms: None,
         }
@@ -409,6 +455,7 @@ mod tests {
             plan: p,
             plan_file: "e2e/.windup/cache/demo.json",
             fragments,
+            totp: &[],
         })
         .unwrap()
     }

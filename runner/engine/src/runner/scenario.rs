@@ -256,6 +256,7 @@ impl Runner {
         let timeout = self.scenario_timeout(scenario);
         let (execution, session) = match self
             .execute_open(
+                run_id,
                 &scenario.id,
                 &entry.plan,
                 timeout,

@@ -131,7 +131,9 @@ impl<'a> Run<'a> {
         let mut manifest = windup_engine::secrets::Manifest::default();
         let mut account = windup_engine::secrets::Account::default();
         for name in self.secrets.keys() {
-            account.fields.insert(name.to_lowercase(), name.clone());
+            account
+                .fields
+                .insert(name.to_lowercase(), name.clone().into());
         }
         manifest.accounts.insert("test".into(), account);
         windup_engine::boundary::Boundary::new(self.base, &[], &manifest)

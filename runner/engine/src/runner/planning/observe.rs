@@ -186,6 +186,7 @@ impl Runner {
                 Screenshots::Off => Screenshots::Off,
                 _ => Screenshots::OnlyOnFailure,
             },
+            transfers: self.transfers(shared.run_id),
         };
         execute_steps(session, &plan, &cx).await
     }
