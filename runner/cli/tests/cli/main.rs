@@ -16,5 +16,6 @@ mod new;
 mod real_dashboard;
 mod replay;
 mod support;
+mod transfers;
 mod triage;
 mod usage;

@@ -312,6 +312,12 @@ pub(crate) async fn file_input(
     })
 }
 
+/// Tells the page that the navigation its last step started became a download, so the
+/// document is not being left.
+pub(crate) async fn download_started(session: &Session) -> Result<bool, BrowserError> {
+    call(session, "downloadStarted", &[]).await
+}
+
 /// Visible and hidden matches of a selector.
 pub(crate) async fn query(session: &Session, parts: &[Part]) -> Result<Counts, BrowserError> {
     call(session, "query", &[arg(&parts)]).await

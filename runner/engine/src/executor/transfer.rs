@@ -12,7 +12,7 @@ use windup_model::{Action, ActionType, DownloadExpect, Downloaded, FailureClass,
 
 use super::outcome::{Failure, browser_failure, fail};
 use super::steps::{Runner, Timing};
-use crate::browser::injected::{FileInput, file_input};
+use crate::browser::injected::{FileInput, download_started, file_input};
 use crate::browser::{BrowserError, DownloadError};
 use crate::locator::Locator;
 use crate::project::Layout;
@@ -147,6 +147,12 @@ impl Runner<'_, '_> {
                 ));
             }
         };
+        // A link answered with `Content-Disposition: attachment` started a navigation that
+        // became this download: the page stays, and must not look as if it were leaving.
+        match download_started(self.session).await {
+            Ok(_) | Err(BrowserError::ContextLost) => {}
+            Err(e) => return Err(browser_failure(e, id)),
+        }
         let name = safe_name(&download.name);
         let saved = unused_path(&folder, &name);
         let file_name = saved
@@ -197,13 +203,17 @@ pub(crate) fn upload_paths(files_dir: &Path, names: &[String]) -> Result<Vec<Pat
             return Err(format!("files[{i}]: {what}"));
         }
         let path = files_dir.join(name);
-        if !path.is_file() {
-            return Err(format!(
-                "files[{i}]: `{name}` is not in {dir}/ (fix: add the file to {dir}/, or correct the name)",
-                dir = Layout::FILES_DIR
-            ));
+        // Absolute: the browser grants the page the path it is given, and a relative one is
+        // not the path the page then reads (Chromium ends a renderer that reads another).
+        match path.canonicalize() {
+            Ok(p) if p.is_file() => out.push(p),
+            _ => {
+                return Err(format!(
+                    "files[{i}]: `{name}` is not in {dir}/ (fix: add the file to {dir}/, or correct the name)",
+                    dir = Layout::FILES_DIR
+                ));
+            }
         }
-        out.push(path);
     }
     Ok(out)
 }

@@ -3345,6 +3345,18 @@ if (!window.__windup) {
     }
 
     /**
+     * A navigation that turned into a download (a `Content-Disposition: attachment` response)
+     * left nothing: the engine saw the download begin, so the document stays current.
+     */
+    function downloadStarted() {
+      if (!nav.pageHidden) {
+        nav.pending = null;
+        nav.beforeUnload = null;
+      }
+      return true;
+    }
+
+    /**
      * The `<input type=file>` a selector names, for `upload`: the element itself, whose files
      * the engine sets through CDP. A visible match first, else the first match (file inputs
      * are often hidden behind a styled label or button); a label stands for its control.
@@ -3394,6 +3406,7 @@ if (!window.__windup) {
       localStorage: localStorageEntries,
       restoreLocalStorage,
       fileInput,
+      downloadStarted,
       accessibleName: (el) => accessibleName(el, newCtx()),
       role: (el) => roleOf(el, newCtx()),
       // For tests: the matched nodes themselves (visible and hidden, in order).

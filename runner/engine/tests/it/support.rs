@@ -168,6 +168,11 @@ impl<'a> Run<'a> {
             secrets: &secrets,
             events: self.events.unwrap_or(&no_events),
             screenshots: Default::default(),
+            // No test here uploads or downloads (the CLI's `transfers` tests do).
+            transfers: windup_engine::executor::Transfers {
+                root: std::env::temp_dir().join("windup-it-no-transfers"),
+                run_id: "it".into(),
+            },
         };
         if open {
             execute(session, plan, &cx).await
