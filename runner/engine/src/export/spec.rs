@@ -593,3 +593,104 @@ mod tests {
         assert!(text.contains("async function expectValue(target: Locator"));
     }
 }
+
+#[cfg(test)]
+mod transfer_tests {
+    use windup_model::{Action, ActionType, DownloadExpect, Expect, Plan, Scenario, Target};
+
+    use super::{SpecInput, spec};
+    use crate::fragments::Fragments;
+
+    #[test]
+    fn a_totp_value_ref_types_the_code_and_files_move_through_playwright() {
+        let scenario = Scenario {
+            id: "files".into(),
+            task: "t".into(),
+            start_url: "/".into(),
+            hints: vec![],
+            tags: vec![],
+            timeout_ms: None,
+            setup: false,
+            needs: vec![],
+        };
+        let step = |id: &str, kind: ActionType, selector: &str| Action {
+            id: id.into(),
+            kind,
+            target: Some(Target {
+                selector: selector.into(),
+                description: None,
+            }),
+            value: None,
+            value_ref: None,
+            url: None,
+            key: None,
+            use_fragment: None,
+            files: None,
+            expect: None,
+            timeout_ms: None,
+        };
+        let plan = Plan {
+            plan_version: "0.2".into(),
+            scenario_id: "files".into(),
+            task: "t".into(),
+            start_url: "/".into(),
+            generated_by: "human".into(),
+            actions: vec![
+                Action {
+                    value_ref: Some("ADMIN_TOTP".into()),
+                    ..step("a1", ActionType::Fill, "label=\"Code\"")
+                },
+                Action {
+                    value_ref: Some("ADMIN_PASSWORD".into()),
+                    ..step("a2", ActionType::Fill, "label=\"Password\"")
+                },
+                Action {
+                    files: Some(vec!["invoice.pdf".into()]),
+                    ..step("a3", ActionType::Upload, "label=\"Invoice\"")
+                },
+                Action {
+                    expect: Some(Expect {
+                        download: Some(DownloadExpect {
+                            name: Some("report.csv".into()),
+                            size: Some(8),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
+                    ..step("a4", ActionType::Download, "role=link[name=\"Report\"]")
+                },
+            ],
+        };
+        let text = spec(&SpecInput {
+            scenario: &scenario,
+            plan: &plan,
+            plan_file: "p.json",
+            fragments: &Fragments::default(),
+            totp: &["ADMIN_TOTP".to_string()],
+        })
+        .unwrap();
+        assert!(
+            text.contains("fill(totp(process.env.ADMIN_TOTP ?? missing(\"ADMIN_TOTP\")))"),
+            "{text}"
+        );
+        assert!(
+            text.contains("fill(process.env.ADMIN_PASSWORD ?? missing(\"ADMIN_PASSWORD\"))"),
+            "{text}"
+        );
+        assert!(text.contains("function totp(secret: string)"), "{text}");
+        assert!(
+            text.contains("import * as crypto from 'node:crypto';"),
+            "{text}"
+        );
+        assert!(
+            text.contains(".setInputFiles([windupFile(\"invoice.pdf\")])"),
+            "{text}"
+        );
+        assert!(text.contains("function windupFile(name: string)"), "{text}");
+        assert!(text.contains("page.waitForEvent('download')"), "{text}");
+        assert!(text.contains("expect(size).toBe(8);"), "{text}");
+        assert!(text.contains("import * as fs from 'node:fs';"), "{text}");
+        // The download's check is on the file, never a page assertion.
+        assert!(!text.contains("toBeVisible"), "{text}");
+    }
+}
