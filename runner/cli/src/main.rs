@@ -66,7 +66,7 @@ enum Command {
     },
     /// Run one plan file directly: no cache, no LLM, no project folder needed.
     Replay {
-        /// The plan to run (JSON, plan_version 0.1).
+        /// The plan to run (JSON, plan_version 0.2 or 0.1).
         plan: PathBuf,
         /// When it passes, save it as the cached plan of the scenario it names.
         #[arg(long)]

@@ -21,6 +21,8 @@ impl Layout {
     pub const SCENARIOS_DIR: &str = "e2e/scenarios";
     /// Fragments, one JSON file each (committed).
     pub const FRAGMENTS_DIR: &str = "e2e/fragments";
+    /// Files an `upload` step sets on a file input, by name (committed).
+    pub const FILES_DIR: &str = windup_model::plan::FILES_DIR;
     /// Accounts and the ENV names of their credentials (committed; never a value).
     pub const MANIFEST_FILE: &str = "e2e/manifest.yaml";
     /// Credential values for local runs (never committed).
@@ -38,7 +40,8 @@ impl Layout {
     pub const LEDGER_FILE: &str = "e2e/.windup/ledger.jsonl";
     /// Uploads waiting for the dashboard to come back.
     pub const SPOOL_DIR: &str = "e2e/.windup/spool";
-    /// Run reports and screenshots, one folder per run.
+    /// Run reports, screenshots and downloads (`<run_id>/downloads/<scenario>/`), one folder
+    /// per run.
     pub const RUNS_DIR: &str = "e2e/.windup/runs";
     /// The last run's report, for `windup report` and `windup push`.
     pub const LAST_RUN_FILE: &str = "e2e/.windup/last-run.json";

@@ -44,6 +44,7 @@ fn action(
         verify_ms,
         error: None,
         trace: None,
+        download: None,
     }
 }
 
@@ -174,6 +175,7 @@ fn failed() -> ScenarioResult {
                     ),
                     ..TraceFrame::default()
                 }),
+                download: None,
                 ..action(
                     "a2",
                     ActionType::Click,

@@ -5,14 +5,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::{Action, Expect};
 
-/// The `fragment_version` this windup writes and reads.
-pub const FRAGMENT_VERSION: &str = "0.1";
+/// The `fragment_version` this windup writes (0.2 added the `upload` and `download` steps, as
+/// `plan_version` 0.2 did).
+pub const FRAGMENT_VERSION: &str = "0.2";
+
+/// Every `fragment_version` this windup reads.
+pub const FRAGMENT_VERSIONS_READ: [&str; 2] = ["0.1", FRAGMENT_VERSION];
 
 /// A named list of actions with its own postconditions. A plan runs it in place with `use: <id>`;
 /// the cache stores the reference, so a fixed fragment fixes every plan that uses it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Fragment {
-    /// The format's version, `"0.1"`.
+    /// The format's version, `"0.2"` (`"0.1"` is still read).
     pub fragment_version: String,
     /// What `use:` names; also the file name (`<id>.json`).
     #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9._-]*$"))]

@@ -33,11 +33,13 @@ pub use cache::{CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation};
 pub use exit::ExitCode;
 pub use fragment::Fragment;
 pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
-pub use plan::{Action, ActionType, CountExpect, Expect, Plan, Target, ValueExpect};
+pub use plan::{
+    Action, ActionType, CountExpect, DownloadExpect, Expect, Plan, Target, ValueExpect,
+};
 pub use report::{
-    ActionResult, ActionStatus, CacheOutcome, CiInfo, Evidence, FailureClass, GitInfo, Heal,
-    HealRule, Rect, RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals, TraceFrame,
-    Triage, Verdict,
+    ActionResult, ActionStatus, CacheOutcome, CiInfo, Downloaded, Evidence, FailureClass, GitInfo,
+    Heal, HealRule, Rect, RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals,
+    TraceFrame, Triage, Verdict,
 };
 pub use scenario::Scenario;
 pub use selector::{Part, Selector, SelectorError};

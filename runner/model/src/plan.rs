@@ -1,15 +1,48 @@
-//! The action plan: validated data, never code. `plan_version: "0.1"`.
+//! The action plan: validated data, never code. `plan_version: "0.2"`; 0.2 added the `upload`
+//! and `download` steps (`files`, `expect.download`), and a 0.1 plan is still read as it is.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The `plan_version` this windup writes and reads.
-pub const PLAN_VERSION: &str = "0.1";
+/// The `plan_version` this windup writes.
+pub const PLAN_VERSION: &str = "0.2";
+
+/// Every `plan_version` this windup reads: a plan of an older version holds only the steps
+/// that version had, and runs as it did.
+pub const PLAN_VERSIONS_READ: [&str; 2] = ["0.1", PLAN_VERSION];
+
+/// The `plan_version` that introduced a step type (`upload` and `download` came with 0.2).
+pub fn since_version(kind: ActionType) -> &'static str {
+    match kind {
+        ActionType::Upload | ActionType::Download => "0.2",
+        _ => "0.1",
+    }
+}
+
+/// Where `upload` reads its files, relative to the project root (the engine's `Layout` names it
+/// with this constant).
+pub const FILES_DIR: &str = "e2e/files";
+
+/// Why `name` cannot name a file directly in the files folder: an upload reads nothing else.
+pub fn file_name_problem(name: &str) -> Option<String> {
+    if name.trim().is_empty() {
+        return Some("the file name is empty".into());
+    }
+    if name.contains('/') || name.contains('\\') || name.contains(':') {
+        return Some(format!(
+            "`{name}` is a path; an upload takes only a file name in {FILES_DIR}/ (absolute paths and folders are refused)"
+        ));
+    }
+    if name == "." || name == ".." || name.contains('\0') {
+        return Some(format!("`{name}` is not a file name"));
+    }
+    None
+}
 
 /// A plan: the steps that carry out one scenario, as produced by the planner or written by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Plan {
-    /// The format's version, `"0.1"`.
+    /// The format's version, `"0.2"` (`"0.1"` is still read).
     pub plan_version: String,
     /// The `id` of the scenario the plan carries out.
     pub scenario_id: String,
@@ -35,16 +68,18 @@ pub struct Plan {
               the comments on the variants say what each step does"
 )]
 pub enum ActionType {
-    Goto,    // loads `url`
-    Click,   // clicks `target`
-    Fill,    // replaces the text of `target` with `value` or `value_ref`
-    Press,   // presses `key` in `target`, or in whatever has focus
-    Select,  // picks the option of `target` (a `<select>`) whose value or label is `value`
-    Check,   // makes sure `target` (a checkbox or radio) is checked
-    Uncheck, // makes sure `target` is unchecked
-    Hover,   // moves the pointer over `target`
-    WaitFor, // waits until `target` has a visible match
-    Use,     // runs the fragment named by `use` in place of the step
+    Goto,     // loads `url`
+    Click,    // clicks `target`
+    Fill,     // replaces the text of `target` with `value` or `value_ref`
+    Press,    // presses `key` in `target`, or in whatever has focus
+    Select,   // picks the option of `target` (a `<select>`) whose value or label is `value`
+    Check,    // makes sure `target` (a checkbox or radio) is checked
+    Uncheck,  // makes sure `target` is unchecked
+    Hover,    // moves the pointer over `target`
+    WaitFor,  // waits until `target` has a visible match
+    Use,      // runs the fragment named by `use` in place of the step
+    Upload,   // sets `files` (from e2e/files/) on `target`, an `<input type=file>`
+    Download, // clicks `target` and waits for the download it starts
 }
 
 impl ActionType {
@@ -61,6 +96,8 @@ impl ActionType {
             ActionType::Hover => "hover",
             ActionType::WaitFor => "wait_for",
             ActionType::Use => "use",
+            ActionType::Upload => "upload",
+            ActionType::Download => "download",
         }
     }
 
@@ -76,6 +113,8 @@ impl ActionType {
                 | ActionType::Uncheck
                 | ActionType::Hover
                 | ActionType::WaitFor
+                | ActionType::Upload
+                | ActionType::Download
         )
     }
 }
@@ -124,6 +163,10 @@ pub struct Action {
     /// For `use`: the id of a fragment in `e2e/fragments/`.
     #[serde(default, rename = "use", skip_serializing_if = "Option::is_none")]
     pub use_fragment: Option<String>,
+    /// For `upload`: file names in the project's `e2e/files/` folder (no folders, no `..`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 32))]
+    pub files: Option<Vec<String>>,
     /// Postconditions that must all hold after the step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
@@ -155,6 +198,9 @@ impl Action {
         }
         if let Some(u) = &self.use_fragment {
             let _ = write!(line, " use={u}");
+        }
+        if let Some(files) = &self.files {
+            let _ = write!(line, " files={}", files.join(","));
         }
         line
     }
@@ -192,6 +238,9 @@ pub struct Expect {
     /// The number of visible matches must equal `equals`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<CountExpect>,
+    /// For a `download` step: the downloaded file's name and size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<DownloadExpect>,
 }
 
 impl Expect {
@@ -202,6 +251,16 @@ impl Expect {
             && self.url.is_none()
             && self.value.is_none()
             && self.count.is_none()
+            && self.download.is_none()
+    }
+
+    /// Whether a postcondition is checked on the page (all but `download`, which is checked
+    /// on the downloaded file).
+    pub fn has_page_checks(&self) -> bool {
+        Expect {
+            download: None,
+            ..self.clone()
+        } != Expect::default()
     }
 
     /// Every selector the postconditions use, with the field that holds it.
@@ -251,4 +310,24 @@ pub struct CountExpect {
     // The exact number of visible matches (0 for none).
     #[schemars(range(min = 0))]
     pub equals: u32,
+}
+
+/// What a downloaded file must be. Sizes are in bytes; `size` is exact, `min_size` and
+/// `max_size` bound it (both included).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadExpect {
+    /// The file's name as the site suggests it (`report.csv`), or a glob (`report-*.csv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 255))]
+    pub name: Option<String>,
+    /// The exact size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// The smallest size allowed, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_size: Option<u64>,
+    /// The largest size allowed, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_size: Option<u64>,
 }

@@ -461,6 +461,10 @@ pub struct ActionResult {
     /// Why the step failed, credential values masked; absent unless it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// For a `download` step: where the downloaded file was saved, relative to the project root
+    /// (`e2e/.windup/runs/<run_id>/downloads/<scenario>/report.csv`), and its size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub download: Option<Downloaded>,
     /// With `--trace on` (or `on-failure`, for a scenario that failed): the page after the
     /// step. Absent for steps that never ran and `use` steps (their fragment's steps have
     /// their own).
@@ -504,4 +508,15 @@ pub struct Rect {
     pub width: u32,
     /// Height.
     pub height: u32,
+}
+
+/// A file a `download` step saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Downloaded {
+    /// The saved file, relative to the project root.
+    pub path: String,
+    /// Its name as the site suggested it.
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
 }

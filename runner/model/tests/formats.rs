@@ -443,3 +443,99 @@ mod limits {
         assert_eq!(problems[0].field, "actions", "{problems:?}");
     }
 }
+
+/// `plan_version` 0.2's steps: `upload` takes plain file names, `download` checks its file,
+/// and a 0.1 plan still reads but cannot hold them.
+mod transfers {
+    use super::*;
+
+    const PLAN: &str = r#"{
+      "plan_version": "0.2", "scenario_id": "s", "task": "t", "start_url": "/", "generated_by": "human",
+      "actions": [
+        {"id": "a1", "type": "upload", "target": {"selector": "label=\"Invoice\""}, "files": ["invoice.pdf"]},
+        {"id": "a2", "type": "download", "target": {"selector": "role=link[name=\"Report\"]"},
+         "expect": {"download": {"name": "report-*.csv", "min_size": 1, "max_size": 9}}}
+      ]
+    }"#;
+
+    #[test]
+    fn uploads_and_downloads_parse_and_an_old_plan_still_reads() {
+        let plan = plan_from_json("p.json", PLAN).unwrap();
+        assert_eq!(
+            plan.actions[0].files.as_deref(),
+            Some(&["invoice.pdf".to_string()][..])
+        );
+        assert!(!plan.actions[1].expect.as_ref().unwrap().has_page_checks());
+        assert!(
+            plan_from_json("p.json", GOOD_PLAN).is_ok(),
+            "0.1 is still read"
+        );
+        let errors = plan_errors(&PLAN.replace("\"0.2\"", "\"0.1\""));
+        assert_eq!(errors[0].0, "actions[0].type", "{errors:?}");
+        assert!(errors[0].1.contains("came with version 0.2"), "{errors:?}");
+        let errors = plan_errors(&PLAN.replace("\"0.2\"", "\"0.3\""));
+        assert!(errors[0].1.contains("`0.1`, `0.2`"), "{errors:?}");
+    }
+
+    #[test]
+    fn upload_names_must_be_plain_file_names() {
+        for bad in [
+            "../secret.txt",
+            "/etc/passwd",
+            "sub/a.pdf",
+            "..",
+            "C:\\\\a.pdf",
+        ] {
+            let errors = plan_errors(&PLAN.replace("invoice.pdf", bad));
+            let (field, problem, fix) = &errors[0];
+            assert_eq!(field, "actions[0].files[0]", "{bad}: {errors:?}");
+            assert!(!problem.is_empty());
+            assert!(fix.contains("e2e/files/"), "{fix}");
+        }
+        let errors = plan_errors(&PLAN.replace(", \"files\": [\"invoice.pdf\"]", ""));
+        assert_eq!(errors[0].0, "actions[0].files", "{errors:?}");
+    }
+
+    #[test]
+    fn download_checks_are_consistent_and_only_on_downloads() {
+        let errors = plan_errors(&PLAN.replace("\"min_size\": 1", "\"min_size\": 10"));
+        assert!(
+            errors
+                .iter()
+                .any(|(f, ..)| f == "actions[1].expect.download.min_size"),
+            "{errors:?}"
+        );
+        let errors = plan_errors(&PLAN.replace("\"min_size\": 1, ", "\"size\": 3, "));
+        assert!(
+            errors
+                .iter()
+                .any(|(f, ..)| f == "actions[1].expect.download.size"),
+            "{errors:?}"
+        );
+        let errors = plan_errors(&PLAN.replace("\"type\": \"download\"", "\"type\": \"click\""));
+        assert!(
+            errors
+                .iter()
+                .any(|(f, ..)| f == "actions[1].expect.download"),
+            "{errors:?}"
+        );
+        let errors = plan_errors(&PLAN.replace("\"type\": \"upload\"", "\"type\": \"click\""));
+        assert!(
+            errors.iter().any(|(f, ..)| f == "actions[0].files"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn fragments_move_with_plans() {
+        let fragment = |version: &str| {
+            format!(
+                r#"{{"fragment_version": "{version}", "id": "f", "description": "d",
+                "actions": [{{"id": "a1", "type": "upload", "target": {{"selector": "label=\"F\""}}, "files": ["a.txt"]}}]}}"#
+            )
+        };
+        assert!(fragment_from_json("f.json", &fragment("0.2"), Some("f")).is_ok());
+        let err = fragment_from_json("f.json", &fragment("0.1"), Some("f")).unwrap_err();
+        assert_eq!(err.0[0].field, "actions[0].type");
+    }
+}

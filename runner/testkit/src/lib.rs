@@ -1,5 +1,6 @@
 //! Shared test helpers: one async runtime per test binary, static file servers on random
-//! loopback ports with canned routes, the registry fixtures (installed on first use), a fake
+//! loopback ports with canned routes, apps whose answers a test computes per request
+//! ([`app`]), the registry fixtures (installed on first use), a fake
 //! LLM provider ([`fake_llm`]) and a fake team dashboard ([`fake_dashboard`]).
 
 use std::collections::HashMap;
@@ -11,6 +12,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+pub mod app;
 pub mod chromium;
 pub mod fake_dashboard;
 pub mod fake_llm;

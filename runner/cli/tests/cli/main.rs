@@ -18,5 +18,6 @@ mod real_dashboard;
 mod replay;
 mod support;
 mod trace;
+mod transfers;
 mod triage;
 mod usage;

@@ -52,7 +52,7 @@ pub fn register(
                         .find_map(|(a, acc)| {
                             acc.fields
                                 .iter()
-                                .find(|(_, n)| *n == name)
+                                .find(|(_, n)| n.env_name() == name.as_str())
                                 .map(|(f, _)| (a.clone(), f.clone()))
                         })
                         .unwrap_or_default();

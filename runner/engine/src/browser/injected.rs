@@ -302,6 +302,60 @@ pub(crate) async fn locate(
     call(session, "locate", &[arg(&parts), arg(&action)]).await
 }
 
+/// What the in-page engine found for an `upload`'s target.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FileInput {
+    /// The input, as a handle the DOM domain takes; release it once used.
+    Found(String),
+    /// The document is being replaced.
+    Navigating,
+    /// Nothing matches.
+    NotFound,
+    /// A match that cannot take the files, and why.
+    NotActionable(String),
+}
+
+/// The `<input type=file>` the selector names, ready for `count` files. Unlike the other entry
+/// points this one answers with a handle to the element, not with JSON.
+pub(crate) async fn file_input(
+    session: &Session,
+    parts: &[Part],
+    count: usize,
+) -> Result<FileInput, BrowserError> {
+    let call = format!(
+        "window.__windup ? window.__windup.fileInput({}, {}) : \"__windup_missing\"",
+        arg(&parts),
+        arg(&count)
+    );
+    let mut found = session.eval_handle(&call).await?;
+    if found.value.as_ref().and_then(Value::as_str) == Some("__windup_missing") {
+        session.eval::<Value>(&format!("{INJECTED_JS};0")).await?;
+        found = session.eval_handle(&call).await?;
+    }
+    if found.subtype.as_deref() == Some("node")
+        && let Some(id) = found.object_id
+    {
+        return Ok(FileInput::Found(id));
+    }
+    Ok(match found.value.as_ref().and_then(Value::as_str) {
+        Some("navigating") => FileInput::Navigating,
+        Some("not_found") => FileInput::NotFound,
+        Some(other) => FileInput::NotActionable(
+            other
+                .strip_prefix("not_actionable: ")
+                .unwrap_or(other)
+                .to_string(),
+        ),
+        None => FileInput::NotFound,
+    })
+}
+
+/// Tells the page that the navigation its last step started became a download, so the
+/// document is not being left.
+pub(crate) async fn download_started(session: &Session) -> Result<bool, BrowserError> {
+    call(session, "downloadStarted", &[]).await
+}
+
 /// Visible and hidden matches of a selector.
 pub(crate) async fn query(session: &Session, parts: &[Part]) -> Result<Counts, BrowserError> {
     call(session, "query", &[arg(&parts)]).await

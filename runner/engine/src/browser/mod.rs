@@ -13,7 +13,8 @@
 //! scenario, or a reset tab an earlier one left (`pool`); trusted input through the Input
 //! domain (`input`); navigation that waits for the document that finally commits
 //! (`navigation`); failed requests for the evidence (`network_log`); every top-level document
-//! held to the app's origins (`guard`). Everything CDP-specific stays in this module.
+//! held to the app's origins (`guard`); files set on a file input and downloads saved
+//! and followed (`transfer`). Everything CDP-specific stays in this module.
 //!
 //! Windup never closes a browser it did not start: an attached one keeps its tabs, cookies
 //! and cache; scenarios run in contexts (or tabs) Windup made, removed when it detaches.
@@ -33,6 +34,7 @@ mod network_log;
 mod page_events;
 mod pool;
 mod session;
+mod transfer;
 mod transport;
 
 pub use attach::{MIN_CHROMIUM_MAJOR, parse_cdp_url};
@@ -43,3 +45,4 @@ pub use guard::Left;
 pub use launch::{BrowserOptions, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
 pub use session::{Frame, Session};
+pub use transfer::{Download, DownloadError, Downloads};

@@ -390,6 +390,27 @@ impl Session {
         serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
     }
 
+    /// Evaluates a call into the in-page engine that answers with an object (a DOM node), and
+    /// returns the handle to it, or its value when it is a plain one.
+    pub(crate) async fn eval_handle(
+        &self,
+        expression: &str,
+    ) -> Result<super::cdp::runtime::RemoteObject, BrowserError> {
+        self.check_alive()?;
+        let evaluated = self
+            .page_send(&Evaluate {
+                expression: expression.to_string(),
+                return_by_value: false,
+                await_promise: true,
+            })
+            .await?;
+        match evaluated.exception_details {
+            Some(details) if is_context_lost(&details.message()) => Err(BrowserError::ContextLost),
+            Some(details) => Err(BrowserError::Script(details.message())),
+            None => Ok(evaluated.result),
+        }
+    }
+
     /// A PNG screenshot of the viewport.
     pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
         self.capture(CaptureScreenshot {

@@ -103,7 +103,12 @@ impl Runner<'_, '_> {
                     self.wait_checked(&locator, want, deadline, id).await?;
                 }
             }
-            ActionType::Select | ActionType::Goto | ActionType::Use => {}
+            // Done elsewhere: `select` above, the rest by their own step (`transfer.rs`…).
+            ActionType::Select
+            | ActionType::Goto
+            | ActionType::Use
+            | ActionType::Upload
+            | ActionType::Download => {}
         }
         timing.1 = t.elapsed();
         Ok(())

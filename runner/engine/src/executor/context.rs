@@ -1,6 +1,7 @@
 //! What an execution is given besides the page: the scenario, its trust boundary and time budgets,
 //! fragments, secrets, where events go, and when to take a screenshot or record a trace.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::boundary::Boundary;
@@ -33,6 +34,39 @@ pub struct ExecContext<'a> {
     /// Whether each step leaves a trace frame (`--trace`): the executor records one unless
     /// this is `Off`; which are kept is the runner's call.
     pub trace: Trace,
+    /// Where `upload` reads files and `download` saves them.
+    pub transfers: Transfers,
+}
+
+/// Where files come from and go: `upload` reads `<root>/e2e/files/<name>`; `download` saves
+/// under `<root>/e2e/.windup/runs/<run_id>/downloads/<scenario>/`.
+#[derive(Debug, Clone)]
+pub struct Transfers {
+    /// The project root.
+    pub root: PathBuf,
+    /// The run the downloads belong to.
+    pub run_id: String,
+}
+
+impl Transfers {
+    /// The files folder an upload reads, absolute.
+    pub fn files_dir(&self) -> PathBuf {
+        self.root.join(crate::project::Layout::FILES_DIR)
+    }
+
+    /// A scenario's downloads folder, relative to the root (as a report names it).
+    pub fn downloads_dir(&self, scenario_id: &str) -> String {
+        format!(
+            "{}/{}/downloads/{scenario_id}",
+            crate::project::Layout::RUNS_DIR,
+            self.run_id
+        )
+    }
+
+    /// `rel` under the root.
+    pub fn absolute(&self, rel: &str) -> PathBuf {
+        self.root.join(Path::new(rel))
+    }
 }
 
 /// When an execution ends with a screenshot (`[browser] screenshots`, `--screenshots`).

@@ -10,8 +10,10 @@ mod navigate;
 mod outcome;
 mod steps;
 mod trace;
+mod transfer;
 
-pub use context::{ExecContext, Screenshots, Trace};
+pub use context::{ExecContext, Screenshots, Trace, Transfers};
 pub use outcome::{Captured, Execution, Failure, FrameShot};
 pub use steps::{execute, execute_steps};
 pub use trace::{FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRACE_BYTES};
+pub use transfer::missing_upload_files;

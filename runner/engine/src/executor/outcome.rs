@@ -85,6 +85,7 @@ pub(super) fn skipped(action: &Action, fragment: Option<&str>) -> ActionResult {
         verify_ms: 0,
         error: None,
         trace: None,
+        download: None,
     }
 }
 

@@ -1,7 +1,7 @@
 //! The step loop: runs a plan's steps in order, times each, reports it as an event, and stops
 //! at the first failure, listing the steps that never ran. A step's own work is done by type:
-//! `goto` (`navigate.rs`), `use` (`fragment.rs`), the rest on a target (`act.rs`); then its
-//! postconditions are verified.
+//! `goto` (`navigate.rs`), `use` (`fragment.rs`), `upload` and `download` (`transfer.rs`), the
+//! rest on a target (`act.rs`); then its postconditions are verified.
 
 use std::time::Duration;
 
@@ -42,6 +42,8 @@ pub(super) struct Runner<'s, 'c> {
     /// The trace's pictures so far, and their bytes (`trace.rs`).
     pub frames: Vec<FrameShot>,
     pub trace_bytes: usize,
+    /// The file the running `download` step saved, for its result.
+    pub last_download: Option<windup_model::Downloaded>,
 }
 
 /// Time a step spent (wait, act, verify).
@@ -82,6 +84,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         target_box: None,
         frames: Vec::new(),
         trace_bytes: 0,
+        last_download: None,
     };
     let mut start_sig = None;
     // Every top-level document of the run is held to the app's origins, whatever the plan says.
@@ -283,6 +286,7 @@ impl Runner<'_, '_> {
             verify_ms: ms(timing.2),
             error: outcome.as_ref().err().map(|f| f.message.clone()),
             trace: None,
+            download: self.last_download.take(),
         };
         self.emit(Event::ActionFinished {
             scenario_id: self.cx.scenario_id.to_string(),
@@ -320,6 +324,8 @@ impl Runner<'_, '_> {
         match action.kind {
             ActionType::Goto => self.goto_step(action, id, timing).await?,
             ActionType::Use => self.use_fragment(action, id, depth, timing).await?,
+            ActionType::Upload => self.upload_step(action, id, deadline, timing).await?,
+            ActionType::Download => self.download_step(action, id, deadline, timing).await?,
             ActionType::Press if action.target.is_none() => {
                 let chord = parse_chord(action.key.as_deref().unwrap_or_default())
                     .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
@@ -332,7 +338,8 @@ impl Runner<'_, '_> {
             }
             _ => self.perform_on_target(action, id, deadline, timing).await?,
         }
-        if let Some(expect) = action.expect.as_ref().filter(|e| !e.is_empty()) {
+        // `expect.download` was checked on the file by the step itself.
+        if let Some(expect) = action.expect.as_ref().filter(|e| e.has_page_checks()) {
             let t = Instant::now();
             let d = self.deadline(action);
             self.verify(expect, d, id).await?;

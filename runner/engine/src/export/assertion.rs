@@ -108,7 +108,7 @@ pub(super) fn url_regex(glob: &str) -> Result<String, String> {
 /// as `\xHH`, and only the constructs `[^/]`, `.*`, `(?:…|…)`, classes and `[^\s\S]`. A URL as a
 /// browser reports it is ASCII, so a byte escape matches it in neither language. Anything else
 /// is refused rather than guessed at.
-fn js_pattern(rust: &str) -> Result<String, String> {
+pub(super) fn js_pattern(rust: &str) -> Result<String, String> {
     let body = rust
         .strip_prefix("(?-u)")
         .and_then(|r| r.strip_prefix('^'))

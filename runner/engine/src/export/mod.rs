@@ -4,11 +4,12 @@
 //! dependency, which resolves what Windup resolves: `locator` maps selectors (the first
 //! *visible* match, visible matches counted), `assertion` maps postconditions (the URL glob
 //! through the verifier's own regular expression), `spec` writes the steps with fragments in
-//! place and setups' storage, `runtime` is the TypeScript every spec carries (dialogs
+//! place and setups' storage, `transfer` the upload and download steps, `runtime` is the TypeScript every spec carries (dialogs
 //! accepted, new tabs followed, helpers), `config` writes `playwright.config.ts` from
 //! windup.toml, `write` picks the plans and writes the files, `check` runs them with the local
 //! `@playwright/test`. Exporting never calls an LLM
-//! and never reads a credential's value: a `value_ref` stays an environment variable's name.
+//! and never reads a credential's value: a `value_ref` stays an environment variable's name (a
+//! TOTP secret's name becomes the spec's `totp(...)` of it, the code worked out when it runs).
 
 mod assertion;
 mod check;
@@ -16,6 +17,7 @@ mod config;
 mod locator;
 mod runtime;
 mod spec;
+mod transfer;
 mod ts;
 mod write;
 

@@ -1,6 +1,7 @@
 //! The TypeScript a spec carries besides its steps, the same in every spec: the prelude that
 //! gives the test Windup's page behaviour (dialogs accepted, new tabs followed) and the helpers
-//! a step may call (a missing credential, the `value` check, setups' storage files). Only
+//! a step may call (a missing credential, the `value` check, setups' storage files, the
+//! project's upload files, one-time codes). Only
 //! `@playwright/test` and Node's own modules are used.
 
 /// What every spec does before its first step: Windup's page behaviour.
@@ -60,6 +61,32 @@ async function expectValue(target: Locator, expected: string, options?: { timeou
   );
   if (control) await expect(target).toHaveValue(expected, options);
   else await expect(target).toHaveText(expected, options);
+}
+";
+
+pub(super) const FILES_HELPER: &str = "
+/** A file of the project's `e2e/files/` (from the folder the tests run in, or `WINDUP_FILES`). */
+function windupFile(name: string): string {
+  return path.resolve(process.env.WINDUP_FILES ?? path.join('e2e', 'files'), name);
+}
+";
+
+pub(super) const TOTP_HELPER: &str = "
+/** The current RFC 6238 code (HMAC-SHA-1, 30 s, 6 digits) of a base32 secret, as Windup types it. */
+function totp(secret: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of secret.replace(/[\\s=-]/g, '').toUpperCase()) {
+    const v = alphabet.indexOf(c);
+    if (v < 0) throw new Error('the TOTP secret is not base32');
+    bits += v.toString(2).padStart(5, '0');
+  }
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30000)));
+  const mac = crypto.createHmac('sha1', key).update(counter).digest();
+  const offset = mac[mac.length - 1] & 0xf;
+  return ((mac.readUInt32BE(offset) & 0x7fffffff) % 1000000).toString().padStart(6, '0');
 }
 ";
 

@@ -10,7 +10,8 @@ use windup_model::{Action, ActionType, Plan, Scenario, Selector};
 use super::assertion::{ValueCheck, assertions, value_check};
 use super::locator::{Resolve, locator};
 use super::runtime::{
-    MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, VALUE_HELPER,
+    FILES_HELPER, MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, TOTP_HELPER,
+    VALUE_HELPER,
 };
 use super::ts;
 use crate::fragments::Fragments;
@@ -42,12 +43,17 @@ pub(super) struct SpecInput<'a> {
     pub plan_file: &'a str,
     /// The project's fragments, written out where a step uses one.
     pub fragments: &'a Fragments,
+    /// The ENV names of the manifest's TOTP secrets: a `value_ref` naming one types the code.
+    pub totp: &'a [String],
 }
 
 /// The spec's text.
 pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     let scenario = input.scenario;
-    let mut body = Body::default();
+    let mut body = Body {
+        totp: input.totp.to_vec(),
+        ..Body::default()
+    };
     body.line(&format!(
         "await {PAGE}.goto({});",
         ts::string(&input.plan.start_url)
@@ -83,7 +89,10 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
         "import {{ expect, test, {} }} from '@playwright/test';",
         types.join(", ")
     );
-    if storage {
+    if body.totp_helper {
+        out.push_str("import * as crypto from 'node:crypto';\n");
+    }
+    if storage || body.files_helper || body.fs {
         out.push_str("import * as fs from 'node:fs';\nimport * as path from 'node:path';\n");
     }
     out.push('\n');
@@ -124,6 +133,12 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     if body.value_helper {
         out.push_str(VALUE_HELPER);
     }
+    if body.files_helper {
+        out.push_str(FILES_HELPER);
+    }
+    if body.totp_helper {
+        out.push_str(TOTP_HELPER);
+    }
     if storage {
         out.push_str(STORAGE_FILE_HELPER);
     }
@@ -139,6 +154,12 @@ struct Body {
     lines: Vec<String>,
     secret_helper: bool,
     value_helper: bool,
+    files_helper: bool,
+    totp_helper: bool,
+    /// A step reads a file's size (`node:fs`).
+    fs: bool,
+    /// The manifest's TOTP secrets' ENV names.
+    totp: Vec<String>,
 }
 
 impl Body {
@@ -240,6 +261,27 @@ impl Body {
                 self.line(&format!("await {}.waitFor({});", target()?, opt(true)))
             }
             ActionType::Use => self.fragment(action, field, fragments, depth)?,
+            ActionType::Upload => {
+                self.files_helper = true;
+                let files = action.files.clone().unwrap_or_default();
+                self.line(&super::transfer::upload(&target()?, &files, timeout));
+            }
+            ActionType::Download => {
+                let want = action.expect.as_ref().and_then(|e| e.download.as_ref());
+                self.fs |= want.is_some_and(|w| {
+                    w.size.is_some() || w.min_size.is_some() || w.max_size.is_some()
+                });
+                let lines = super::transfer::download(PAGE, &target()?, want, timeout).map_err(
+                    |problem| Bad {
+                        field: format!("{field}.expect.download"),
+                        problem,
+                        fix: "run `windup validate` and fix the plan".into(),
+                    },
+                )?;
+                for l in lines {
+                    self.line(&l);
+                }
+            }
         }
         // Windup looks for a tab the page opened before each step and each check.
         if !matches!(
@@ -248,7 +290,7 @@ impl Body {
         ) {
             self.line("await followNewTab();");
         }
-        if let Some(expect) = action.expect.as_ref().filter(|e| !e.is_empty()) {
+        if let Some(expect) = action.expect.as_ref().filter(|e| e.has_page_checks()) {
             self.expect(expect, timeout, &format!("{field}.expect"))?;
         }
         Ok(())
@@ -337,10 +379,13 @@ impl Body {
                     });
                 }
                 self.secret_helper = true;
-                Ok(format!(
-                    "process.env.{name} ?? missing({})",
-                    ts::string(name)
-                ))
+                let value = format!("process.env.{name} ?? missing({})", ts::string(name));
+                if self.totp.contains(name) {
+                    // Windup types the current one-time code, never the secret.
+                    self.totp_helper = true;
+                    return Ok(format!("totp({value})"));
+                }
+                Ok(value)
             }
             (None, Some(v)) => Ok(ts::string(v)),
             (None, None) => Err(Bad {
@@ -387,6 +432,7 @@ mod tests {
             url: None,
             key: None,
             use_fragment: None,
+            files: None,
             expect: None,
             timeout_ms: None,
         }
@@ -409,6 +455,7 @@ mod tests {
             plan: p,
             plan_file: "e2e/.windup/cache/demo.json",
             fragments,
+            totp: &[],
         })
         .unwrap()
     }
@@ -544,5 +591,106 @@ mod tests {
         );
         assert!(text.contains("import { expect, test, type Locator, type Page }"));
         assert!(text.contains("async function expectValue(target: Locator"));
+    }
+}
+
+#[cfg(test)]
+mod transfer_tests {
+    use windup_model::{Action, ActionType, DownloadExpect, Expect, Plan, Scenario, Target};
+
+    use super::{SpecInput, spec};
+    use crate::fragments::Fragments;
+
+    #[test]
+    fn a_totp_value_ref_types_the_code_and_files_move_through_playwright() {
+        let scenario = Scenario {
+            id: "files".into(),
+            task: "t".into(),
+            start_url: "/".into(),
+            hints: vec![],
+            tags: vec![],
+            timeout_ms: None,
+            setup: false,
+            needs: vec![],
+        };
+        let step = |id: &str, kind: ActionType, selector: &str| Action {
+            id: id.into(),
+            kind,
+            target: Some(Target {
+                selector: selector.into(),
+                description: None,
+            }),
+            value: None,
+            value_ref: None,
+            url: None,
+            key: None,
+            use_fragment: None,
+            files: None,
+            expect: None,
+            timeout_ms: None,
+        };
+        let plan = Plan {
+            plan_version: "0.2".into(),
+            scenario_id: "files".into(),
+            task: "t".into(),
+            start_url: "/".into(),
+            generated_by: "human".into(),
+            actions: vec![
+                Action {
+                    value_ref: Some("ADMIN_TOTP".into()),
+                    ..step("a1", ActionType::Fill, "label=\"Code\"")
+                },
+                Action {
+                    value_ref: Some("ADMIN_PASSWORD".into()),
+                    ..step("a2", ActionType::Fill, "label=\"Password\"")
+                },
+                Action {
+                    files: Some(vec!["invoice.pdf".into()]),
+                    ..step("a3", ActionType::Upload, "label=\"Invoice\"")
+                },
+                Action {
+                    expect: Some(Expect {
+                        download: Some(DownloadExpect {
+                            name: Some("report.csv".into()),
+                            size: Some(8),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
+                    ..step("a4", ActionType::Download, "role=link[name=\"Report\"]")
+                },
+            ],
+        };
+        let text = spec(&SpecInput {
+            scenario: &scenario,
+            plan: &plan,
+            plan_file: "p.json",
+            fragments: &Fragments::default(),
+            totp: &["ADMIN_TOTP".to_string()],
+        })
+        .unwrap();
+        assert!(
+            text.contains("fill(totp(process.env.ADMIN_TOTP ?? missing(\"ADMIN_TOTP\")))"),
+            "{text}"
+        );
+        assert!(
+            text.contains("fill(process.env.ADMIN_PASSWORD ?? missing(\"ADMIN_PASSWORD\"))"),
+            "{text}"
+        );
+        assert!(text.contains("function totp(secret: string)"), "{text}");
+        assert!(
+            text.contains("import * as crypto from 'node:crypto';"),
+            "{text}"
+        );
+        assert!(
+            text.contains(".setInputFiles([windupFile(\"invoice.pdf\")])"),
+            "{text}"
+        );
+        assert!(text.contains("function windupFile(name: string)"), "{text}");
+        assert!(text.contains("page.waitForEvent('download')"), "{text}");
+        assert!(text.contains("expect(size).toBe(8);"), "{text}");
+        assert!(text.contains("import * as fs from 'node:fs';"), "{text}");
+        // The download's check is on the file, never a page assertion.
+        assert!(!text.contains("toBeVisible"), "{text}");
     }
 }

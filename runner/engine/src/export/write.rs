@@ -48,6 +48,7 @@ pub fn playwright(request: &Request<'_>) -> Result<Exported, Problems> {
     let all = load_scenarios(root)?;
     let (selected, mut problems) = select(&all, request.scenarios, root);
     let fragments = Fragments::load(&root.join(Layout::FRAGMENTS_DIR))?;
+    let totp = crate::secrets::totp_names(root);
     if let Some(b) = request.boundary {
         problems.extend(fragments.boundary_problems(Layout::FRAGMENTS_DIR, b));
     }
@@ -86,6 +87,7 @@ pub fn playwright(request: &Request<'_>) -> Result<Exported, Problems> {
             plan,
             plan_file: &plan_file,
             fragments: &fragments,
+            totp: &totp,
         };
         match spec(&input) {
             Ok(text) => files.push((scenario, text)),

@@ -111,6 +111,7 @@ pub fn use_step(step_id: &str, fragment: &str) -> Action {
         url: None,
         key: None,
         use_fragment: Some(fragment.to_string()),
+        files: None,
         expect: None,
         timeout_ms: None,
     }

@@ -3408,6 +3408,39 @@ if (!window.__windup) {
       return { missing, lost, uncovered };
     }
 
+    /**
+     * A navigation that turned into a download (a `Content-Disposition: attachment` response)
+     * left nothing: the engine saw the download begin, so the document stays current.
+     */
+    function downloadStarted() {
+      if (!nav.pageHidden) {
+        nav.pending = null;
+        nav.beforeUnload = null;
+      }
+      return true;
+    }
+
+    /**
+     * The `<input type=file>` a selector names, for `upload`: the element itself, whose files
+     * the engine sets through CDP. A visible match first, else the first match (file inputs
+     * are often hidden behind a styled label or button); a label stands for its control.
+     * When there is none, a string: `navigating`, `not_found`, or `not_actionable: <why>`.
+     */
+    function fileInput(parts, count) {
+      if (isLeaving()) return 'navigating';
+      const ctx = newCtx();
+      const all = resolve(parts, ctx);
+      let el = firstVisible(all, ctx) || all[0];
+      if (!el) return 'not_found';
+      if (htmlTag(el) === 'label' && el.control) el = el.control;
+      if (htmlTag(el) !== 'input' || String(el.type).toLowerCase() !== 'file') {
+        return 'not_actionable: ' + describeElement(el, ctx) + ' is not an <input type=file>';
+      }
+      if (el.disabled) return 'not_actionable: the file input is disabled';
+      if (count > 1 && !el.multiple) return 'not_actionable: the file input takes one file (it has no `multiple`)';
+      return el;
+    }
+
     /** Removes the boxes of mask() and forgets the nodes of textRuns(). */
     function unmask() {
       removeBoxes();
@@ -3437,6 +3470,8 @@ if (!window.__windup) {
       navigationStatus,
       localStorage: localStorageEntries,
       restoreLocalStorage,
+      fileInput,
+      downloadStarted,
       accessibleName: (el) => accessibleName(el, newCtx()),
       role: (el) => roleOf(el, newCtx()),
       // For tests: the matched nodes themselves (visible and hidden, in order).

@@ -497,7 +497,7 @@ mod tests {
         if !credentials.is_empty() {
             let mut account = crate::secrets::Account::default();
             for (i, c) in credentials.iter().enumerate() {
-                account.fields.insert(format!("f{i}"), c.to_string());
+                account.fields.insert(format!("f{i}"), c.to_string().into());
             }
             manifest.accounts.insert("admin".into(), account);
         }

@@ -265,7 +265,7 @@ fn credentials(secrets: &ProjectSecrets) -> Vec<(String, String)> {
         .flat_map(|(account, a)| {
             a.fields
                 .iter()
-                .map(move |(field, env)| (format!("{account}.{field}"), env.clone()))
+                .map(move |(field, env)| (format!("{account}.{field}"), env.env_name().to_string()))
         })
         .collect()
 }

@@ -11,16 +11,21 @@ use super::Runner;
 use super::storage::{self, StorageState};
 use crate::browser::{BrowserError, Session};
 use crate::events::EventSink;
-use crate::executor::{ExecContext, Execution, execute};
+use crate::executor::{ExecContext, Execution, Transfers, execute};
 use crate::fragments::Fragments;
 
 /// A context being opened in the background for the next scenario.
 pub(super) type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, BrowserError>>;
 
 impl Runner {
-    /// Runs one plan in a fresh context and closes it.
+    /// Runs one plan in a fresh context and closes it; its downloads go under run `run_id`.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the per-run parts a context needs, each borrowed from a different owner"
+    )]
     pub async fn execute_plan(
         &self,
+        run_id: &str,
         scenario_id: &str,
         plan: &Plan,
         timeout: Duration,
@@ -30,6 +35,7 @@ impl Runner {
     ) -> Result<Execution, BrowserError> {
         let (execution, session) = self
             .execute_open(
+                run_id,
                 scenario_id,
                 plan,
                 timeout,
@@ -53,6 +59,7 @@ impl Runner {
     )]
     pub(super) async fn execute_open(
         &self,
+        run_id: &str,
         scenario_id: &str,
         plan: &Plan,
         timeout: Duration,
@@ -84,7 +91,7 @@ impl Runner {
             session.close().await;
             return Err(e);
         }
-        let cx = self.exec_context(scenario_id, timeout, fragments, events);
+        let cx = self.exec_context(run_id, scenario_id, timeout, fragments, events);
         let execution = execute(&mut session, plan, &cx).await;
         Ok((execution, session))
     }
@@ -92,6 +99,7 @@ impl Runner {
     /// What the executor needs of this run to run one scenario's steps.
     pub(super) fn exec_context<'a>(
         &'a self,
+        run_id: &str,
         scenario_id: &'a str,
         timeout: Duration,
         fragments: &'a Fragments,
@@ -107,6 +115,15 @@ impl Runner {
             events,
             screenshots: self.config.screenshots,
             trace: self.config.trace,
+            transfers: self.transfers(run_id),
+        }
+    }
+
+    /// Where a run's uploads come from and its downloads go.
+    pub(super) fn transfers(&self, run_id: &str) -> Transfers {
+        Transfers {
+            root: self.config.root.clone(),
+            run_id: run_id.to_string(),
         }
     }
 }

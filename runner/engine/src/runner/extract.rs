@@ -277,6 +277,7 @@ impl Runner {
         events: &dyn EventSink,
     ) -> Result<Execution, RunError> {
         self.execute_plan(
+            &uuid::Uuid::now_v7().to_string(),
             &scenario.id,
             plan,
             self.scenario_timeout(scenario),

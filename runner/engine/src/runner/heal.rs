@@ -173,7 +173,13 @@ impl Runner {
             .scenario_timeout(scenario)
             .saturating_sub(replay.duration)
             .max(Duration::from_secs(5));
-        let cx = self.exec_context(&scenario.id, timeout, shared.fragments, shared.events);
+        let cx = self.exec_context(
+            shared.run_id,
+            &scenario.id,
+            timeout,
+            shared.fragments,
+            shared.events,
+        );
         let rest_run = execute_steps(&mut session, &rest, &cx).await;
         phases.add(&rest_run);
         if let Some(f) = &rest_run.failure {

@@ -68,6 +68,13 @@ impl Runner {
         let fragments = Fragments::load(&dir)?;
         // A plan from a file is untrusted like any other: the same boundary, before it runs.
         let mut problems = self.plan_problems("plan", "", plan, &fragments);
+        // An upload's files must be in e2e/files/: a missing one is bad input, found before
+        // anything runs.
+        problems.extend(crate::executor::missing_upload_files(
+            &self.config.root,
+            "plan",
+            &plan.actions,
+        ));
         problems.extend(
             fragments.boundary_problems(&display(&self.config.root, &dir), self.boundary()),
         );
@@ -89,7 +96,15 @@ impl Runner {
             .map(Duration::from_millis)
             .unwrap_or(self.config.timeouts.scenario);
         let result = match self
-            .execute_plan(&plan.scenario_id, plan, timeout, &fragments, None, events)
+            .execute_plan(
+                &run_id,
+                &plan.scenario_id,
+                plan,
+                timeout,
+                &fragments,
+                None,
+                events,
+            )
             .await
         {
             Ok(x) => {

@@ -257,6 +257,7 @@ impl Runner {
         let timeout = self.scenario_timeout(scenario);
         let (execution, session) = match self
             .execute_open(
+                run_id,
                 &scenario.id,
                 &entry.plan,
                 timeout,
@@ -398,6 +399,7 @@ impl Runner {
         };
         let (execution, session) = self
             .execute_open(
+                shared.run_id,
                 &scenario.id,
                 &before,
                 self.scenario_timeout(scenario),

@@ -1,5 +1,7 @@
 //! `e2e/manifest.yaml`: the project's accounts, each field the ENV name of its value (never the
-//! value), and the origins besides the app's where the account signs in (single sign-on pages).
+//! value) or, for two-factor sign-in, `{totp_secret: ENV_NAME}` (the ENV name of a base32 TOTP
+//! secret, whose `value_ref` types the current one-time code), and the origins besides the
+//! app's where the account signs in (single sign-on pages).
 
 use std::collections::BTreeMap;
 
@@ -26,9 +28,48 @@ pub struct Account {
     /// app's own. Its credentials are typed there, and the app may navigate there.
     #[serde(default)]
     pub origins: Vec<String>,
-    /// Field name to the ENV name of its value.
+    /// Field name to the ENV name of its value, or to a TOTP secret's.
     #[serde(flatten)]
-    pub fields: BTreeMap<String, String>,
+    pub fields: BTreeMap<String, Field>,
+}
+
+/// One field of an account.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum Field {
+    /// The ENV name of the value typed (`password: ADMIN_PASSWORD`).
+    Env(String),
+    /// A one-time code (`otp: {totp_secret: ADMIN_TOTP}`): `value_ref: ADMIN_TOTP` types the
+    /// current RFC 6238 code computed from the base32 secret in `ADMIN_TOTP`, never the secret.
+    Totp {
+        /// The ENV name of the base32 secret.
+        totp_secret: String,
+    },
+}
+
+impl Field {
+    /// The ENV name the field refers to (a plan's `value_ref`).
+    pub fn env_name(&self) -> &str {
+        match self {
+            Field::Env(name) | Field::Totp { totp_secret: name } => name,
+        }
+    }
+}
+
+/// As prompts and messages name it: `ADMIN_PASSWORD`, or `ADMIN_TOTP (one-time code)`.
+impl std::fmt::Display for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Field::Env(name) => f.write_str(name),
+            Field::Totp { totp_secret } => write!(f, "{totp_secret} (one-time code)"),
+        }
+    }
+}
+
+impl From<String> for Field {
+    fn from(name: String) -> Field {
+        Field::Env(name)
+    }
 }
 
 impl Manifest {
@@ -39,16 +80,21 @@ impl Manifest {
                 Layout::MANIFEST_FILE,
                 "(file)",
                 format!("not a valid manifest: {e}"),
-                "write `accounts: {admin: {email: ADMIN_EMAIL, password: ADMIN_PASSWORD}}`, with `origins: [\"https://sso.example.com\"]` for a sign-on page on another origin",
+                "write `accounts: {admin: {email: ADMIN_EMAIL, password: ADMIN_PASSWORD}}`, with `otp: {totp_secret: ADMIN_TOTP}` for a one-time code and `origins: [\"https://sso.example.com\"]` for a sign-on page on another origin",
             )]
         })?;
         let mut problems = Vec::new();
         for (account, a) in &manifest.accounts {
-            for (field, name) in &a.fields {
+            for (field, f) in &a.fields {
+                let name = f.env_name();
                 if !is_env_name(name) {
+                    let at = match f {
+                        Field::Env(_) => format!("accounts.{account}.{field}"),
+                        Field::Totp { .. } => format!("accounts.{account}.{field}.totp_secret"),
+                    };
                     problems.push(InputError::new(
                         Layout::MANIFEST_FILE,
-                        format!("accounts.{account}.{field}"),
+                        at,
                         // The value is not echoed: it may be the secret itself.
                         "this is not an ENV variable name".to_string(),
                         "write the NAME of the variable that holds the value (such as ADMIN_PASSWORD), never the value itself",
@@ -78,7 +124,7 @@ impl Manifest {
         let mut names: Vec<String> = self
             .accounts
             .values()
-            .flat_map(|a| a.fields.values().cloned())
+            .flat_map(|a| a.fields.values().map(|f| f.env_name().to_string()))
             .collect();
         names.sort();
         names.dedup();
@@ -100,13 +146,33 @@ impl Manifest {
         ];
         self.accounts.values().any(|a| {
             a.fields.iter().any(|(field, name)| {
-                name == env_name
+                name.env_name() == env_name
                     && field
                         .to_ascii_lowercase()
                         .split(['_', '-', '.'])
                         .any(|w| SECRET_WORDS.contains(&w))
             })
         })
+    }
+
+    /// The ENV names of TOTP secrets, with where each is declared (`accounts.admin.otp`).
+    pub fn totp_names(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .accounts
+            .iter()
+            .flat_map(|(account, a)| {
+                a.fields.iter().filter_map(move |(field, f)| match f {
+                    Field::Totp { totp_secret } => Some((
+                        totp_secret.clone(),
+                        format!("accounts.{account}.{field}.totp_secret"),
+                    )),
+                    Field::Env(_) => None,
+                })
+            })
+            .collect();
+        out.sort();
+        out.dedup_by(|a, b| a.0 == b.0);
+        out
     }
 
     /// Each credential's ENV name with the origins its account lists (besides the app's).
@@ -118,8 +184,8 @@ impl Manifest {
                 .iter()
                 .filter_map(|o| parse_origin(o).ok())
                 .collect();
-            for name in a.fields.values() {
-                let entry = out.entry(name.clone()).or_default();
+            for field in a.fields.values() {
+                let entry = out.entry(field.env_name().to_string()).or_default();
                 for o in &origins {
                     if !entry.contains(o) {
                         entry.push(o.clone());
@@ -183,6 +249,32 @@ mod tests {
         assert!(!m.is_secret_field("ADMIN_EMAIL"));
         assert!(!m.is_secret_field("ADMIN_USER"));
         assert!(!m.is_secret_field("UNDECLARED"));
+    }
+
+    #[test]
+    fn a_totp_field_names_its_secret_and_keeps_the_origin_rule() {
+        let m = Manifest::parse(
+            "accounts:\n  admin:\n    password: ADMIN_PASSWORD\n    otp: {totp_secret: ADMIN_TOTP}\n    origins: [\"https://auth.example.com\"]\n",
+        )
+        .unwrap();
+        assert_eq!(m.env_names(), ["ADMIN_PASSWORD", "ADMIN_TOTP"]);
+        assert_eq!(
+            m.totp_names(),
+            [(
+                "ADMIN_TOTP".to_string(),
+                "accounts.admin.otp.totp_secret".to_string()
+            )]
+        );
+        let auth = url::Url::parse("https://auth.example.com/")
+            .unwrap()
+            .origin();
+        assert_eq!(m.credential_origins()["ADMIN_TOTP"], vec![auth]);
+        let err =
+            Manifest::parse("accounts:\n  admin:\n    otp: {totp_secret: jbswy3dpehpk3pxp}\n")
+                .map(|_| ())
+                .unwrap_err();
+        assert_eq!(err[0].field, "accounts.admin.otp.totp_secret");
+        assert!(!err[0].problem.contains("jbswy3dpehpk3pxp"));
     }
 
     #[test]

@@ -5,13 +5,17 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::totp::TotpSecret;
+
 /// What replaces a secret value.
 pub const MASK: &str = "•••";
 
-/// The values to mask, longest first (a value containing another is masked whole).
+/// The values to mask, longest first (a value containing another is masked whole), and the
+/// TOTP secrets whose recent codes are masked too (worked out when a text could hold one).
 #[derive(Debug, Default, Clone)]
 pub struct Masks {
     values: Vec<String>,
+    totp: Vec<TotpSecret>,
 }
 
 impl Masks {
@@ -25,28 +29,53 @@ impl Masks {
         }
         Masks {
             values: longest_first(out),
+            totp: Vec::new(),
         }
+    }
+
+    /// These masks, and the recent one-time codes of `secrets`.
+    pub(super) fn with_totp(mut self, secrets: Vec<TotpSecret>) -> Masks {
+        self.totp = secrets;
+        self
     }
 
     /// Whether there is nothing to mask.
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.values.is_empty() && self.totp.is_empty()
     }
 
-    /// `text` with every value masked.
+    /// `text` with every value masked, and every recent one-time code.
     pub fn redact(&self, text: &str) -> String {
-        if !self.values.iter().any(|v| text.contains(v.as_str())) {
+        let codes = self.codes_in(text);
+        if codes.is_empty() && !self.values.iter().any(|v| text.contains(v.as_str())) {
             return text.to_string();
         }
-        self.values
+        let out = self
+            .values
             .iter()
-            .fold(text.to_string(), |out, v| out.replace(v.as_str(), MASK))
+            .fold(text.to_string(), |out, v| out.replace(v.as_str(), MASK));
+        codes
+            .iter()
+            .fold(out, |out, c| out.replace(c.as_str(), MASK))
+    }
+
+    /// The recent codes of the TOTP secrets that `text` holds; none is worked out unless it
+    /// has a run of six digits.
+    fn codes_in(&self, text: &str) -> Vec<String> {
+        if self.totp.is_empty() || !has_digit_run(text, 6) {
+            return Vec::new();
+        }
+        self.totp
+            .iter()
+            .flat_map(TotpSecret::recent)
+            .filter(|c| text.contains(c.as_str()))
+            .collect()
     }
 
     /// `value` with every string in it masked (keys included), whatever its type: the one way
     /// an artifact (report, ledger record, stale evidence) is made safe to store or send.
     pub fn redact_all<T: Serialize + DeserializeOwned>(&self, value: T) -> T {
-        if self.values.is_empty() {
+        if self.is_empty() {
             return value;
         }
         let Ok(mut json) = serde_json::to_value(&value) else {
@@ -100,7 +129,10 @@ impl Masks {
 
 /// The secrets of every project this process has loaded, for its log lines: the log is
 /// process-wide, so what masks it is too.
-static FOR_LOGS: std::sync::RwLock<Masks> = std::sync::RwLock::new(Masks { values: Vec::new() });
+static FOR_LOGS: std::sync::RwLock<Masks> = std::sync::RwLock::new(Masks {
+    values: Vec::new(),
+    totp: Vec::new(),
+});
 
 /// Masks these values in every log line from now on (see [`redact_log`]).
 pub(super) fn mask_in_logs(masks: &Masks) {
@@ -110,6 +142,19 @@ pub(super) fn mask_in_logs(masks: &Masks) {
         .chain(masks.values.iter().cloned())
         .collect();
     all.values = longest_first(values);
+    all.totp.extend(masks.totp.iter().cloned());
+}
+
+/// Whether `text` has `n` ASCII digits in a row.
+fn has_digit_run(text: &str, n: usize) -> bool {
+    let mut run = 0;
+    for b in text.bytes() {
+        run = if b.is_ascii_digit() { run + 1 } else { 0 };
+        if run >= n {
+            return true;
+        }
+    }
+    false
 }
 
 /// A log line with every secret of every project loaded so far masked: the CLI's log writer

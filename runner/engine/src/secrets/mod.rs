@@ -2,16 +2,19 @@
 //! names; a plan's `value_ref` is such a name; the value comes from the environment or from
 //! `.env.local` (never committed) and is looked up only here, at the input boundary, and only
 //! for names the manifest declares. Every secret the run holds (credentials, the provider's
-//! key, the dashboard token) is masked in whatever it shows, stores or sends.
+//! key, the dashboard token) is masked in whatever it shows, stores or sends. A TOTP field's
+//! name resolves to the current one-time code (`totp`), and the codes are masked like values.
 
 mod manifest;
 mod mask;
+mod totp;
 
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use manifest::{Account, Manifest};
+pub use manifest::{Account, Field, Manifest};
 pub use mask::{MASK, Masks, redact_log};
+pub use totp::TotpSecret;
 use windup_model::{InputError, Problems};
 
 use crate::env::Env;
@@ -35,6 +38,8 @@ pub struct ProjectSecrets {
     masks: Masks,
     /// The ENV names masked besides the manifest's (the provider's key, the dashboard token).
     other_names: Vec<String>,
+    /// The ENV names of TOTP secrets, sorted: these resolve to the current code.
+    totp: Vec<String>,
 }
 
 impl ProjectSecrets {
@@ -55,12 +60,38 @@ impl ProjectSecrets {
         }
         let mut secrets = ProjectSecrets {
             declared: manifest.env_names(),
+            totp: manifest.totp_names().into_iter().map(|(n, _)| n).collect(),
             manifest,
             env: env.clone(),
             env_local,
             masks: Masks::default(),
             other_names: Vec::new(),
         };
+        // A TOTP secret that is set must decode, or every code typed would be wrong.
+        let bad: Vec<InputError> = secrets
+            .manifest
+            .totp_names()
+            .into_iter()
+            .filter(|(name, _)| {
+                secrets
+                    .lookup(name)
+                    .is_some_and(|v| totp::TotpSecret::parse(&v).is_none())
+            })
+            .map(|(name, field)| {
+                InputError::new(
+                    Layout::MANIFEST_FILE,
+                    field,
+                    // The value is not echoed.
+                    format!("the value of {name} is not a base32 TOTP secret"),
+                    format!(
+                        "set {name} to the secret the site shows for an authenticator app (letters A-Z and digits 2-7)"
+                    ),
+                )
+            })
+            .collect();
+        if !bad.is_empty() {
+            return Err(Problems(bad));
+        }
         secrets.remask();
         Ok(secrets)
     }
@@ -83,7 +114,12 @@ impl ProjectSecrets {
             .chain(&self.other_names)
             .filter_map(|n| self.lookup(n))
             .collect();
-        self.masks = Masks::new(values);
+        let totp = self
+            .totp
+            .iter()
+            .filter_map(|n| totp::TotpSecret::parse(&self.lookup(n)?))
+            .collect();
+        self.masks = Masks::new(values).with_totp(totp);
         mask::mask_in_logs(&self.masks);
     }
 
@@ -119,7 +155,8 @@ impl ProjectSecrets {
 
 impl SecretSource for ProjectSecrets {
     /// Only names the manifest declares: a plan cannot read any other variable (a provider's
-    /// key, `GITHUB_TOKEN`) by naming it.
+    /// key, `GITHUB_TOKEN`) by naming it. A TOTP secret's name gives the current code, worked
+    /// out here and handed straight to the input, never the secret.
     fn resolve(&self, name: &str) -> Option<String> {
         if self
             .declared
@@ -128,8 +165,23 @@ impl SecretSource for ProjectSecrets {
         {
             return None;
         }
-        self.lookup(name)
+        let value = self.lookup(name)?;
+        if self.totp.binary_search_by(|n| n.as_str().cmp(name)).is_ok() {
+            return totp::TotpSecret::parse(&value).map(|s| s.current());
+        }
+        Some(value)
     }
+}
+
+/// The ENV names of the TOTP secrets `root`'s manifest declares (none when it has no manifest,
+/// or one that does not parse, which loading the secrets reports): for the exporter, which
+/// reads no value.
+pub fn totp_names(root: &Path) -> Vec<String> {
+    std::fs::read_to_string(root.join(Layout::MANIFEST_FILE))
+        .ok()
+        .and_then(|text| Manifest::parse(&text).ok())
+        .map(|m| m.totp_names().into_iter().map(|(n, _)| n).collect())
+        .unwrap_or_default()
 }
 
 /// `.env.local`'s variables; problems are added to `problems`.

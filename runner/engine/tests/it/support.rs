@@ -134,7 +134,9 @@ impl<'a> Run<'a> {
         let mut manifest = windup_engine::secrets::Manifest::default();
         let mut account = windup_engine::secrets::Account::default();
         for name in self.secrets.keys() {
-            account.fields.insert(name.to_lowercase(), name.clone());
+            account
+                .fields
+                .insert(name.to_lowercase(), name.clone().into());
         }
         manifest.accounts.insert("test".into(), account);
         windup_engine::boundary::Boundary::new(self.base, &[], &manifest)
@@ -170,6 +172,11 @@ impl<'a> Run<'a> {
             events: self.events.unwrap_or(&no_events),
             screenshots: Default::default(),
             trace: self.trace,
+            // No test here uploads or downloads (the CLI's `transfers` tests do).
+            transfers: windup_engine::executor::Transfers {
+                root: std::env::temp_dir().join("windup-it-no-transfers"),
+                run_id: "it".into(),
+            },
         };
         if open {
             execute(session, plan, &cx).await

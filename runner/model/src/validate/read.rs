@@ -8,11 +8,11 @@ use serde_json::Value;
 use super::error::{Checked, InputError, Problems, WHOLE_FILE, version_problem};
 use super::json_schema::schema_problems;
 use super::limits::within_limit;
-use super::rules::{actions_semantics, expect_semantics, plan_semantics};
+use super::rules::{actions_semantics, expect_semantics, plan_semantics, steps_of_version};
 use crate::cache::{CACHE_VERSION, CacheEntry};
-use crate::fragment::{FRAGMENT_VERSION, Fragment};
+use crate::fragment::{FRAGMENT_VERSIONS_READ, Fragment};
 use crate::limits::InputFile;
-use crate::plan::{PLAN_VERSION, Plan};
+use crate::plan::{PLAN_VERSIONS_READ, Plan};
 use crate::scenario::Scenario;
 use crate::schema::Format;
 use crate::sitemap::{MAP_VERSION, SiteMap};
@@ -66,12 +66,19 @@ pub fn plan_problems(file: &str, plan: &Plan, finished: bool) -> Vec<InputError>
     if !problems.is_empty() {
         return problems;
     }
-    if plan.plan_version != PLAN_VERSION {
+    if !PLAN_VERSIONS_READ.contains(&plan.plan_version.as_str()) {
         problems.push(version_problem(
             file,
             "plan_version",
             &plan.plan_version,
-            PLAN_VERSION,
+            &PLAN_VERSIONS_READ.join("`, `"),
+        ));
+    } else {
+        problems.extend(steps_of_version(
+            file,
+            "",
+            &plan.plan_version,
+            &plan.actions,
         ));
     }
     problems.extend(actions_semantics(file, "", &plan.actions, finished));
@@ -83,12 +90,19 @@ pub fn fragment_from_json(file: &str, text: &str, expected_id: Option<&str>) -> 
     within_limit(file, InputFile::Fragment, text)?;
     let fragment: Fragment = typed(file, Format::Fragment, json(file, text)?)?;
     let mut problems = Vec::new();
-    if fragment.fragment_version != FRAGMENT_VERSION {
+    if !FRAGMENT_VERSIONS_READ.contains(&fragment.fragment_version.as_str()) {
         problems.push(version_problem(
             file,
             "fragment_version",
             &fragment.fragment_version,
-            FRAGMENT_VERSION,
+            &FRAGMENT_VERSIONS_READ.join("`, `"),
+        ));
+    } else {
+        problems.extend(steps_of_version(
+            file,
+            "",
+            &fragment.fragment_version,
+            &fragment.actions,
         ));
     }
     if let Some(expected) = expected_id

@@ -6,18 +6,28 @@ use std::collections::HashSet;
 
 use super::error::{InputError, version_problem};
 use super::limits::{chain_too_long, selector_too_long, too_many_steps};
-use crate::plan::{Action, ActionType, PLAN_VERSION, Plan};
+use crate::plan::{
+    Action, ActionType, FILES_DIR, PLAN_VERSION, PLAN_VERSIONS_READ, Plan, file_name_problem,
+    since_version,
+};
 use crate::selector::Selector;
 
 /// The semantic rules of a plan. `prefix` is prepended to field names (`plan.` in a cache entry).
 pub fn plan_semantics(file: &str, prefix: &str, plan: &Plan) -> Vec<InputError> {
     let mut problems = Vec::new();
-    if plan.plan_version != PLAN_VERSION {
+    if !PLAN_VERSIONS_READ.contains(&plan.plan_version.as_str()) {
         problems.push(version_problem(
             file,
             &format!("{prefix}plan_version"),
             &plan.plan_version,
-            PLAN_VERSION,
+            &PLAN_VERSIONS_READ.join("`, `"),
+        ));
+    } else {
+        problems.extend(steps_of_version(
+            file,
+            prefix,
+            &plan.plan_version,
+            &plan.actions,
         ));
     }
     if plan.actions.is_empty() {
@@ -30,6 +40,35 @@ pub fn plan_semantics(file: &str, prefix: &str, plan: &Plan) -> Vec<InputError> 
     }
     problems.extend(actions_semantics(file, prefix, &plan.actions, true));
     problems
+}
+
+/// A plan (or fragment) of an older version holds only the steps that version had: a step type
+/// it did not have means the file was written for a newer one and mislabelled. Fragment and
+/// plan versions move together, so one table serves both.
+pub(super) fn steps_of_version(
+    file: &str,
+    prefix: &str,
+    version: &str,
+    actions: &[Action],
+) -> Vec<InputError> {
+    let rank = |v: &str| PLAN_VERSIONS_READ.iter().position(|x| *x == v);
+    actions
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| rank(since_version(a.kind)) > rank(version))
+        .map(|(i, a)| {
+            InputError::new(
+                file,
+                format!("{prefix}actions[{i}].type"),
+                format!(
+                    "`{}` came with version {}, but the file says {version}",
+                    a.kind,
+                    since_version(a.kind),
+                ),
+                format!("set the file's version to \"{PLAN_VERSION}\""),
+            )
+        })
+        .collect()
 }
 
 pub(super) fn actions_semantics(
@@ -161,7 +200,47 @@ pub(super) fn actions_semantics(
                 "remove `use`, or set `type` to `use`".into(),
             ),
         }
+        match (kind, &action.files) {
+            (ActionType::Upload, None) => problem(
+                ".files",
+                "`upload` needs the files to set".into(),
+                format!("add `\"files\": [\"invoice.pdf\"]`, naming files in {FILES_DIR}/"),
+            ),
+            (ActionType::Upload, Some(files)) => {
+                if files.is_empty() {
+                    problem(
+                        ".files",
+                        "`upload` has an empty `files`".into(),
+                        format!("name at least one file in {FILES_DIR}/"),
+                    );
+                }
+                for (j, name) in files.iter().enumerate() {
+                    if let Some(what) = file_name_problem(name) {
+                        problem(
+                            &format!(".files[{j}]"),
+                            what,
+                            format!(
+                                "name a file directly in {FILES_DIR}/, such as \"invoice.pdf\""
+                            ),
+                        );
+                    }
+                }
+            }
+            (_, None) => {}
+            (_, Some(_)) => problem(
+                ".files",
+                format!("`{kind}` takes no files"),
+                "remove `files`, or use `upload`".into(),
+            ),
+        }
         if let Some(expect) = &action.expect {
+            if expect.download.is_some() && kind != ActionType::Download {
+                problem(
+                    ".expect.download",
+                    format!("`{kind}` starts no download to check"),
+                    "move `download` to the `expect` of a `download` step".into(),
+                );
+            }
             for e in expect_semantics(file, &format!("{at}.expect"), expect) {
                 problems.push(e);
             }
@@ -192,7 +271,7 @@ pub(super) fn expect_semantics(
             file,
             at,
             "`expect` is empty",
-            "give at least one of visible, hidden, url, value, count; or remove it",
+            "give at least one of visible, hidden, url, value, count, download; or remove it",
         ));
     }
     for (field, selector) in expect.selectors() {
@@ -202,6 +281,9 @@ pub(super) fn expect_semantics(
             problems.push(InputError::new(file, format!("{at}.{field}"), what, fix));
         }
     }
+    if let Some(d) = &expect.download {
+        problems.extend(download_semantics(file, &format!("{at}.download"), d));
+    }
     if let Some(url) = &expect.url
         && let Err(e) = globset::Glob::new(url)
     {
@@ -210,6 +292,39 @@ pub(super) fn expect_semantics(
             format!("{at}.url"),
             format!("bad URL glob `{url}`: {e}"),
             "write a glob such as `/todos*` or `**/done`",
+        ));
+    }
+    problems
+}
+
+fn download_semantics(file: &str, at: &str, d: &crate::plan::DownloadExpect) -> Vec<InputError> {
+    let mut problems = Vec::new();
+    if let Some(name) = &d.name
+        && let Err(e) = globset::Glob::new(name)
+    {
+        problems.push(InputError::new(
+            file,
+            format!("{at}.name"),
+            format!("bad file name glob `{name}`: {e}"),
+            "write a name such as `report.csv` or a glob such as `report-*.csv`",
+        ));
+    }
+    if d.size.is_some() && (d.min_size.is_some() || d.max_size.is_some()) {
+        problems.push(InputError::new(
+            file,
+            format!("{at}.size"),
+            "`size` is exact, so `min_size`/`max_size` beside it say nothing",
+            "keep `size`, or `min_size`/`max_size`",
+        ));
+    }
+    if let (Some(min), Some(max)) = (d.min_size, d.max_size)
+        && min > max
+    {
+        problems.push(InputError::new(
+            file,
+            format!("{at}.min_size"),
+            format!("`min_size` {min} is larger than `max_size` {max}"),
+            "swap them, or widen the range",
         ));
     }
     problems

@@ -31,9 +31,16 @@ impl Command for Evaluate {
     type Response = Evaluated;
 }
 
-/// A JavaScript value: by value (`value`) or described.
+/// A JavaScript value: by value (`value`) or described, or a handle to it (`object_id`).
 #[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct RemoteObject {
+    /// `node` for a DOM node.
+    #[serde(default)]
+    pub subtype: Option<String>,
+    /// A handle to the object in the page, when it was not returned by value.
+    #[serde(default)]
+    pub object_id: Option<String>,
     /// Absent for `undefined` and for values that are not JSON.
     #[serde(default)]
     pub value: Option<Value>,
@@ -59,4 +66,16 @@ impl ExceptionDetails {
             .or_else(|| self.text.clone())
             .unwrap_or_else(|| "an exception without a message".to_string())
     }
+}
+
+/// Lets the page forget an object handed out by handle.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReleaseObject {
+    pub object_id: String,
+}
+
+impl Command for ReleaseObject {
+    const METHOD: &'static str = "Runtime.releaseObject";
+    type Response = super::Ignored;
 }

@@ -189,6 +189,7 @@ impl Runner {
             // Steps run while planning leave no trace: the plan's verifying run (or its next
             // replay) does.
             trace: Trace::Off,
+            transfers: self.transfers(shared.run_id),
         };
         execute_steps(session, &plan, &cx).await
     }

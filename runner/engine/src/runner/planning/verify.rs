@@ -138,6 +138,7 @@ impl Runner {
             };
             let (execution, session) = match self
                 .execute_open(
+                    shared.run_id,
                     &scenario.id,
                     &plan,
                     timeout,

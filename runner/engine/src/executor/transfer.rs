@@ -1,0 +1,372 @@
+//! The steps that move files: `upload` sets files from the project's `e2e/files/` on a file
+//! input (found like any target, but a hidden one counts: file inputs usually hide behind a
+//! styled button); `download` clicks its target, waits for the download it starts, saves it
+//! under the run's folder and checks `expect.download` on the file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::time::Instant;
+use windup_model::plan::file_name_problem;
+use windup_model::{Action, ActionType, DownloadExpect, Downloaded, FailureClass, InputError};
+
+use super::outcome::{Failure, browser_failure, fail};
+use super::steps::{Runner, Timing};
+use crate::browser::injected::{FileInput, download_started, file_input};
+use crate::browser::{BrowserError, DownloadError};
+use crate::locator::Locator;
+use crate::project::Layout;
+
+/// Back-off between attempts to find the file input, in milliseconds.
+const RETRY_MS: [u64; 5] = [0, 20, 50, 100, 100];
+
+impl Runner<'_, '_> {
+    /// `upload`: every named file must be in `e2e/files/`; then they are set on the input.
+    pub(super) async fn upload_step(
+        &mut self,
+        action: &Action,
+        id: &str,
+        deadline: Instant,
+        timing: &mut Timing,
+    ) -> Result<(), Failure> {
+        let names = action.files.clone().unwrap_or_default();
+        let paths = upload_paths(&self.cx.transfers.files_dir(), &names)
+            .map_err(|m| fail(FailureClass::PlanInvalid, Some(id), m))?;
+        let selector = action
+            .target
+            .as_ref()
+            .map(|t| t.selector.as_str())
+            .unwrap_or_default();
+        self.failed_target = Some(selector.to_string());
+        let locator = Locator::parse(selector).map_err(|e| {
+            fail(
+                FailureClass::PlanInvalid,
+                Some(id),
+                format!("bad selector `{selector}`: {e}"),
+            )
+        })?;
+        let t = Instant::now();
+        let mut attempt = 0;
+        let handle = loop {
+            self.session.wait_document_ready(deadline).await;
+            let last = match file_input(self.session, locator.parts(), paths.len()).await {
+                Ok(FileInput::Found(handle)) => break handle,
+                Ok(FileInput::Navigating) | Err(BrowserError::ContextLost) => None,
+                Ok(FileInput::NotFound) => None,
+                Ok(FileInput::NotActionable(why)) => Some(why),
+                Err(e) => return Err(browser_failure(e, id)),
+            };
+            let pause = Duration::from_millis(RETRY_MS[attempt.min(RETRY_MS.len() - 1)]);
+            attempt += 1;
+            if Instant::now() + pause >= deadline {
+                let (class, what) = match last {
+                    Some(why) => (FailureClass::NotActionable, why),
+                    None => (FailureClass::SelectorNotFound, "no match".to_string()),
+                };
+                return Err(fail(
+                    self.timeout_class(class, deadline),
+                    Some(id),
+                    format!(
+                        "`{}` is not a file input to upload to: {what}",
+                        locator.source
+                    ),
+                ));
+            }
+            tokio::time::sleep(pause).await;
+        };
+        timing.0 = t.elapsed();
+        let t = Instant::now();
+        let files = paths.iter().map(|p| p.display().to_string()).collect();
+        self.session
+            .set_input_files(handle, files)
+            .await
+            .map_err(|e| browser_failure(e, id))?;
+        timing.1 = t.elapsed();
+        Ok(())
+    }
+
+    /// `download`: watch the context's downloads, click the target, wait (within the step's
+    /// time) for the download to finish, save it as its suggested name, and check it.
+    pub(super) async fn download_step(
+        &mut self,
+        action: &Action,
+        id: &str,
+        deadline: Instant,
+        timing: &mut Timing,
+    ) -> Result<(), Failure> {
+        let rel = self.cx.transfers.downloads_dir(self.cx.scenario_id);
+        let folder = self.cx.transfers.absolute(&rel);
+        std::fs::create_dir_all(&folder).map_err(|e| {
+            fail(
+                FailureClass::BrowserCrashed,
+                Some(id),
+                format!("cannot make the downloads folder {rel}: {e}"),
+            )
+        })?;
+        let mut downloads = self
+            .session
+            .watch_downloads(&folder)
+            .await
+            .map_err(|e| browser_failure(e, id))?;
+        let click = Action {
+            kind: ActionType::Click,
+            expect: None,
+            ..action.clone()
+        };
+        self.perform_on_target(&click, id, deadline, timing).await?;
+        let t = Instant::now();
+        let finished = downloads.finished(deadline).await;
+        timing.1 += t.elapsed();
+        let download = match finished {
+            Ok(d) => d,
+            Err(DownloadError::Browser(e)) => return Err(browser_failure(e, id)),
+            Err(DownloadError::Canceled(name)) => {
+                return Err(fail(
+                    FailureClass::PostconditionFailed,
+                    Some(id),
+                    format!("the download `{name}` was canceled"),
+                ));
+            }
+            Err(DownloadError::TimedOut(begun)) => {
+                let what = if begun.is_empty() {
+                    "no download began".to_string()
+                } else {
+                    format!("`{}` began but did not finish", begun.join("`, `"))
+                };
+                return Err(fail(
+                    self.timeout_class(FailureClass::PostconditionFailed, deadline),
+                    Some(id),
+                    format!(
+                        "clicking `{}` started no download that finished in time: {what}",
+                        action
+                            .target
+                            .as_ref()
+                            .map(|t| t.selector.as_str())
+                            .unwrap_or_default()
+                    ),
+                ));
+            }
+        };
+        // A link answered with `Content-Disposition: attachment` started a navigation that
+        // became this download: the page stays, and must not look as if it were leaving.
+        match download_started(self.session).await {
+            Ok(_) | Err(BrowserError::ContextLost) => {}
+            Err(e) => return Err(browser_failure(e, id)),
+        }
+        let name = safe_name(&download.name);
+        let saved = unused_path(&folder, &name);
+        let file_name = saved
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let path = match std::fs::rename(&download.file, &saved) {
+            Ok(()) => format!("{rel}/{file_name}"),
+            Err(_) => format!(
+                "{rel}/{}",
+                download
+                    .file
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            ),
+        };
+        self.last_download = Some(Downloaded {
+            path: path.clone(),
+            name: download.name.clone(),
+            size: download.size,
+        });
+        let want = action.expect.as_ref().and_then(|e| e.download.as_ref());
+        if let Some(problem) = want.and_then(|w| download_problem(w, &download.name, download.size))
+        {
+            return Err(fail(
+                FailureClass::PostconditionFailed,
+                Some(id),
+                format!("{problem} (saved as {path})"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The absolute paths of an upload's files, each directly in `files_dir`; the error names the
+/// file, the field and the fix.
+pub(crate) fn upload_paths(files_dir: &Path, names: &[String]) -> Result<Vec<PathBuf>, String> {
+    if names.is_empty() {
+        return Err(format!(
+            "`upload` names no files (fix: add `files: [\"<name>\"]` naming files in {}/)",
+            Layout::FILES_DIR
+        ));
+    }
+    let mut out = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if let Some(what) = file_name_problem(name) {
+            return Err(format!("files[{i}]: {what}"));
+        }
+        let path = files_dir.join(name);
+        // Absolute: the browser grants the page the path it is given, and a relative one is
+        // not the path the page then reads (Chromium ends a renderer that reads another).
+        match path.canonicalize() {
+            Ok(p) if p.is_file() => out.push(p),
+            _ => {
+                return Err(format!(
+                    "files[{i}]: `{name}` is not in {dir}/ (fix: add the file to {dir}/, or correct the name)",
+                    dir = Layout::FILES_DIR
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every upload file a plan's steps name that is not in the project's files folder, as input
+/// errors: checked before a plan runs, so a missing file is bad input, not a failed scenario.
+pub fn missing_upload_files(root: &Path, file: &str, actions: &[Action]) -> Vec<InputError> {
+    let dir = root.join(Layout::FILES_DIR);
+    actions
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.kind == ActionType::Upload)
+        .filter_map(|(i, a)| {
+            let names = a.files.clone().unwrap_or_default();
+            upload_paths(&dir, &names).err().map(|m| {
+                let (field, what) = m.split_once(": ").unwrap_or(("", m.as_str()));
+                let (what, fix) = what.split_once(" (fix: ").unwrap_or((what, ""));
+                InputError::new(
+                    file,
+                    format!("actions[{i}].{field}"),
+                    what,
+                    fix.trim_end_matches(')'),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Why a downloaded file is not what `expect.download` says, naming the field.
+fn download_problem(want: &DownloadExpect, name: &str, size: u64) -> Option<String> {
+    if let Some(glob) = &want.name {
+        let matches = globset::Glob::new(glob)
+            .map(|g| g.compile_matcher().is_match(name))
+            .unwrap_or(false);
+        if !matches {
+            return Some(format!(
+                "the download is named `{name}`, not `{glob}` (expect.download.name)"
+            ));
+        }
+    }
+    if let Some(exact) = want.size
+        && size != exact
+    {
+        return Some(format!(
+            "the download `{name}` is {size} bytes, not {exact} (expect.download.size)"
+        ));
+    }
+    if let Some(min) = want.min_size
+        && size < min
+    {
+        return Some(format!(
+            "the download `{name}` is {size} bytes, under min_size {min} (expect.download.min_size)"
+        ));
+    }
+    if let Some(max) = want.max_size
+        && size > max
+    {
+        return Some(format!(
+            "the download `{name}` is {size} bytes, over max_size {max} (expect.download.max_size)"
+        ));
+    }
+    None
+}
+
+/// A site's suggested name as a plain file name in the downloads folder: no folders, nothing
+/// hidden, never empty.
+fn safe_name(suggested: &str) -> String {
+    let base = suggested.rsplit(['/', '\\']).next().unwrap_or_default();
+    let clean: String = base
+        .chars()
+        .map(|c| if c.is_control() || c == ':' { '_' } else { c })
+        .collect();
+    let clean = clean.trim_start_matches('.').trim().to_string();
+    if clean.is_empty() {
+        "download".into()
+    } else {
+        clean
+    }
+}
+
+/// `folder/name`, or `folder/<n>-name` when a file of that name is already there.
+fn unused_path(folder: &Path, name: &str) -> PathBuf {
+    let first = folder.join(name);
+    if !first.exists() {
+        return first;
+    }
+    (2..)
+        .map(|n| folder.join(format!("{n}-{name}")))
+        .find(|p| !p.exists())
+        .expect("an unused name")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn download_checks_name_the_field_that_failed() {
+        let want = DownloadExpect {
+            name: Some("report-*.csv".into()),
+            min_size: Some(10),
+            max_size: Some(20),
+            ..Default::default()
+        };
+        assert_eq!(download_problem(&want, "report-1.csv", 15), None);
+        assert!(
+            download_problem(&want, "other.csv", 15)
+                .unwrap()
+                .contains("expect.download.name")
+        );
+        assert!(
+            download_problem(&want, "report-1.csv", 9)
+                .unwrap()
+                .contains("min_size 10")
+        );
+        assert!(
+            download_problem(&want, "report-1.csv", 21)
+                .unwrap()
+                .contains("max_size 20")
+        );
+        let exact = DownloadExpect {
+            size: Some(5),
+            ..Default::default()
+        };
+        assert!(
+            download_problem(&exact, "a", 6)
+                .unwrap()
+                .contains("6 bytes, not 5")
+        );
+    }
+
+    #[test]
+    fn suggested_names_stay_in_the_folder() {
+        assert_eq!(safe_name("../../etc/passwd"), "passwd");
+        assert_eq!(safe_name(".bashrc"), "bashrc");
+        assert_eq!(safe_name(""), "download");
+        assert_eq!(safe_name("C:\\x\\report.csv"), "report.csv");
+    }
+
+    #[test]
+    fn upload_files_must_be_plain_names_in_the_files_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("invoice.pdf"), b"%PDF").unwrap();
+        assert!(upload_paths(dir.path(), &["invoice.pdf".into()]).is_ok());
+        let missing =
+            upload_paths(dir.path(), &["invoice.pdf".into(), "nope.txt".into()]).unwrap_err();
+        assert!(
+            missing.starts_with("files[1]: `nope.txt` is not in e2e/files/"),
+            "{missing}"
+        );
+        for bad in ["../secret", "/etc/passwd", "a/b.txt", ".."] {
+            let e = upload_paths(dir.path(), &[bad.into()]).unwrap_err();
+            assert!(e.starts_with("files[0]:"), "{e}");
+        }
+    }
+}
