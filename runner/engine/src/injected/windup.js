@@ -2137,8 +2137,13 @@ if (!window.__windup) {
     }
 
     const FILL_EXCLUDED_TYPES = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'hidden', 'range', 'color']);
-    const ENABLED_ACTIONS = new Set(['click', 'check', 'uncheck', 'fill', 'select', 'press']);
-    const HIT_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover', 'fill']);
+    // Playwright's actionability table (https://playwright.dev/docs/actionability), per action:
+    // every action needs a visible target; stable and receives-events only for pointer actions
+    // (click, check, uncheck, hover); enabled for click, check, uncheck, fill and select;
+    // editable for fill; press needs nothing more (it focuses the target and sends the key).
+    const STABLE_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover']);
+    const ENABLED_ACTIONS = new Set(['click', 'check', 'uncheck', 'fill', 'select']);
+    const HIT_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover']);
 
     function isCheckable(el, ctx) {
       return isNativeCheckable(el) || CHECKABLE_ROLES.has(roleOf(el, ctx));
@@ -2203,21 +2208,22 @@ if (!window.__windup) {
       if (!first) return { status: 'not_found', hidden: all.length };
       const { el, subject } = retarget(first, action, ctx);
 
-      // (a) scroll, (b) stable across two animation frames.
+      // (a) scroll, (b) stable across two animation frames, for pointer actions only.
       try {
         scrollIntoViewIfNeeded(el);
       } catch (e) { /* detached or not scrollable */ }
-      const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
-      await nextFrame();
-      const r1 = rectKey(el.getBoundingClientRect());
-      await nextFrame();
-      if (isLeaving()) return { status: 'navigating' };
-      if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
-      const r2 = rectKey(el.getBoundingClientRect());
-      if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
-
-      ctx = newCtx(); // the page ran between frames
-      if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
+      if (STABLE_ACTIONS.has(action)) {
+        const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
+        await nextFrame();
+        const r1 = rectKey(el.getBoundingClientRect());
+        await nextFrame();
+        if (isLeaving()) return { status: 'navigating' };
+        if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
+        const r2 = rectKey(el.getBoundingClientRect());
+        if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
+        ctx = newCtx(); // the page ran between frames
+        if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
+      }
 
       // (c) enabled, (d) right kind of element.
       if (ENABLED_ACTIONS.has(action) && (isDisabled(el) || isDisabled(subject))) return { status: 'not_actionable', reason: 'element is disabled' };
@@ -2225,11 +2231,14 @@ if (!window.__windup) {
       if (kind) return { status: 'not_actionable', reason: kind };
 
       // (e) receives events.
-      const point = clickPoint(el);
-      if (!point) return { status: 'not_actionable', reason: 'element is outside of the viewport' };
+      let point = clickPoint(el);
       if (HIT_ACTIONS.has(action)) {
+        if (!point) return { status: 'not_actionable', reason: 'element is outside of the viewport' };
         const problem = hitTest(el, point);
         if (problem) return { status: 'not_actionable', reason: problem };
+      } else if (!point) {
+        const r = el.getBoundingClientRect();
+        point = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
       }
 
       // (f) coordinates in the top-level viewport.

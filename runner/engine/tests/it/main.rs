@@ -1,5 +1,6 @@
 //! Engine integration tests: real Chromium, real pages on loopback, LLM-hermetic (a local fake provider).
 
+mod actionability;
 mod attach;
 mod dashboard_client;
 mod failures;
