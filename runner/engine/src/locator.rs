@@ -1,10 +1,15 @@
 //! Locators: a parsed selector evaluated by the in-page engine (`injected/windup.js`).
 //! The first VISIBLE match in document order is the target.
+//!
+//! A selector is evaluated in each realm of the page in turn (`browser::Realm`): the top
+//! document with its same-origin frames, then each frame of another origin. After a `frame=`
+//! step only the frame it picks is searched: the parts up to the step find the frame element
+//! (in the realms as above), and the rest run in that frame's own realm.
 
 use serde_json::Value;
 use windup_model::{Part, Selector, SelectorError};
 
-use crate::browser::{BrowserError, Session, injected};
+use crate::browser::{BrowserError, Realm, Session, injected};
 
 pub use crate::browser::injected::{Counts, Diagnosis, Located};
 
@@ -33,29 +38,130 @@ impl Locator {
     }
 
     /// Finds the target and checks that it is actionable for `action`; for `fill` and `press`
-    /// the element is focused (and for `fill` its content selected) when it is.
+    /// the element is focused (and for `fill` its content selected) when it is. The point is in
+    /// the top-level viewport, wherever the target's frame is.
     pub async fn locate(&self, session: &Session, action: &str) -> Result<Located, BrowserError> {
-        injected::locate(session, &self.parts, action).await
+        self.first_found(session, |realm, parts| async move {
+            injected::locate(session, &realm, &parts, action).await
+        })
+        .await
     }
 
-    /// How many visible and hidden matches the selector has now.
+    /// How many visible and hidden matches the selector has now, in every realm it searches.
     pub async fn count(&self, session: &Session) -> Result<Counts, BrowserError> {
-        injected::query(session, &self.parts).await
+        let mut total = Counts {
+            visible: 0,
+            hidden: 0,
+        };
+        for (realm, parts) in scopes(session, &self.parts).await? {
+            let c = injected::query(session, &realm, &parts).await?;
+            total.visible += c.visible;
+            total.hidden += c.hidden;
+        }
+        Ok(total)
     }
 
     /// Chooses an option of the target `<select>` by value or label.
     pub async fn select(&self, session: &Session, value: &str) -> Result<Located, BrowserError> {
-        injected::select(session, &self.parts, value).await
+        self.first_found(session, |realm, parts| async move {
+            injected::select(session, &realm, &parts, value).await
+        })
+        .await
     }
 
     /// `true`, `false`, `"mixed"` or null when there is no visible match.
     pub async fn is_checked(&self, session: &Session) -> Result<Value, BrowserError> {
-        injected::is_checked(session, &self.parts).await
+        for (realm, parts) in scopes(session, &self.parts).await? {
+            let v = injected::is_checked(session, &realm, &parts).await?;
+            if !v.is_null() {
+                return Ok(v);
+            }
+        }
+        Ok(Value::Null)
     }
 
     /// Match counts and the nearest names on the page, for the message of a selector that
     /// found nothing usable.
     pub async fn diagnose(&self, session: &Session) -> Result<Diagnosis, BrowserError> {
-        injected::diagnose(session, &self.parts).await
+        let mut all = Diagnosis::default();
+        for (realm, parts) in scopes(session, &self.parts).await? {
+            let d = injected::diagnose(session, &realm, &parts).await?;
+            all.visible += d.visible;
+            all.hidden += d.hidden;
+            if all.nearest.is_empty() {
+                all.nearest = d.nearest;
+            }
+        }
+        Ok(all)
     }
+
+    /// The first realm's answer that found a visible match, its point moved into the top
+    /// viewport and its frame's origin set; else not found, with every realm's hidden matches.
+    async fn first_found<F, Fut>(&self, session: &Session, ask: F) -> Result<Located, BrowserError>
+    where
+        F: Fn(Realm, Vec<Part>) -> Fut,
+        Fut: std::future::Future<Output = Result<Located, BrowserError>>,
+    {
+        let mut hidden = 0;
+        for (realm, parts) in scopes(session, &self.parts).await? {
+            match ask(realm.clone(), parts).await? {
+                Located::NotFound { hidden: h } => hidden += h,
+                Located::Ok {
+                    x,
+                    y,
+                    describe,
+                    checked,
+                    origin,
+                    ..
+                } => {
+                    let (dx, dy) = match &realm.frame_id {
+                        Some(frame) => session.frame_offset(frame).await?,
+                        None => (0.0, 0.0),
+                    };
+                    return Ok(Located::Ok {
+                        x: x + dx,
+                        y: y + dy,
+                        describe,
+                        checked,
+                        origin,
+                        frame_origin: realm.origin,
+                    });
+                }
+                other => return Ok(other),
+            }
+        }
+        Ok(Located::NotFound { hidden })
+    }
+}
+
+/// Where a selector's parts are evaluated, in order: every realm of the page with the whole
+/// selector; or, after its `frame=` steps, the realm of the frame the last one picks with the
+/// parts after it. Empty when a `frame=` step finds no visible frame element.
+pub(crate) async fn scopes(
+    session: &Session,
+    parts: &[Part],
+) -> Result<Vec<(Realm, Vec<Part>)>, BrowserError> {
+    let mut realms = session.realms().await?;
+    let mut start = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if !matches!(part, Part::Frame { .. }) {
+            continue;
+        }
+        let mut frame = None;
+        for realm in &realms {
+            frame = injected::frame_owner(session, realm, &parts[start..=i]).await?;
+            if frame.is_some() {
+                break;
+            }
+        }
+        let Some(frame) = frame else {
+            return Ok(Vec::new());
+        };
+        realms = vec![session.frame_realm(&frame).await?];
+        start = i + 1;
+    }
+    Ok(realms
+        .into_iter()
+        .map(|realm| (realm, parts[start..].to_vec()))
+        .collect())
 }

@@ -4,7 +4,7 @@
 //! is reused live beside it (`page_events.rs`, `navigation.rs`, `input.rs`, `pool.rs`).
 
 use std::collections::{BTreeSet, VecDeque};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -44,6 +44,9 @@ pub(super) struct Shared {
     /// The session's tabs: its first, and those its pages opened. In an attached browser's
     /// default context these are what the session closes when it ends.
     pub opened: Mutex<Vec<String>>,
+    /// Whether a frame's document ever committed in the page: until then there is no frame
+    /// tree to ask for realms.
+    pub subframes: AtomicBool,
 }
 
 /// One scenario's browser context and its current page.
@@ -251,6 +254,7 @@ impl Session {
             init_scripts: Mutex::new(Vec::new()),
             guard: Mutex::new(Guard::default()),
             opened: Mutex::new(vec![target.clone()]),
+            subframes: AtomicBool::new(false),
         });
         let cdp_session_id = Self::attach(&instance, &target).await?;
         let mut session = Session {
@@ -351,12 +355,24 @@ impl Session {
     /// Evaluates an expression in the page and returns its JSON value. The engine evaluates
     /// only calls into the in-page engine (`browser/injected.rs`); tests use it freely.
     pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
+        self.eval_in(None, expression).await
+    }
+
+    /// [`Session::eval`] in an execution context: a frame's isolated world, or the top
+    /// document's main world for None.
+    pub(crate) async fn eval_in<T: DeserializeOwned>(
+        &self,
+        context: Option<i64>,
+        expression: &str,
+    ) -> Result<T, BrowserError> {
         self.check_alive()?;
         let evaluated = self
             .page_send(&Evaluate {
                 expression: expression.to_string(),
                 return_by_value: true,
                 await_promise: true,
+                context_id: context,
+                user_gesture: context.is_some(),
             })
             .await
             .map_err(|e| match e {
@@ -375,6 +391,34 @@ impl Session {
         }
         let value = evaluated.result.value.unwrap_or(Value::Null);
         serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
+    }
+
+    /// Evaluates an expression whose value is an object, and returns a handle to it (None for
+    /// null); the caller lets go of it.
+    pub(crate) async fn eval_handle(
+        &self,
+        context: Option<i64>,
+        expression: &str,
+    ) -> Result<Option<String>, BrowserError> {
+        self.check_alive()?;
+        let evaluated = self
+            .page_send(&Evaluate {
+                expression: expression.to_string(),
+                return_by_value: false,
+                await_promise: false,
+                context_id: context,
+                user_gesture: false,
+            })
+            .await?;
+        if let Some(details) = evaluated.exception_details {
+            let text = details.message();
+            return Err(if is_context_lost(&text) {
+                BrowserError::ContextLost
+            } else {
+                BrowserError::Script(text)
+            });
+        }
+        Ok(evaluated.result.object_id)
     }
 
     /// A PNG screenshot of the viewport.

@@ -23,12 +23,14 @@
 //
 // API (window.__windup; every result is plain JSON):
 //   query(parts)                → {visible, hidden}
-//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, checked?}
+//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, origin, checked?}
 //                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}
 //                                  | {status:"navigating"}>   action: click|check|uncheck|fill|select|press|hover
 //   select(parts, value)        → Promise<{status:"ok", x, y, describe} | same failures as locate>
 //   check(spec)                 → {url, visible?, hidden?, value?:{ok, actual}, count?:{ok, actual}, navigating}
 //   isChecked(parts)            → true | false | "mixed" | null
+//   frameOwner(parts)           → the first visible frame element of parts (ending in a frame
+//                                  step), as a handle for DOM.describeNode; installed() → true
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
 //   observe({limit, words, origins}) → {url, title, items: [{selector, role, name, tag, control, score,
 //                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
@@ -54,7 +56,9 @@
 //
 // Selector parts: {kind:"css", value} | {kind:"role", role, name:null|{value, exact},
 // checked:null|bool, level:null|N} | {kind:"text"|"label"|"placeholder", value, exact}
-// | {kind:"testid", value} | {kind:"has_text", value} (filter) | {kind:"nth", index} (filter).
+// | {kind:"testid", value} | {kind:"has_text", value} (filter) | {kind:"nth", index} (filter)
+// | {kind:"frame", by:"title"|"name"|"css", value} (frame elements; the next part searches
+// their documents).
 // Searches run over the top document (composed order, open shadow roots at
 // their host's position), then same-origin frames depth first; later parts
 // search below each previous match (a frame element's scope is its document).
@@ -1724,6 +1728,21 @@ if (!window.__windup) {
             return ph !== null && m(norm(ph));
           } };
         }
+        case 'frame': {
+          // A frame element; the next part searches its document (the engine of the frame's
+          // own realm does, for a frame of another origin: see browser/frames.rs).
+          const v = String(part.value);
+          if (part.by === 'css') {
+            try {
+              document.createDocumentFragment().querySelector(v);
+            } catch (e) {
+              throw new Error('windup: invalid CSS selector ' + JSON.stringify(v));
+            }
+            return { sources: [v], pred: isFrameElement };
+          }
+          const attr = part.by === 'name' ? 'name' : 'title';
+          return { sources: ['iframe', 'frame'], pred: (el) => el.getAttribute(attr) === v };
+        }
         case 'testid': {
           const v = String(part.value);
           return { sources: ['[data-testid="' + CSS.escape(v) + '"]'], pred: (el) => el.getAttribute('data-testid') === v };
@@ -2243,7 +2262,9 @@ if (!window.__windup) {
 
       // (f) coordinates in the top-level viewport.
       const top = toTopCoordinates(el, point);
-      const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx) };
+      const win = el.ownerDocument.defaultView;
+      const origin = win ? String(win.origin) : 'null';
+      const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx), origin };
       const checked = isCheckable(subject, ctx) ? checkedState(subject, ctx) : null;
       if (checked !== null) result.checked = checked;
 
@@ -2255,7 +2276,6 @@ if (!window.__windup) {
             el.select();
           } catch (e) { /* some input types have no selection */ }
         } else {
-          const win = el.ownerDocument.defaultView;
           const range = el.ownerDocument.createRange();
           range.selectNodeContents(el);
           const sel = win.getSelection();
@@ -2330,6 +2350,13 @@ if (!window.__windup) {
       }
       out.navigating = isLeaving();
       return out;
+    }
+
+    /** The first visible frame element matching `parts` (ending in a `frame=` step), or null. */
+    function frameOwner(parts) {
+      const ctx = newCtx();
+      const el = firstVisible(resolve(parts, ctx), ctx);
+      return el && isFrameElement(el) ? el : null;
     }
 
     function isChecked(parts) {
@@ -3367,6 +3394,8 @@ if (!window.__windup) {
       select,
       check,
       isChecked,
+      frameOwner,
+      installed: () => true,
       snapshot,
       observe,
       signature,

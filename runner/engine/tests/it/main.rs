@@ -4,6 +4,7 @@ mod actionability;
 mod attach;
 mod dashboard_client;
 mod failures;
+mod frames;
 mod isolation;
 mod launch;
 mod locators;

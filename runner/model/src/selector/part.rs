@@ -104,3 +104,16 @@ pub struct Selector {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct SelectorError(pub String);
+
+impl FrameBy {
+    /// The `frame=` step that picks a frame element by `value`: `frame=title="Card"`,
+    /// `frame=name="pay"`, `frame=css=iframe#card`.
+    pub fn step(self, value: &str) -> String {
+        let quoted = || serde_json::to_string(value).expect("a string serialises");
+        match self {
+            FrameBy::Title => format!("frame=title={}", quoted()),
+            FrameBy::Name => format!("frame=name={}", quoted()),
+            FrameBy::Css => format!("frame=css={value}"),
+        }
+    }
+}

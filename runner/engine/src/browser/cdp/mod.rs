@@ -6,6 +6,7 @@
 mod protocol;
 
 pub(crate) mod browser;
+pub(crate) mod dom;
 pub(crate) mod emulation;
 pub(crate) mod fetch;
 pub(crate) mod input;

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Command;
+use super::{Command, Ignored};
 
 /// Evaluates an expression in the page's main world.
 #[derive(Debug, Serialize)]
@@ -14,6 +14,14 @@ pub(crate) struct Evaluate {
     pub return_by_value: bool,
     /// Waits for a returned promise to settle.
     pub await_promise: bool,
+    /// The execution context (a frame's isolated world); none for the top document's main
+    /// world.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_id: Option<i64>,
+    /// Runs as if the user acted: lets a field in another origin's frame take focus, which
+    /// Chromium refuses to a frame's script without a gesture.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub user_gesture: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -33,12 +41,28 @@ impl Command for Evaluate {
 
 /// A JavaScript value: by value (`value`) or described.
 #[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct RemoteObject {
     /// Absent for `undefined` and for values that are not JSON.
     #[serde(default)]
     pub value: Option<Value>,
     #[serde(default)]
     pub description: Option<String>,
+    /// A handle to the object, when not returned by value (and not null or a primitive).
+    #[serde(default)]
+    pub object_id: Option<String>,
+}
+
+/// Lets go of a handle from [`Evaluate`] without `return_by_value`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReleaseObject {
+    pub object_id: String,
+}
+
+impl Command for ReleaseObject {
+    const METHOD: &'static str = "Runtime.releaseObject";
+    type Response = Ignored;
 }
 
 #[derive(Debug, Deserialize)]
