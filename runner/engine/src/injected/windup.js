@@ -1990,6 +1990,18 @@ if (!window.__windup) {
       });
     } catch (e) { /* navigation tracking is best effort */ }
 
+    // When the user's (trusted) input last reached this window: a step right after one waits
+    // for the navigation it may have scheduled to start (see locateImpl).
+    const INPUT_SETTLE_MS = 500;
+    let lastInputAt = -Infinity;
+    try {
+      for (const type of ['click', 'keydown', 'submit']) {
+        window.addEventListener(type, (e) => {
+          if (e.isTrusted) lastInputAt = perfNow();
+        }, true);
+      }
+    } catch (e) { /* best effort, as navigation tracking */ }
+
     function isLeaving() {
       if (nav.pageHidden) return true;
       const now = perfNow();
@@ -2241,6 +2253,17 @@ if (!window.__windup) {
         const r2 = rectKey(el.getBoundingClientRect());
         if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
         ctx = newCtx(); // the page ran between frames
+        if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
+      } else if (perfNow() - lastInputAt < INPUT_SETTLE_MS) {
+        // No stability to wait for; but right after a click or key the page may not have
+        // started the navigation it scheduled (a form's submission is a task of its own), and
+        // typing must land in the document that navigation brings, not in the one it leaves.
+        const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
+        await nextFrame();
+        await nextFrame();
+        if (isLeaving()) return { status: 'navigating' };
+        if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
+        ctx = newCtx();
         if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
       }
 
