@@ -78,6 +78,32 @@ fn a_form_in_a_cross_origin_frame_is_filled_submitted_and_verified_inside_it() {
 }
 
 #[test]
+fn a_frame_inside_a_frame_of_another_origin_is_reached_and_clicked_at_the_right_point() {
+    let sites = Sites::start();
+    // The shop (127.0.0.1) holds a wallet frame (localhost) that holds a card form back from
+    // 127.0.0.1: each frame of another origin than its parent's.
+    let inner = format!("{}card.html", sites.shop.base);
+    let start = format!(
+        "/shop.html?nest={}/nest.html%3Finner%3D{}",
+        sites.other_origin(),
+        inner.replace(':', "%3A").replace('/', "%2F")
+    );
+    let p = plan(
+        &start,
+        r#"[
+          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Wallet\" >> frame=title=\"Inner card\" >> label=\"Name on card\""},"value":"Grace"},
+          {"id":"a3","type":"fill","target":{"selector":"frame=title=\"Inner card\" >> label=\"Card number\""},"value":"5555555555554444"},
+          {"id":"a4","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
+           "expect":{"visible":"frame=title=\"Inner card\" >> text=\"Paid by Grace, card ending 4444\""}}
+        ]"#,
+    );
+    let x = block_on(Run::new(&sites.shop.base).exec(browser(), &p));
+    // The click (a4) lands on the innermost frame's button only if both frames' offsets were
+    // added; `frame=title="Inner card"` is found in the wallet frame's realm.
+    assert_passed(&x, "the nested card frame");
+}
+
+#[test]
 fn a_frame_step_that_finds_no_frame_finds_nothing() {
     let sites = Sites::start();
     let p = plan(
