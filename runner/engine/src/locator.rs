@@ -13,6 +13,10 @@ use crate::browser::{BrowserError, Realm, Session, injected};
 
 pub use crate::browser::injected::{Counts, Diagnosis, Located};
 
+/// The actions whose target must receive the pointer event at its point (Playwright's
+/// *receives events*).
+const POINTER_ACTIONS: [&str; 4] = ["click", "check", "uncheck", "hover"];
+
 /// A selector ready to send to the page.
 #[derive(Debug, Clone)]
 pub struct Locator {
@@ -41,10 +45,22 @@ impl Locator {
     /// the element is focused (and for `fill` its content selected) when it is. The point is in
     /// the top-level viewport, wherever the target's frame is.
     pub async fn locate(&self, session: &Session, action: &str) -> Result<Located, BrowserError> {
-        self.first_found(session, |realm, parts| async move {
-            injected::locate(session, &realm, &parts, action).await
-        })
-        .await
+        let (found, frame) = self
+            .first_found(session, |realm, parts| async move {
+                injected::locate(session, &realm, &parts, action).await
+            })
+            .await?;
+        // The frame's engine hit-tested its own document; what covers the frame element in a
+        // parent of another origin only the browser sees.
+        if let (Located::Ok { x, y, .. }, Some(frame)) = (&found, &frame)
+            && POINTER_ACTIONS.contains(&action)
+            && !session.point_reaches_frame(frame, (*x, *y)).await?
+        {
+            return Ok(Located::NotActionable {
+                reason: "element is covered by something over its frame at the click point".into(),
+            });
+        }
+        Ok(found)
     }
 
     /// How many visible and hidden matches the selector has now, in every realm it searches.
@@ -67,6 +83,7 @@ impl Locator {
             injected::select(session, &realm, &parts, value).await
         })
         .await
+        .map(|(found, _)| found)
     }
 
     /// `true`, `false`, `"mixed"` or null when there is no visible match.
@@ -96,8 +113,13 @@ impl Locator {
     }
 
     /// The first realm's answer that found a visible match, its point moved into the top
-    /// viewport and its frame's origin set; else not found, with every realm's hidden matches.
-    async fn first_found<F, Fut>(&self, session: &Session, ask: F) -> Result<Located, BrowserError>
+    /// viewport and its frame's origin set, with the realm's frame (None for the top document);
+    /// else not found, with every realm's hidden matches.
+    async fn first_found<F, Fut>(
+        &self,
+        session: &Session,
+        ask: F,
+    ) -> Result<(Located, Option<String>), BrowserError>
     where
         F: Fn(Realm, Vec<Part>) -> Fut,
         Fut: std::future::Future<Output = Result<Located, BrowserError>>,
@@ -118,19 +140,20 @@ impl Locator {
                         Some(frame) => session.frame_offset(frame).await?,
                         None => (0.0, 0.0),
                     };
-                    return Ok(Located::Ok {
+                    let found = Located::Ok {
                         x: x + dx,
                         y: y + dy,
                         describe,
                         checked,
                         origin,
                         frame_origin: realm.origin,
-                    });
+                    };
+                    return Ok((found, realm.frame_id));
                 }
-                other => return Ok(other),
+                other => return Ok((other, realm.frame_id)),
             }
         }
-        Ok(Located::NotFound { hidden })
+        Ok((Located::NotFound { hidden }, None))
     }
 }
 

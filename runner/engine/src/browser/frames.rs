@@ -10,7 +10,9 @@
 
 use std::sync::atomic::Ordering;
 
-use super::cdp::dom::{DescribeBackendNode, DescribeNode, GetBoxModel, GetFrameOwner};
+use super::cdp::dom::{
+    DescribeBackendNode, DescribeNode, GetBoxModel, GetFrameOwner, GetNodeForLocation,
+};
 use super::cdp::page::{CreateIsolatedWorld, FrameTree, GetFrameTree};
 use super::cdp::runtime::ReleaseObject;
 use super::error::BrowserError;
@@ -111,6 +113,32 @@ impl Session {
         }
     }
 
+    /// Whether a pointer event at a point of the top-level viewport reaches `frame` (or a frame
+    /// inside it), rather than something drawn over the frame element in a parent document,
+    /// which the frame's own engine cannot see.
+    pub(crate) async fn point_reaches_frame(
+        &self,
+        frame: &str,
+        (x, y): (f64, f64),
+    ) -> Result<bool, BrowserError> {
+        let hit = self
+            .send(&GetNodeForLocation {
+                x: x.round() as i64,
+                y: y.round() as i64,
+                include_user_agent_shadow_dom: true,
+                ignore_pointer_events_none: true,
+            })
+            .await?;
+        let Some(hit) = hit.frame_id else {
+            return Ok(false);
+        };
+        if hit == frame {
+            return Ok(true);
+        }
+        let tree = self.send(&GetFrameTree {}).await?.frame_tree;
+        Ok(subtree(&tree, frame).is_some_and(|t| subtree(t, &hit).is_some()))
+    }
+
     /// The frame a frame element (a handle from the in-page engine) holds; lets go of the
     /// handle.
     pub(crate) async fn frame_of(&self, object_id: String) -> Result<Option<String>, BrowserError> {
@@ -162,10 +190,13 @@ fn cross_origin_frames(tree: &FrameTree, out: &mut Vec<(String, String)>) {
 }
 
 fn find_origin(tree: &FrameTree, frame_id: &str) -> Option<String> {
+    subtree(tree, frame_id).map(|t| t.frame.security_origin.clone())
+}
+
+/// The tree of `frame_id` inside `tree`.
+fn subtree<'a>(tree: &'a FrameTree, frame_id: &str) -> Option<&'a FrameTree> {
     if tree.frame.id == frame_id {
-        return Some(tree.frame.security_origin.clone());
+        return Some(tree);
     }
-    tree.child_frames
-        .iter()
-        .find_map(|c| find_origin(c, frame_id))
+    tree.child_frames.iter().find_map(|c| subtree(c, frame_id))
 }

@@ -104,6 +104,31 @@ fn a_frame_inside_a_frame_of_another_origin_is_reached_and_clicked_at_the_right_
 }
 
 #[test]
+fn a_click_in_a_frame_under_a_layer_of_the_page_is_not_actionable() {
+    let sites = Sites::start();
+    let p = plan(
+        &format!("{}&cover=1", sites.start_url(&["card"])),
+        r#"[{"id":"a1","type":"fill","target":{"selector":"label=\"Name on card\""},"value":"Ada"},
+            {"id":"a2","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},"expect":{"visible":"text=\"never\""}}]"#,
+    );
+    let x = block_on(
+        Run::new(&sites.shop.base)
+            .action_timeout(800)
+            .exec(browser(), &p),
+    );
+    // Filling needs no hit test (Playwright's table); the click does, and the frame's own
+    // engine cannot see the shop's layer over it.
+    let f = x.failure.expect("must fail");
+    assert_eq!(f.action_id.as_deref(), Some("a2"), "{}", f.message);
+    assert_eq!(f.class, FailureClass::NotActionable, "{}", f.message);
+    assert!(
+        f.message.contains("covered by something over its frame"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
 fn a_frame_step_that_finds_no_frame_finds_nothing() {
     let sites = Sites::start();
     let p = plan(

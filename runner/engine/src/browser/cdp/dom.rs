@@ -84,3 +84,25 @@ impl Command for DescribeBackendNode {
     const METHOD: &'static str = "DOM.describeNode";
     type Response = Described;
 }
+
+/// The node hit at a point of the top-level viewport, and its frame.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetNodeForLocation {
+    pub x: i64,
+    pub y: i64,
+    pub include_user_agent_shadow_dom: bool,
+    pub ignore_pointer_events_none: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct NodeAtLocation {
+    #[serde(default)]
+    pub frame_id: Option<String>,
+}
+
+impl Command for GetNodeForLocation {
+    const METHOD: &'static str = "DOM.getNodeForLocation";
+    type Response = NodeAtLocation;
+}
