@@ -20,7 +20,7 @@ use super::session::Session;
 
 /// The name of Windup's isolated world in each frame; Chromium keeps one world per name and
 /// frame, so asking again returns the same context while the frame's document lives.
-const WORLD: &str = "__windup";
+const WORLD: &str = "windup";
 
 /// Where the in-page engine runs: the top document's main world, or the isolated world of a
 /// frame whose origin differs from its parent's.
