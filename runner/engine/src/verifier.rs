@@ -7,9 +7,11 @@ use globset::{GlobBuilder, GlobMatcher};
 use tokio::time::Instant;
 use windup_model::{Expect, Part};
 
-use crate::browser::injected::{self, CheckSpec, CountSpec, Observed, ValueSpec};
-use crate::browser::{BrowserError, Session};
-use crate::locator::Locator;
+use crate::browser::injected::{
+    self, CheckSpec, CountObserved, CountSpec, Observed, ValueObserved, ValueSpec,
+};
+use crate::browser::{BrowserError, Realm, Session};
+use crate::locator::{Locator, scopes};
 
 /// A compiled `expect`.
 #[derive(Debug, Clone)]
@@ -45,6 +47,92 @@ pub fn url_for_match(url: &str, base: &url::Url) -> String {
         }
         _ => url.to_string(),
     }
+}
+
+/// Observes `spec` once in every realm its selectors search (`locator::scopes`): the URL and
+/// whether the document is being left come from the top document; `visible` holds when any
+/// realm has a visible match, `hidden` when none has; `value` reads the first realm with a
+/// visible match; `count` adds the realms' visible matches up.
+async fn observe(session: &Session, spec: &CheckSpec) -> Result<Observed, BrowserError> {
+    let mut asks: Vec<(Realm, CheckSpec)> = vec![(Realm::top(), CheckSpec::default())];
+    fn ask(asks: &mut Vec<(Realm, CheckSpec)>, realm: Realm) -> &mut CheckSpec {
+        let at = match asks.iter().position(|(r, _)| *r == realm) {
+            Some(i) => i,
+            None => {
+                asks.push((realm, CheckSpec::default()));
+                asks.len() - 1
+            }
+        };
+        &mut asks[at].1
+    }
+    if let Some(parts) = &spec.visible {
+        for (realm, parts) in scopes(session, parts).await? {
+            ask(&mut asks, realm).visible = Some(parts);
+        }
+    }
+    if let Some(parts) = &spec.hidden {
+        for (realm, parts) in scopes(session, parts).await? {
+            ask(&mut asks, realm).hidden = Some(parts);
+        }
+    }
+    if let Some(v) = &spec.value {
+        for (realm, parts) in scopes(session, &v.parts).await? {
+            ask(&mut asks, realm).value = Some(ValueSpec {
+                parts,
+                equals: v.equals.clone(),
+            });
+        }
+    }
+    if let Some(c) = &spec.count {
+        for (realm, parts) in scopes(session, &c.parts).await? {
+            ask(&mut asks, realm).count = Some(CountSpec {
+                parts,
+                equals: c.equals,
+            });
+        }
+    }
+    let mut all: Option<Observed> = None;
+    for (realm, one) in &asks {
+        let obs = injected::check(session, realm, one).await?;
+        let Some(total) = all.as_mut() else {
+            // The top document's answer: the URL and navigation state are its own.
+            all = Some(Observed {
+                visible: spec.visible.as_ref().map(|_| obs.visible == Some(true)),
+                hidden: spec.hidden.as_ref().map(|_| obs.hidden != Some(false)),
+                value: spec.value.as_ref().map(|_| {
+                    obs.value.unwrap_or(ValueObserved {
+                        ok: false,
+                        actual: None,
+                    })
+                }),
+                count: spec.count.as_ref().map(|c| {
+                    let actual = obs.count.map(|n| n.actual).unwrap_or(0);
+                    CountObserved {
+                        ok: actual == c.equals,
+                        actual,
+                    }
+                }),
+                ..obs
+            });
+            continue;
+        };
+        if obs.visible == Some(true) {
+            total.visible = Some(true);
+        }
+        if obs.hidden == Some(false) {
+            total.hidden = Some(false);
+        }
+        if let (Some(v), Some(seen)) = (total.value.as_mut(), obs.value)
+            && v.actual.is_none()
+        {
+            *v = seen;
+        }
+        if let (Some(c), Some(seen), Some(want)) = (total.count.as_mut(), obs.count, &spec.count) {
+            c.actual += seen.actual;
+            c.ok = c.actual == want.equals;
+        }
+    }
+    Ok(all.expect("the top document is always asked"))
 }
 
 impl Check {
@@ -93,7 +181,7 @@ impl Check {
         let mut attempt = 0;
         let mut last: Option<Observed> = None;
         loop {
-            match injected::check(session, &self.spec).await {
+            match observe(session, &self.spec).await {
                 Ok(obs) => {
                     if !obs.navigating && self.failures(&obs, base, expect).is_empty() {
                         return Ok(());

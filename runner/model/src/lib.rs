@@ -42,6 +42,6 @@ pub use report::{
     TraceFrame, Triage, Verdict,
 };
 pub use scenario::Scenario;
-pub use selector::{Part, Selector, SelectorError};
+pub use selector::{FrameBy, Part, Selector, SelectorError};
 #[cfg(feature = "validate")]
 pub use validate::{InputError, Problems};

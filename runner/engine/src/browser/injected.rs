@@ -9,6 +9,7 @@ use serde_json::Value;
 use windup_model::selector::Part;
 
 use super::error::BrowserError;
+use super::frames::Realm;
 use super::session::Session;
 
 /// The in-page engine: locators, actionability, snapshots. Plain data in, plain data out.
@@ -47,6 +48,14 @@ pub enum Located {
         /// The target's border box in the top-level viewport's CSS pixels, for a trace.
         #[serde(default, rename = "box")]
         target_box: Option<windup_model::Rect>,
+        /// The origin of the target's document as its window tells it (`null` for an opaque
+        /// one; a frame of the page's own origin inherits it).
+        #[serde(default)]
+        origin: String,
+        /// The origin of the frame the engine ran in, as Chromium tells it; None for the top
+        /// document (set on our side, never by the page).
+        #[serde(skip)]
+        frame_origin: Option<String>,
     },
 }
 
@@ -277,14 +286,27 @@ async fn call<T: DeserializeOwned>(
     function: &str,
     args: &[String],
 ) -> Result<T, BrowserError> {
+    call_in(session, &Realm::top(), function, args).await
+}
+
+/// [`call`] in one realm: the top document's main world or a frame's isolated world (where
+/// the engine is installed on first use, since scripts for new documents run in main worlds).
+async fn call_in<T: DeserializeOwned>(
+    session: &Session,
+    realm: &Realm,
+    function: &str,
+    args: &[String],
+) -> Result<T, BrowserError> {
     let call = format!(
         "window.__windup ? window.__windup.{function}({}) : {{\"__windup_missing\": true}}",
         args.join(",")
     );
-    let first: Value = session.eval(&call).await?;
+    let first: Value = session.eval_in(realm.context, &call).await?;
     let value = if first.get("__windup_missing").is_some() {
-        session.eval::<Value>(&format!("{INJECTED_JS};0")).await?;
-        session.eval::<Value>(&call).await?
+        session
+            .eval_in::<Value>(realm.context, &format!("{INJECTED_JS};0"))
+            .await?;
+        session.eval_in::<Value>(realm.context, &call).await?
     } else {
         first
     };
@@ -296,10 +318,11 @@ async fn call<T: DeserializeOwned>(
 /// selected) when it is.
 pub(crate) async fn locate(
     session: &Session,
+    realm: &Realm,
     parts: &[Part],
     action: &str,
 ) -> Result<Located, BrowserError> {
-    call(session, "locate", &[arg(&parts), arg(&action)]).await
+    call_in(session, realm, "locate", &[arg(&parts), arg(&action)]).await
 }
 
 /// What the in-page engine found for an `upload`'s target.
@@ -327,10 +350,10 @@ pub(crate) async fn file_input(
         arg(&parts),
         arg(&count)
     );
-    let mut found = session.eval_handle(&call).await?;
+    let mut found = session.eval_handle(None, &call).await?;
     if found.value.as_ref().and_then(Value::as_str) == Some("__windup_missing") {
         session.eval::<Value>(&format!("{INJECTED_JS};0")).await?;
-        found = session.eval_handle(&call).await?;
+        found = session.eval_handle(None, &call).await?;
     }
     if found.subtype.as_deref() == Some("node")
         && let Some(id) = found.object_id
@@ -357,27 +380,40 @@ pub(crate) async fn download_started(session: &Session) -> Result<bool, BrowserE
 }
 
 /// Visible and hidden matches of a selector.
-pub(crate) async fn query(session: &Session, parts: &[Part]) -> Result<Counts, BrowserError> {
-    call(session, "query", &[arg(&parts)]).await
+pub(crate) async fn query(
+    session: &Session,
+    realm: &Realm,
+    parts: &[Part],
+) -> Result<Counts, BrowserError> {
+    call_in(session, realm, "query", &[arg(&parts)]).await
 }
 
 /// Chooses an option of the target `<select>` by value or label.
 pub(crate) async fn select(
     session: &Session,
+    realm: &Realm,
     parts: &[Part],
     value: &str,
 ) -> Result<Located, BrowserError> {
-    call(session, "select", &[arg(&parts), arg(&value)]).await
+    call_in(session, realm, "select", &[arg(&parts), arg(&value)]).await
 }
 
 /// `true`, `false`, `"mixed"`, or null when there is no visible match.
-pub(crate) async fn is_checked(session: &Session, parts: &[Part]) -> Result<Value, BrowserError> {
-    call(session, "isChecked", &[arg(&parts)]).await
+pub(crate) async fn is_checked(
+    session: &Session,
+    realm: &Realm,
+    parts: &[Part],
+) -> Result<Value, BrowserError> {
+    call_in(session, realm, "isChecked", &[arg(&parts)]).await
 }
 
 /// Match counts and the nearest accessible names, for a selector that found nothing usable.
-pub(crate) async fn diagnose(session: &Session, parts: &[Part]) -> Result<Diagnosis, BrowserError> {
-    call(session, "diagnose", &[arg(&parts)]).await
+pub(crate) async fn diagnose(
+    session: &Session,
+    realm: &Realm,
+    parts: &[Part],
+) -> Result<Diagnosis, BrowserError> {
+    call_in(session, realm, "diagnose", &[arg(&parts)]).await
 }
 
 /// What a target that is gone may have become, by the healing rules (`runner::heal`).
@@ -389,8 +425,32 @@ pub(crate) async fn heal(
 }
 
 /// Observes the postconditions of `spec` once.
-pub(crate) async fn check(session: &Session, spec: &CheckSpec) -> Result<Observed, BrowserError> {
-    call(session, "check", &[arg(spec)]).await
+pub(crate) async fn check(
+    session: &Session,
+    realm: &Realm,
+    spec: &CheckSpec,
+) -> Result<Observed, BrowserError> {
+    call_in(session, realm, "check", &[arg(spec)]).await
+}
+
+/// The frame held by the first visible match of `parts` (which end with a `frame=` step), when
+/// there is one.
+pub(crate) async fn frame_owner(
+    session: &Session,
+    realm: &Realm,
+    parts: &[Part],
+) -> Result<Option<String>, BrowserError> {
+    // Installed first: the element comes back as a handle, not as JSON.
+    let _: bool = call_in(session, realm, "installed", &[]).await?;
+    let expression = format!("window.__windup.frameOwner({})", arg(&parts));
+    match session
+        .eval_handle(realm.context, &expression)
+        .await?
+        .object_id
+    {
+        Some(handle) => session.frame_of(handle).await,
+        None => Ok(None),
+    }
 }
 
 /// The ARIA snapshot of the page, cut to `max_chars`.
@@ -401,9 +461,10 @@ pub(crate) async fn snapshot(session: &Session, max_chars: usize) -> Result<Stri
 /// The page's visible controls and texts, with selectors, contexts and role counts.
 pub(crate) async fn observe(
     session: &Session,
+    realm: &Realm,
     options: &ObserveOptions<'_>,
 ) -> Result<Seen, BrowserError> {
-    call(session, "observe", &[arg(options)]).await
+    call_in(session, realm, "observe", &[arg(options)]).await
 }
 
 /// The page's visible interactive elements as `tag|role|type` tokens.

@@ -89,7 +89,8 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "disable-gpu",
     "disable-search-engine-choice-screen",
     "no-default-browser-check",
-    // Keeps cross-site iframes in-process, where the locator engine can reach them.
+    // Keeps cross-site iframes in the page's process and session, where the in-page engine runs
+    // in each through an isolated world (`frames.rs`) with no extra process or target per frame.
     "disable-site-isolation-trials",
     "disable-features=TranslateUI,IsolateOrigins,site-per-process,OptimizationHints,MediaRouter,DialMediaRouteProvider,CalculateNativeWinOcclusion,InterestFeedContentSuggestions,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
     "force-color-profile=srgb",

@@ -7,7 +7,8 @@
 //! (`connection`) hands each answer to its command by id and each event to its session's
 //! subscribers by session id (flat sessions). Every command and event is a typed struct
 //! (`cdp`). A page is set up with only what [`Session`] uses (`page_events`), and the in-page
-//! engine is reached only through typed functions (`injected`).
+//! engine is reached only through typed functions (`injected`), in the top document or in a
+//! frame of another origin (`frames`).
 //!
 //! One lazily started Chromium per process (`chromium`); a fresh, isolated browser context per
 //! scenario, or a reset tab an earlier one left (`pool`); trusted input through the Input
@@ -25,6 +26,7 @@ mod chromium;
 mod connection;
 mod debug;
 mod error;
+mod frames;
 mod guard;
 pub(crate) mod injected;
 mod input;
@@ -41,6 +43,7 @@ pub use attach::{MIN_CHROMIUM_MAJOR, parse_cdp_url};
 pub use chromium::Browser;
 pub use debug::{DebugBrowser, DebugError, DebugOptions};
 pub use error::{BrowserError, NavError};
+pub use frames::Realm;
 pub use guard::Left;
 pub use launch::{BrowserOptions, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};

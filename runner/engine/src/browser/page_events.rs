@@ -2,6 +2,8 @@
 //! and the tabs it opens, from its CDP events; and setting a newly attached page up with only
 //! what [`Session`] uses, sent at once rather than one command after another.
 
+use std::sync::atomic::Ordering;
+
 use super::cdp::Event;
 use super::cdp::emulation::{ScreenOrientation, SetDeviceMetricsOverride};
 use super::cdp::fetch::RequestPaused;
@@ -89,10 +91,12 @@ impl Session {
                     // Every top-level document is checked as it commits too: a tab the page
                     // opened loads its first one before it can be held.
                     FrameNavigated::METHOD => {
-                        if let Some(FrameNavigated { frame }) = event.parse::<FrameNavigated>()
-                            && frame.parent_id.is_none()
-                            && frame.id == main_frame
-                        {
+                        let Some(FrameNavigated { frame }) = event.parse::<FrameNavigated>() else {
+                            continue;
+                        };
+                        if frame.parent_id.is_some() {
+                            shared.subframes.store(true, Ordering::SeqCst);
+                        } else if frame.id == main_frame {
                             guard::on_commit(&shared, &frame.url);
                         }
                     }

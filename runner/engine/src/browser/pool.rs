@@ -131,6 +131,10 @@ impl Session {
             .await
             .map_err(|e| BrowserError::Protocol(format!("leaving the page: {e:?}")))?;
         self.forget_earlier_documents();
+        // about:blank has no frames: the next scenario asks for realms only once it makes one.
+        self.shared
+            .subframes
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         // A page it opened that is still there (unlisted as a popup) would outlive the reset.
         let targets = self
             .instance

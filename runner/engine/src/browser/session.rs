@@ -4,7 +4,7 @@
 //! is reused live beside it (`page_events.rs`, `navigation.rs`, `input.rs`, `pool.rs`).
 
 use std::collections::{BTreeSet, VecDeque};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -46,6 +46,9 @@ pub(super) struct Shared {
     /// The session's tabs: its first, and those its pages opened. In an attached browser's
     /// default context these are what the session closes when it ends.
     pub opened: Mutex<Vec<String>>,
+    /// Whether a frame's document ever committed in the page: until then there is no frame
+    /// tree to ask for realms.
+    pub subframes: AtomicBool,
 }
 
 /// A small JPEG of the viewport ([`Session::frame`]) and the viewport's size in CSS pixels.
@@ -264,6 +267,7 @@ impl Session {
             init_scripts: Mutex::new(Vec::new()),
             guard: Mutex::new(Guard::default()),
             opened: Mutex::new(vec![target.clone()]),
+            subframes: AtomicBool::new(false),
         });
         let cdp_session_id = Self::attach(&instance, &target).await?;
         let mut session = Session {
@@ -364,12 +368,24 @@ impl Session {
     /// Evaluates an expression in the page and returns its JSON value. The engine evaluates
     /// only calls into the in-page engine (`browser/injected.rs`); tests use it freely.
     pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
+        self.eval_in(None, expression).await
+    }
+
+    /// [`Session::eval`] in an execution context: a frame's isolated world, or the top
+    /// document's main world for None.
+    pub(crate) async fn eval_in<T: DeserializeOwned>(
+        &self,
+        context: Option<i64>,
+        expression: &str,
+    ) -> Result<T, BrowserError> {
         self.check_alive()?;
         let evaluated = self
             .page_send(&Evaluate {
                 expression: expression.to_string(),
                 return_by_value: true,
                 await_promise: true,
+                context_id: context,
+                user_gesture: context.is_some(),
             })
             .await
             .map_err(|e| match e {
@@ -390,10 +406,12 @@ impl Session {
         serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
     }
 
-    /// Evaluates a call into the in-page engine that answers with an object (a DOM node), and
-    /// returns the handle to it, or its value when it is a plain one.
+    /// Evaluates an expression (in a realm's context, or the top document's main world) whose
+    /// value may be an object (a DOM node), awaiting a promise; returns the remote object: a
+    /// handle to an object (the caller lets go of it), or a plain value.
     pub(crate) async fn eval_handle(
         &self,
+        context: Option<i64>,
         expression: &str,
     ) -> Result<super::cdp::runtime::RemoteObject, BrowserError> {
         self.check_alive()?;
@@ -402,6 +420,8 @@ impl Session {
                 expression: expression.to_string(),
                 return_by_value: false,
                 await_promise: true,
+                context_id: context,
+                user_gesture: false,
             })
             .await?;
         match evaluated.exception_details {

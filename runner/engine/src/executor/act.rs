@@ -14,11 +14,15 @@ use crate::locator::{Located, Locator};
 /// Back-off between attempts to find an actionable target, in milliseconds.
 const RETRY_MS: [u64; 6] = [0, 10, 20, 50, 100, 100];
 
-/// A target found and actionable: where to act, and its checked state when it has one.
+/// A target found and actionable: where to act, its checked state when it has one, and the
+/// origins of its document (the frame's as Chromium tells it, None for the top document; its
+/// window's own).
 struct Acquired {
     x: f64,
     y: f64,
     checked: Option<serde_json::Value>,
+    frame_origin: Option<String>,
+    origin: String,
 }
 
 impl Runner<'_, '_> {
@@ -53,7 +57,13 @@ impl Runner<'_, '_> {
             timing.0 = t.elapsed();
             return Ok(());
         }
-        let Acquired { x, y, checked } = self
+        let Acquired {
+            x,
+            y,
+            checked,
+            frame_origin,
+            origin,
+        } = self
             .acquire(&locator, kind.as_str(), None, deadline, id)
             .await?;
         timing.0 = t.elapsed();
@@ -65,7 +75,8 @@ impl Runner<'_, '_> {
             ActionType::WaitFor => {}
             ActionType::Fill => {
                 if let (None, Some(name)) = (&action.value, &action.value_ref) {
-                    self.may_type(name, id).await?;
+                    self.may_type(name, frame_origin.as_deref(), &origin, id)
+                        .await?;
                 }
                 let text = match (&action.value, &action.value_ref) {
                     (Some(v), _) => v.clone(),
@@ -115,17 +126,36 @@ impl Runner<'_, '_> {
     }
 
     /// A credential is typed only into a document on one of its origins (the app's, or a
-    /// sign-on page its account lists), and only when the manifest declares it.
-    async fn may_type(&self, name: &str, id: &str) -> Result<(), Failure> {
-        let url = self
-            .session
-            .url()
-            .await
-            .map_err(|e| browser_failure(e, id))?;
-        let origin = url::Url::parse(&url).map(|u| u.origin());
+    /// sign-on page its account lists), and only when the manifest declares it. The document is
+    /// the target's own, in whatever frame it is: the frame's origin as Chromium tells it (the
+    /// top document's URL for the top one) and the origin its window reports (a frame of the
+    /// same origin inherits it, a sandboxed one is opaque) must both be credential origins.
+    async fn may_type(
+        &self,
+        name: &str,
+        frame_origin: Option<&str>,
+        window_origin: &str,
+        id: &str,
+    ) -> Result<(), Failure> {
+        let frame = match frame_origin {
+            Some(o) => o.to_string(),
+            None => self
+                .session
+                .url()
+                .await
+                .map_err(|e| browser_failure(e, id))?,
+        };
+        for seen in [frame.as_str(), window_origin] {
+            self.may_type_on(name, seen, id)?;
+        }
+        Ok(())
+    }
+
+    fn may_type_on(&self, name: &str, url: &str, id: &str) -> Result<(), Failure> {
+        let origin = url::Url::parse(url).map(|u| u.origin());
         match origin {
-            Ok(o) if self.cx.boundary.may_type(name, &o) => Ok(()),
-            Ok(o) => Err(fail(
+            Ok(o) if o.is_tuple() && self.cx.boundary.may_type(name, &o) => Ok(()),
+            Ok(o) if o.is_tuple() => Err(fail(
                 FailureClass::PlanInvalid,
                 Some(id),
                 format!(
@@ -133,10 +163,12 @@ impl Runner<'_, '_> {
                     o.ascii_serialization()
                 ),
             )),
-            Err(_) => Err(fail(
+            _ => Err(fail(
                 FailureClass::PlanInvalid,
                 Some(id),
-                format!("`{name}` is not typed on a page without an http(s) origin"),
+                format!(
+                    "`{name}` is not typed into a document without an http(s) origin (`{url}`)"
+                ),
             )),
         }
     }
@@ -168,10 +200,18 @@ impl Runner<'_, '_> {
                     y,
                     checked,
                     target_box,
+                    frame_origin,
+                    origin,
                     ..
                 }) => {
                     self.target_box = target_box;
-                    return Ok(Acquired { x, y, checked });
+                    return Ok(Acquired {
+                        x,
+                        y,
+                        checked,
+                        frame_origin,
+                        origin,
+                    });
                 }
                 Ok(Located::Navigating) | Err(BrowserError::ContextLost) => {}
                 Ok(other) => last = Some(other),

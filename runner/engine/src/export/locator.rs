@@ -3,7 +3,7 @@
 //! Windup's parts map one to one onto Playwright's locator methods (`role=` → `getByRole`,
 //! `text=` → `getByText`, `label=` → `getByLabel`, `placeholder=` → `getByPlaceholder`,
 //! `testid=` → `getByTestId`, `css=` → `locator`, `>>` → chaining, `has-text=` →
-//! `filter({ hasText })`). Quoted values match exactly (`exact: true`), bare ones as a
+//! `filter({ hasText })`, `frame=` → the first visible frame element's `contentFrame()`). Quoted values match exactly (`exact: true`), bare ones as a
 //! case-insensitive substring, which is Playwright's default for strings; `name*=` becomes a
 //! case-insensitive regular expression, since `getByRole` matches a string name exactly or not
 //! at all by `exact`.
@@ -15,7 +15,7 @@
 //! `.filter({ visible: true }).nth(N)`. Playwright's visibility is the definition the in-page
 //! engine copies.
 
-use windup_model::selector::NameMatch;
+use windup_model::selector::{FrameBy, NameMatch};
 use windup_model::{Part, Selector};
 
 use super::ts;
@@ -94,7 +94,35 @@ fn part_call(part: &Part) -> String {
             format!(".filter({{ hasText: {} }})", ts::string(&ts::norm(value)))
         }
         Part::Nth { index } => format!("{VISIBLE}.nth({index})"),
+        Part::Frame { by, value } => {
+            let css = match by {
+                FrameBy::Title => format!(":is(iframe, frame)[title={}]", css_string(value)),
+                FrameBy::Name => format!(":is(iframe, frame)[name={}]", css_string(value)),
+                FrameBy::Css => css(value),
+            };
+            format!(
+                ".locator({}){VISIBLE}.first().contentFrame()",
+                ts::string(&css)
+            )
+        }
     }
+}
+
+/// A CSS string literal: double-quoted, with `"`, `\` and line breaks escaped as CSS escapes.
+fn css_string(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' | '\u{c}' => out.push_str(&format!("\\{:x} ", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `getByText("…", { exact: true })` for a quoted value, `getByText("…")` (a case-insensitive
@@ -153,6 +181,18 @@ mod tests {
 
     fn all(s: &str) -> String {
         locator("page", &Selector::parse(s).unwrap(), Resolve::AllVisible)
+    }
+
+    #[test]
+    fn frame_steps_are_the_first_visible_frame_elements_content_frame() {
+        assert_eq!(
+            first(r#"frame=title="Card \"A\"" >> label="Card number""#),
+            r#"page.locator(":is(iframe, frame)[title=\"Card \\\"A\\\"\"]").filter({ visible: true }).first().contentFrame().getByLabel("Card number", { exact: true }).filter({ visible: true }).first()"#
+        );
+        assert_eq!(
+            all(r#"css=main >> frame=name="pay" >> frame=css=iframe.inner >> role=button"#),
+            r#"page.locator("main").locator(":is(iframe, frame)[name=\"pay\"]").filter({ visible: true }).first().contentFrame().locator("iframe.inner").filter({ visible: true }).first().contentFrame().getByRole("button").filter({ visible: true })"#
+        );
     }
 
     #[test]

@@ -23,12 +23,14 @@
 //
 // API (window.__windup; every result is plain JSON):
 //   query(parts)                → {visible, hidden}
-//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, checked?}
+//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, origin, checked?}
 //                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}
 //                                  | {status:"navigating"}>   action: click|check|uncheck|fill|select|press|hover
 //   select(parts, value)        → Promise<{status:"ok", x, y, describe} | same failures as locate>
 //   check(spec)                 → {url, visible?, hidden?, value?:{ok, actual}, count?:{ok, actual}, navigating}
 //   isChecked(parts)            → true | false | "mixed" | null
+//   frameOwner(parts)           → the first visible frame element of parts (ending in a frame
+//                                  step), as a handle for DOM.describeNode; installed() → true
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
 //   observe({limit, words, origins}) → {url, title, items: [{selector, role, name, tag, control, score,
 //                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
@@ -56,7 +58,9 @@
 //
 // Selector parts: {kind:"css", value} | {kind:"role", role, name:null|{value, exact},
 // checked:null|bool, level:null|N} | {kind:"text"|"label"|"placeholder", value, exact}
-// | {kind:"testid", value} | {kind:"has_text", value} (filter) | {kind:"nth", index} (filter).
+// | {kind:"testid", value} | {kind:"has_text", value} (filter) | {kind:"nth", index} (filter)
+// | {kind:"frame", by:"title"|"name"|"css", value} (frame elements; the next part searches
+// their documents).
 // Searches run over the top document (composed order, open shadow roots at
 // their host's position), then same-origin frames depth first; later parts
 // search below each previous match (a frame element's scope is its document).
@@ -1726,6 +1730,21 @@ if (!window.__windup) {
             return ph !== null && m(norm(ph));
           } };
         }
+        case 'frame': {
+          // A frame element; the next part searches its document (the engine of the frame's
+          // own realm does, for a frame of another origin: see browser/frames.rs).
+          const v = String(part.value);
+          if (part.by === 'css') {
+            try {
+              document.createDocumentFragment().querySelector(v);
+            } catch (e) {
+              throw new Error('windup: invalid CSS selector ' + JSON.stringify(v));
+            }
+            return { sources: [v], pred: isFrameElement };
+          }
+          const attr = part.by === 'name' ? 'name' : 'title';
+          return { sources: ['iframe', 'frame'], pred: (el) => el.getAttribute(attr) === v };
+        }
         case 'testid': {
           const v = String(part.value);
           return { sources: ['[data-testid="' + CSS.escape(v) + '"]'], pred: (el) => el.getAttribute('data-testid') === v };
@@ -1973,6 +1992,18 @@ if (!window.__windup) {
       });
     } catch (e) { /* navigation tracking is best effort */ }
 
+    // When the user's (trusted) input last reached this window: a step right after one waits
+    // for the navigation it may have scheduled to start (see locateImpl).
+    const INPUT_SETTLE_MS = 500;
+    let lastInputAt = -Infinity;
+    try {
+      for (const type of ['click', 'keydown', 'submit']) {
+        window.addEventListener(type, (e) => {
+          if (e.isTrusted) lastInputAt = perfNow();
+        }, true);
+      }
+    } catch (e) { /* best effort, as navigation tracking */ }
+
     function isLeaving() {
       if (nav.pageHidden) return true;
       const now = perfNow();
@@ -2146,8 +2177,13 @@ if (!window.__windup) {
     }
 
     const FILL_EXCLUDED_TYPES = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'image', 'hidden', 'range', 'color']);
-    const ENABLED_ACTIONS = new Set(['click', 'check', 'uncheck', 'fill', 'select', 'press']);
-    const HIT_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover', 'fill']);
+    // Playwright's actionability table (https://playwright.dev/docs/actionability), per action:
+    // every action needs a visible target; stable and receives-events only for pointer actions
+    // (click, check, uncheck, hover); enabled for click, check, uncheck, fill and select;
+    // editable for fill; press needs nothing more (it focuses the target and sends the key).
+    const STABLE_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover']);
+    const ENABLED_ACTIONS = new Set(['click', 'check', 'uncheck', 'fill', 'select']);
+    const HIT_ACTIONS = new Set(['click', 'check', 'uncheck', 'hover']);
 
     function isCheckable(el, ctx) {
       return isNativeCheckable(el) || CHECKABLE_ROLES.has(roleOf(el, ctx));
@@ -2212,21 +2248,33 @@ if (!window.__windup) {
       if (!first) return { status: 'not_found', hidden: all.length };
       const { el, subject } = retarget(first, action, ctx);
 
-      // (a) scroll, (b) stable across two animation frames.
+      // (a) scroll, (b) stable across two animation frames, for pointer actions only.
       try {
         scrollIntoViewIfNeeded(el);
       } catch (e) { /* detached or not scrollable */ }
-      const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
-      await nextFrame();
-      const r1 = rectKey(el.getBoundingClientRect());
-      await nextFrame();
-      if (isLeaving()) return { status: 'navigating' };
-      if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
-      const r2 = rectKey(el.getBoundingClientRect());
-      if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
-
-      ctx = newCtx(); // the page ran between frames
-      if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
+      if (STABLE_ACTIONS.has(action)) {
+        const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
+        await nextFrame();
+        const r1 = rectKey(el.getBoundingClientRect());
+        await nextFrame();
+        if (isLeaving()) return { status: 'navigating' };
+        if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
+        const r2 = rectKey(el.getBoundingClientRect());
+        if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
+        ctx = newCtx(); // the page ran between frames
+        if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
+      } else if (perfNow() - lastInputAt < INPUT_SETTLE_MS) {
+        // No stability to wait for; but right after a click or key the page may not have
+        // started the navigation it scheduled (a form's submission is a task of its own), and
+        // typing must land in the document that navigation brings, not in the one it leaves.
+        const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
+        await nextFrame();
+        await nextFrame();
+        if (isLeaving()) return { status: 'navigating' };
+        if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
+        ctx = newCtx();
+        if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
+      }
 
       // (c) enabled, (d) right kind of element.
       if (ENABLED_ACTIONS.has(action) && (isDisabled(el) || isDisabled(subject))) return { status: 'not_actionable', reason: 'element is disabled' };
@@ -2234,16 +2282,21 @@ if (!window.__windup) {
       if (kind) return { status: 'not_actionable', reason: kind };
 
       // (e) receives events.
-      const point = clickPoint(el);
-      if (!point) return { status: 'not_actionable', reason: 'element is outside of the viewport' };
+      let point = clickPoint(el);
       if (HIT_ACTIONS.has(action)) {
+        if (!point) return { status: 'not_actionable', reason: 'element is outside of the viewport' };
         const problem = hitTest(el, point);
         if (problem) return { status: 'not_actionable', reason: problem };
+      } else if (!point) {
+        const r = el.getBoundingClientRect();
+        point = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
       }
 
       // (f) coordinates in the top-level viewport.
       const top = toTopCoordinates(el, point);
-      const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx), box: topBox(el) };
+      const win = el.ownerDocument.defaultView;
+      const origin = win ? String(win.origin) : 'null';
+      const result = { status: 'ok', x: top.x, y: top.y, describe: describeElement(el, ctx), box: topBox(el), origin };
       const checked = isCheckable(subject, ctx) ? checkedState(subject, ctx) : null;
       if (checked !== null) result.checked = checked;
 
@@ -2255,7 +2308,6 @@ if (!window.__windup) {
             el.select();
           } catch (e) { /* some input types have no selection */ }
         } else {
-          const win = el.ownerDocument.defaultView;
           const range = el.ownerDocument.createRange();
           range.selectNodeContents(el);
           const sel = win.getSelection();
@@ -2330,6 +2382,13 @@ if (!window.__windup) {
       }
       out.navigating = isLeaving();
       return out;
+    }
+
+    /** The first visible frame element matching `parts` (ending in a `frame=` step), or null. */
+    function frameOwner(parts) {
+      const ctx = newCtx();
+      const el = firstVisible(resolve(parts, ctx), ctx);
+      return el && isFrameElement(el) ? el : null;
     }
 
     function isChecked(parts) {
@@ -3455,6 +3514,8 @@ if (!window.__windup) {
       select,
       check,
       isChecked,
+      frameOwner,
+      installed: () => true,
       snapshot,
       observe,
       signature,

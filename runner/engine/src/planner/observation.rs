@@ -9,6 +9,8 @@ use std::fmt::Write;
 use serde::{Deserialize, Serialize};
 
 use crate::browser::injected::{self, ObserveOptions};
+use windup_model::FrameBy;
+
 use crate::browser::{BrowserError, Session};
 
 pub use crate::browser::injected::Item;
@@ -31,6 +33,33 @@ pub struct Observation {
     pub total: usize,
 }
 
+/// A `frame=` step that picks the frame's element: by its title, else its name, else its id,
+/// else its `src`; None for a frame element with none of them.
+async fn frame_step(session: &Session, frame: &str) -> Result<Option<String>, BrowserError> {
+    let attributes = match session.frame_attributes(frame).await {
+        Ok(a) => a,
+        Err(BrowserError::Protocol(_) | BrowserError::ContextLost) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let get = |name: &str| {
+        attributes
+            .iter()
+            .find(|(n, v)| n == name && !v.trim().is_empty())
+            .map(|(_, v)| v.as_str())
+    };
+    let css_string = |v: &str| serde_json::to_string(v).expect("a string serialises");
+    Ok(if let Some(title) = get("title") {
+        Some(FrameBy::Title.step(title))
+    } else if let Some(name) = get("name") {
+        Some(FrameBy::Name.step(name))
+    } else if let Some(id) = get("id") {
+        Some(FrameBy::Css.step(&format!(":is(iframe, frame)[id={}]", css_string(id))))
+    } else {
+        get("src")
+            .map(|src| FrameBy::Css.step(&format!(":is(iframe, frame)[src={}]", css_string(src))))
+    })
+}
+
 impl Observation {
     /// Reads the page of `session`: at most `limit` items (never more than [`MAX_ITEMS`]), those
     /// in the viewport and those sharing the task's words kept first, then cut to fit
@@ -48,24 +77,60 @@ impl Observation {
             .iter()
             .map(url::Origin::ascii_serialization)
             .collect();
-        let seen = injected::observe(
-            session,
-            &ObserveOptions {
-                limit: limit.clamp(1, MAX_ITEMS),
-                words: &words,
-                origins: &origins,
-            },
-        )
-        .await?;
-        let mut observation = Observation {
-            url: seen.url,
-            title: seen.title,
-            items: seen.items,
-            counts: seen.counts,
-            total: seen.total,
+        let options = ObserveOptions {
+            limit: limit.clamp(1, MAX_ITEMS),
+            words: &words,
+            origins: &origins,
         };
+        let mut observation = Observation::default();
+        for (i, realm) in session.realms().await?.into_iter().enumerate() {
+            let seen = match injected::observe(session, &realm, &options).await {
+                Ok(seen) => seen,
+                // A frame that went away meanwhile has nothing to show.
+                Err(BrowserError::ContextLost) if i > 0 => continue,
+                Err(e) => return Err(e),
+            };
+            let mut items = seen.items;
+            if let Some(frame) = &realm.frame_id {
+                // Reachable as they are (every frame is searched after the top document), but
+                // only a `frame=` step keeps them apart from a twin in the top document.
+                let Some(step) = frame_step(session, frame).await? else {
+                    continue;
+                };
+                for item in &mut items {
+                    item.selector = format!("{step} >> {}", item.selector);
+                }
+            } else {
+                observation.url = seen.url;
+                observation.title = seen.title;
+            }
+            observation.items.extend(items);
+            for (role, n) in seen.counts {
+                *observation.counts.entry(role).or_default() += n;
+            }
+            observation.total += seen.total;
+        }
+        observation.keep_best(options.limit);
         observation.fit(max_chars);
         Ok(observation)
+    }
+
+    /// At most `limit` items, the most relevant, in their order.
+    fn keep_best(&mut self, limit: usize) {
+        if self.items.len() <= limit {
+            return;
+        }
+        let mut order: Vec<usize> = (0..self.items.len()).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(self.items[i].score), i));
+        let mut keep = vec![false; self.items.len()];
+        for &i in order.iter().take(limit) {
+            keep[i] = true;
+        }
+        let mut k = 0;
+        self.items.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
     }
 
     /// Drops the least relevant items (lowest score, later first) until the rendering fits.

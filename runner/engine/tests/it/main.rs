@@ -1,8 +1,10 @@
 //! Engine integration tests: real Chromium, real pages on loopback, LLM-hermetic (a local fake provider).
 
+mod actionability;
 mod attach;
 mod dashboard_client;
 mod failures;
+mod frames;
 mod isolation;
 mod launch;
 mod locators;

@@ -103,6 +103,8 @@ pub(crate) struct Run<'a> {
     pub timeouts: Timeouts,
     pub scenario_timeout: Duration,
     pub secrets: HashMap<String, String>,
+    /// The sign-on origins the secrets' account lists besides the app's.
+    pub account_origins: Vec<String>,
     pub events: Option<&'a dyn EventSink>,
     /// Whether each step leaves a trace frame.
     pub trace: windup_engine::executor::Trace,
@@ -119,6 +121,7 @@ impl<'a> Run<'a> {
             },
             scenario_timeout: Duration::from_secs(30),
             secrets: HashMap::new(),
+            account_origins: Vec::new(),
             events: None,
             trace: Default::default(),
         }
@@ -132,7 +135,10 @@ impl<'a> Run<'a> {
     /// The base URL's origin, with the run's secrets declared as one account's credentials.
     pub(crate) fn boundary(&self) -> windup_engine::boundary::Boundary {
         let mut manifest = windup_engine::secrets::Manifest::default();
-        let mut account = windup_engine::secrets::Account::default();
+        let mut account = windup_engine::secrets::Account {
+            origins: self.account_origins.clone(),
+            ..Default::default()
+        };
         for name in self.secrets.keys() {
             account
                 .fields

@@ -203,3 +203,57 @@ pub(crate) struct JavascriptDialogOpening {
 impl Event for JavascriptDialogOpening {
     const METHOD: &'static str = "Page.javascriptDialogOpening";
 }
+
+/// The page's frames, as a tree from the main frame.
+#[derive(Debug, Serialize)]
+pub(crate) struct GetFrameTree {}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FrameTreeAnswer {
+    pub frame_tree: FrameTree,
+}
+
+impl Command for GetFrameTree {
+    const METHOD: &'static str = "Page.getFrameTree";
+    type Response = FrameTreeAnswer;
+}
+
+/// One frame and the frames inside it, in the order the page made them.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FrameTree {
+    pub frame: TreeFrame,
+    #[serde(default)]
+    pub child_frames: Vec<FrameTree>,
+}
+
+/// A frame of [`FrameTree`].
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TreeFrame {
+    pub id: String,
+    /// The document's origin (`http://host:port`, or `null` for an opaque one).
+    #[serde(default)]
+    pub security_origin: String,
+}
+
+/// A world of the engine's own in a frame, apart from the page's scripts: where the in-page
+/// engine runs in a frame of another origin, which the top document's engine cannot reach.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CreateIsolatedWorld {
+    pub frame_id: String,
+    pub world_name: &'static str,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct IsolatedWorld {
+    pub execution_context_id: i64,
+}
+
+impl Command for CreateIsolatedWorld {
+    const METHOD: &'static str = "Page.createIsolatedWorld";
+    type Response = IsolatedWorld;
+}

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Command;
+use super::{Command, Ignored};
 
 /// Evaluates an expression in the page's main world.
 #[derive(Debug, Serialize)]
@@ -14,6 +14,14 @@ pub(crate) struct Evaluate {
     pub return_by_value: bool,
     /// Waits for a returned promise to settle.
     pub await_promise: bool,
+    /// The execution context (a frame's isolated world); none for the top document's main
+    /// world.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_id: Option<i64>,
+    /// Runs as if the user acted: lets a field in another origin's frame take focus, which
+    /// Chromium refuses to a frame's script without a gesture.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub user_gesture: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -48,6 +56,18 @@ pub(crate) struct RemoteObject {
     pub description: Option<String>,
 }
 
+/// Lets go of a handle from [`Evaluate`] without `return_by_value`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ReleaseObject {
+    pub object_id: String,
+}
+
+impl Command for ReleaseObject {
+    const METHOD: &'static str = "Runtime.releaseObject";
+    type Response = Ignored;
+}
+
 #[derive(Debug, Deserialize)]
 pub(crate) struct ExceptionDetails {
     #[serde(default)]
@@ -66,16 +86,4 @@ impl ExceptionDetails {
             .or_else(|| self.text.clone())
             .unwrap_or_else(|| "an exception without a message".to_string())
     }
-}
-
-/// Lets the page forget an object handed out by handle.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ReleaseObject {
-    pub object_id: String,
-}
-
-impl Command for ReleaseObject {
-    const METHOD: &'static str = "Runtime.releaseObject";
-    type Response = super::Ignored;
 }

@@ -1,99 +1,8 @@
-//! Windup's selector syntax, parsed into parts that the in-page engine evaluates.
-//!
-//! ```text
-//! role=button[name="Save"]        role=link[name*="docs"][level=2]   role=checkbox[checked=true]
-//! text="Exact text"   text=substring   label="Email"   placeholder="Search"   testid=submit
-//! css=form > button   (no prefix is CSS too)
-//! role=listitem >> has-text="Buy milk" >> role=checkbox      … >> nth=0
-//! ```
-//! Quotes inside values are escaped JSON-style (`\"`, `\\`).
+//! Parsing a selector's text into its parts; every error says what to write instead.
 
-use serde::Serialize;
+use super::part::{FrameBy, NameMatch, Part, Selector, SelectorError};
 
-/// One step of a selector. Serialised as the in-page engine expects it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Part {
-    /// `css=` or no prefix: elements matching a CSS selector.
-    Css {
-        /// The CSS selector.
-        value: String,
-    },
-    /// `role=`: elements with an ARIA role, explicit or implicit.
-    Role {
-        /// The role, in lowercase, such as `button`.
-        role: String,
-        /// `[name="…"]` or `[name*="…"]`: the accessible name must match.
-        name: Option<NameMatch>,
-        /// `[checked=true|false]`: the checked state must be this.
-        checked: Option<bool>,
-        /// `[level=N]`: the level must be this (a heading's, or `aria-level`).
-        level: Option<u32>,
-    },
-    /// `text=`: elements whose text matches.
-    Text {
-        /// The text to match, whitespace collapsed.
-        value: String,
-        /// Quoted: the whole text equals `value`. Bare: it contains `value`, ignoring case.
-        exact: bool,
-    },
-    /// `label=`: form controls whose label matches.
-    Label {
-        /// The label text to match.
-        value: String,
-        /// Quoted: the whole label equals `value`. Bare: it contains `value`, ignoring case.
-        exact: bool,
-    },
-    /// `placeholder=`: inputs and textareas whose placeholder matches.
-    Placeholder {
-        /// The placeholder text to match.
-        value: String,
-        /// Quoted: the placeholder equals `value`. Bare: it contains `value`, ignoring case.
-        exact: bool,
-    },
-    /// `testid=`: elements whose `data-testid` equals the value.
-    Testid {
-        /// The `data-testid` value.
-        value: String,
-    },
-    /// Filter: keep the previous matches whose text contains the value.
-    HasText {
-        /// The text to find, ignoring case.
-        value: String,
-    },
-    /// Filter: keep the N-th visible match (0-based).
-    Nth {
-        /// N: 0 is the first visible match.
-        index: u32,
-    },
-}
-
-/// The accessible-name condition of a `role=` part.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NameMatch {
-    /// The name to match, whitespace collapsed.
-    pub value: String,
-    /// `name=`: the whole name equals `value`. `name*=`: it contains `value`, ignoring case.
-    pub exact: bool,
-}
-
-/// A parsed selector: the original text and its parts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Selector {
-    /// The selector as written; not sent to the page.
-    #[serde(skip)]
-    pub source: String,
-    /// The chain, in order: each part searches inside the previous part's matches, or filters
-    /// them (`has-text=`, `nth=`).
-    pub parts: Vec<Part>,
-}
-
-/// Why a selector does not parse; the message says what to write instead.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct SelectorError(pub String);
-
-const ENGINES: &str = "role=, text=, label=, placeholder=, testid=, css=, has-text=, nth=";
+const ENGINES: &str = "role=, text=, label=, placeholder=, testid=, css=, has-text=, nth=, frame=";
 
 impl Selector {
     /// Parses a selector; the error says what is wrong and what to write instead.
@@ -116,7 +25,19 @@ impl Selector {
                     "`{raw}` filters earlier matches, so it cannot come first; put a selector before it, e.g. `role=listitem >> {raw}`"
                 )));
             }
+            if let Some(Part::Frame { .. }) = parts.last()
+                && matches!(part, Part::HasText { .. } | Part::Nth { .. })
+            {
+                return Err(SelectorError(format!(
+                    "`{raw}` right after `frame=` has no matches to filter; pick the frame by its title, name or CSS (e.g. `frame=css=iframe.card:nth-of-type(2)`), then a selector inside it"
+                )));
+            }
             parts.push(part);
+        }
+        if let Some(Part::Frame { .. }) = parts.last() {
+            return Err(SelectorError(
+                "`frame=` needs a selector after it for the element inside the frame, e.g. `frame=title=\"Card\" >> label=\"Card number\"`".into(),
+            ));
         }
         Ok(Selector {
             source: source.to_string(),
@@ -223,10 +144,55 @@ fn parse_part(raw: &str) -> Result<Part, SelectorError> {
                     "`nth={body}` needs a whole number from 0, e.g. `nth=0` for the first visible match"
                 ))
             }),
+        "frame" => parse_frame(body),
         other => Err(SelectorError(format!(
             "unknown selector engine `{other}=`; use one of {ENGINES} (a bare selector is CSS)"
         ))),
     }
+}
+
+/// `title="…"`, `name="…"` (quoted: exact) or `css=…`.
+fn parse_frame(body: &str) -> Result<Part, SelectorError> {
+    let hint = "`frame=` takes `title=\"…\"`, `name=\"…\"` or `css=…`, e.g. `frame=title=\"Card\"`";
+    let (by, rest) = if let Some(rest) = body.strip_prefix("title=") {
+        (FrameBy::Title, rest)
+    } else if let Some(rest) = body.strip_prefix("name=") {
+        (FrameBy::Name, rest)
+    } else if let Some(rest) = body.strip_prefix("css=") {
+        (FrameBy::Css, rest)
+    } else {
+        return Err(SelectorError(format!("`frame={body}`: {hint}")));
+    };
+    let rest = rest.trim();
+    if by == FrameBy::Css {
+        if rest.is_empty() {
+            return Err(SelectorError(
+                "`frame=css=` needs a CSS selector after it, e.g. `frame=css=iframe.card`".into(),
+            ));
+        }
+        return Ok(Part::Frame {
+            by,
+            value: rest.to_string(),
+        });
+    }
+    if !rest.starts_with('"') {
+        return Err(SelectorError(format!(
+            "quote the frame's {} with double quotes: `frame={}={}`",
+            if by == FrameBy::Title {
+                "title"
+            } else {
+                "name"
+            },
+            if by == FrameBy::Title {
+                "title"
+            } else {
+                "name"
+            },
+            serde_json::to_string(rest).unwrap_or_default()
+        )));
+    }
+    let (value, _) = text_value(rest, "frame")?;
+    Ok(Part::Frame { by, value })
 }
 
 fn css(body: &str) -> Result<Part, SelectorError> {
@@ -473,6 +439,45 @@ mod tests {
     }
 
     #[test]
+    fn frame_steps() {
+        assert_eq!(
+            parts(r#"frame=title="Card" >> label="Card number""#),
+            vec![
+                Part::Frame {
+                    by: FrameBy::Title,
+                    value: "Card".into()
+                },
+                Part::Label {
+                    value: "Card number".into(),
+                    exact: true
+                }
+            ]
+        );
+        assert_eq!(
+            parts(r#"css=main >> frame=css=iframe[src*="pay"] >> frame=name="inner" >> text=ok"#)
+                [1..3],
+            [
+                Part::Frame {
+                    by: FrameBy::Css,
+                    value: r#"iframe[src*="pay"]"#.into()
+                },
+                Part::Frame {
+                    by: FrameBy::Name,
+                    value: "inner".into()
+                }
+            ]
+        );
+        assert!(Selector::has_engine_prefix(
+            r#"frame=css=iframe >> role=button"#
+        ));
+        // What the in-page engine receives.
+        assert_eq!(
+            serde_json::to_value(&parts(r#"frame=name="pay" >> css=input"#)[0]).unwrap(),
+            serde_json::json!({"kind": "frame", "by": "name", "value": "pay"})
+        );
+    }
+
+    #[test]
     fn broken_selectors_say_how_to_fix() {
         for (s, needle) in [
             (r#"role=button[name="Save"#, "not closed"),
@@ -486,6 +491,11 @@ mod tests {
             ("a >>  >> b", "empty"),
             ("", "empty"),
             ("role=", "ARIA role"),
+            ("frame=title=\"Card\"", "needs a selector after it"),
+            ("frame=title=Card >> label=\"x\"", "quote the frame's title"),
+            ("frame=src=\"x\" >> label=\"x\"", "`frame=` takes"),
+            ("frame=css= >> label=\"x\"", "needs a CSS selector"),
+            ("frame=name=\"pay\" >> nth=0", "right after `frame=`"),
         ] {
             let err = Selector::parse(s).unwrap_err().0;
             assert!(err.contains(needle), "{s:?}: {err}");

@@ -1,0 +1,250 @@
+//! Frames of another origin: a page on 127.0.0.1 embedding forms served from `localhost` on
+//! another port (another site), found, filled, submitted and verified inside the frame; a
+//! credential typed there only when its account lists that origin; the planner's observation
+//! lists the frame's controls with selectors that reach them.
+
+use std::time::Duration;
+
+use windup_engine::executor::Execution;
+use windup_engine::locator::Locator;
+use windup_engine::planner::Observation;
+use windup_model::FailureClass;
+
+use crate::support::*;
+
+/// The shop on 127.0.0.1, the frames' server addressed as `localhost` (a different site).
+struct Sites {
+    shop: Server,
+    frames: Server,
+}
+
+impl Sites {
+    fn start() -> Sites {
+        let dir = engine_dir().join("tests/fixtures/frames");
+        Sites {
+            shop: Server::start(&dir),
+            frames: Server::start(&dir),
+        }
+    }
+
+    /// The other site's origin: `http://localhost:PORT`.
+    fn other_origin(&self) -> String {
+        format!(
+            "http://localhost:{}",
+            self.frames.base.port().expect("a port")
+        )
+    }
+
+    /// The shop's page with the named frames (`card`, `signon`) from the other site.
+    fn start_url(&self, frames: &[&str]) -> String {
+        let query: Vec<String> = frames
+            .iter()
+            .map(|f| format!("{f}={}/{f}.html", self.other_origin()))
+            .collect();
+        format!("/shop.html?{}", query.join("&"))
+    }
+}
+
+fn plan(start: &str, actions: &str) -> windup_model::Plan {
+    plan_from_str(&format!(
+        r#"{{"plan_version":"0.1","scenario_id":"t","task":"t","start_url":"{start}","generated_by":"human","actions":{actions}}}"#
+    ))
+}
+
+#[test]
+fn a_form_in_a_cross_origin_frame_is_filled_submitted_and_verified_inside_it() {
+    let sites = Sites::start();
+    assert_ne!(
+        sites.shop.base.origin().ascii_serialization(),
+        sites.other_origin()
+    );
+    let p = plan(
+        &sites.start_url(&["card"]),
+        r#"[
+          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Card\" >> label=\"Card number\""},"value":"4242424242424242",
+           "expect":{"value":{"selector":"frame=title=\"Card\" >> label=\"Card number\"","equals":"4242424242424242"}}},
+          {"id":"a2","type":"fill","target":{"selector":"label=\"Name on card\""},"value":"Ada"},
+          {"id":"a3","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
+           "expect":{"visible":"text=\"Paid by Ada, card ending 4242\"","count":{"selector":"role=button[name=\"Pay\"]","equals":1}}},
+          {"id":"a4","type":"wait_for","target":{"selector":"frame=css=iframe[title=Card] >> text=\"Paid by Ada, card ending 4242\""},
+           "expect":{"value":{"selector":"css=#top-card","equals":""}}}
+        ]"#,
+    );
+    let x = block_on(Run::new(&sites.shop.base).exec(browser(), &p));
+    // a1 typed into the frame, not into the shop's own field of the same label (a4 checks it
+    // is still empty); a2 and a3 find the frame's controls with no frame step; a3's click
+    // landed on the frame's button (its coordinates moved by the frame's offset).
+    assert_passed(&x, "the card frame");
+}
+
+#[test]
+fn a_frame_inside_a_frame_of_another_origin_is_reached_and_clicked_at_the_right_point() {
+    let sites = Sites::start();
+    // The shop (127.0.0.1) holds a wallet frame (localhost) that holds a card form back from
+    // 127.0.0.1: each frame of another origin than its parent's.
+    let inner = format!("{}card.html", sites.shop.base);
+    let start = format!(
+        "/shop.html?nest={}/nest.html%3Finner%3D{}",
+        sites.other_origin(),
+        inner.replace(':', "%3A").replace('/', "%2F")
+    );
+    let p = plan(
+        &start,
+        r#"[
+          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Wallet\" >> frame=title=\"Inner card\" >> label=\"Name on card\""},"value":"Grace"},
+          {"id":"a3","type":"fill","target":{"selector":"frame=title=\"Inner card\" >> label=\"Card number\""},"value":"5555555555554444"},
+          {"id":"a4","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
+           "expect":{"visible":"frame=title=\"Inner card\" >> text=\"Paid by Grace, card ending 4444\""}}
+        ]"#,
+    );
+    let x = block_on(Run::new(&sites.shop.base).exec(browser(), &p));
+    // The click (a4) lands on the innermost frame's button only if both frames' offsets were
+    // added; `frame=title="Inner card"` is found in the wallet frame's realm.
+    assert_passed(&x, "the nested card frame");
+}
+
+#[test]
+fn a_click_in_a_frame_under_a_layer_of_the_page_is_not_actionable() {
+    let sites = Sites::start();
+    let p = plan(
+        &format!("{}&cover=1", sites.start_url(&["card"])),
+        r#"[{"id":"a1","type":"fill","target":{"selector":"label=\"Name on card\""},"value":"Ada"},
+            {"id":"a2","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},"expect":{"visible":"text=\"never\""}}]"#,
+    );
+    let x = block_on(
+        Run::new(&sites.shop.base)
+            .action_timeout(800)
+            .exec(browser(), &p),
+    );
+    // Filling needs no hit test (Playwright's table); the click does, and the frame's own
+    // engine cannot see the shop's layer over it.
+    let f = x.failure.expect("must fail");
+    assert_eq!(f.action_id.as_deref(), Some("a2"), "{}", f.message);
+    assert_eq!(f.class, FailureClass::NotActionable, "{}", f.message);
+    assert!(
+        f.message.contains("covered by something over its frame"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn a_frame_step_that_finds_no_frame_finds_nothing() {
+    let sites = Sites::start();
+    let p = plan(
+        &sites.start_url(&["card"]),
+        r#"[{"id":"a1","type":"fill","target":{"selector":"frame=title=\"Wallet\" >> label=\"Card number\""},"value":"1","expect":{"visible":"text=\"never\""}}]"#,
+    );
+    let x = block_on(
+        Run::new(&sites.shop.base)
+            .action_timeout(600)
+            .exec(browser(), &p),
+    );
+    let f = x.failure.expect("must fail");
+    assert_eq!(f.class, FailureClass::SelectorNotFound, "{}", f.message);
+}
+
+/// Runs the sign-on plan with the password as a credential of an account that lists the
+/// frame's origin or not; then, in the same page, checks what the frame's password field holds.
+fn sign_on(list_the_frames_origin: bool) -> (Execution, Execution) {
+    let sites = Sites::start();
+    let p = plan(
+        &sites.start_url(&["signon"]),
+        r#"[{"id":"a1","type":"fill","target":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\""},"value_ref":"SIGNON_PASSWORD"},
+            {"id":"a2","type":"click","target":{"selector":"frame=title=\"Sign-on\" >> role=button[name=\"Sign in\"]"},"expect":{"visible":"text=\"Password accepted\""}}]"#,
+    );
+    let empty = plan(
+        "/",
+        r#"[{"id":"b1","type":"wait_for","target":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\""},
+             "expect":{"value":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\"","equals":""}}}]"#,
+    );
+    let mut run = Run::new(&sites.shop.base);
+    run.secrets
+        .insert("SIGNON_PASSWORD".into(), "s3cret-pass".into());
+    if list_the_frames_origin {
+        run.account_origins = vec![sites.other_origin()];
+    }
+    block_on(async {
+        let mut session = browser().acquire_session().await.unwrap();
+        note_pid(browser()).await;
+        let x = run.exec_in(&mut session, &p, true).await;
+        let after = run.exec_in(&mut session, &empty, false).await;
+        session.close().await;
+        (x, after)
+    })
+}
+
+#[test]
+fn a_credential_is_never_typed_into_a_frame_whose_origin_its_account_does_not_list() {
+    let (x, after) = sign_on(false);
+    let f = x.failure.expect("must be refused");
+    assert_eq!(f.class, FailureClass::PlanInvalid, "{}", f.message);
+    assert!(
+        f.message.contains("is not typed on http://localhost:"),
+        "names the frame's origin, not the shop's: {}",
+        f.message
+    );
+    assert!(!f.message.contains("s3cret-pass"), "{}", f.message);
+    // Nothing reached the frame's field.
+    assert_passed(&after, "the password field is still empty");
+}
+
+#[test]
+fn a_credential_is_typed_into_a_frame_on_an_origin_its_account_lists() {
+    let (x, after) = sign_on(true);
+    // The frame's page says whether the right password arrived (never what it was).
+    assert_passed(&x, "signing on in the frame");
+    assert!(!after.passed(), "the field holds the password now");
+}
+
+#[test]
+fn the_observation_lists_a_cross_origin_frames_controls_with_selectors_that_reach_them() {
+    let sites = Sites::start();
+    let url = sites.shop.base.join(&sites.start_url(&["card"])).unwrap();
+    block_on(async {
+        let session = browser().acquire_session().await.unwrap();
+        note_pid(browser()).await;
+        session
+            .goto(url.as_str(), Duration::from_secs(10))
+            .await
+            .unwrap();
+        // The frame loads after the shop's page: wait until its field is there.
+        let field = Locator::parse(r#"frame=title="Card" >> label="Name on card""#).unwrap();
+        for _ in 0..200 {
+            if field.count(&session).await.unwrap().visible == 1 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        let seen = Observation::capture(&session, "pay by card", &[], 100, 20_000)
+            .await
+            .unwrap();
+        let in_frame: Vec<_> = seen
+            .items
+            .iter()
+            .filter(|i| i.selector.starts_with(r#"frame=title="Card" >> "#))
+            .collect();
+        let names: Vec<&str> = in_frame.iter().map(|i| i.name.as_str()).collect();
+        for want in ["Card number", "Name on card", "Pay"] {
+            assert!(names.contains(&want), "{want} in {names:?}");
+        }
+        // The shop's own field of the same label is listed without a frame step.
+        assert!(
+            seen.items
+                .iter()
+                .any(|i| i.name == "Card number" && !i.selector.starts_with("frame=")),
+            "{:?}",
+            seen.items
+        );
+        // Each frame item's selector reaches exactly one visible element.
+        for item in in_frame {
+            let c = Locator::parse(&item.selector)
+                .unwrap()
+                .count(&session)
+                .await
+                .unwrap();
+            assert!(c.visible >= 1, "{} finds nothing", item.selector);
+        }
+        session.close().await;
+    });
+}
