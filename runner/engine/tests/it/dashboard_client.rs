@@ -54,6 +54,7 @@ fn upload(run_id: &str) -> RunUpload {
         },
         ledger: Vec::new(),
         pull_request: None,
+        invalidations: Vec::new(),
     }
 }
 
