@@ -32,6 +32,7 @@ pub const INPUTS: &[InputSpec] = &[
     spec("budget-usd", ""),
     spec("require-cached", "false"),
     spec("suggest", "false"),
+    spec("debrief", "false"),
     spec("reports", DEFAULT_REPORTS),
     spec("summary", "true"),
     spec("comment", "false"),
@@ -97,6 +98,8 @@ pub struct Inputs {
     pub budget_usd: Option<f64>,
     pub require_cached: bool,
     pub suggest: bool,
+    /// One budgeted LLM debrief of all the run's failures (`--debrief`).
+    pub debrief: bool,
     /// `FORMAT=PATH`, paths relative to the working directory.
     pub reports: Vec<String>,
     pub summary: bool,
@@ -139,6 +142,7 @@ impl Inputs {
         };
         let require_cached = flag("require-cached");
         let suggest = flag("suggest");
+        let debrief = flag("debrief");
         let summary = flag("summary");
         let comment = flag("comment");
         let mut number = |name: &str, what: &str| -> Option<u32> {
@@ -279,6 +283,7 @@ impl Inputs {
             budget_usd,
             require_cached,
             suggest,
+            debrief,
             reports,
             summary,
             comment,

@@ -106,6 +106,7 @@ pub fn check_amounts(report: &RunReport, ledger: &[LedgerRecord]) -> Result<(), 
             ("calls.continuation", l.calls.continuation),
             ("calls.replan", l.calls.repair),
             ("calls.suggest", l.calls.suggest),
+            ("calls.debrief", l.calls.debrief),
         ] {
             at_most(&field(name), calls, MAX_COUNT)?;
         }

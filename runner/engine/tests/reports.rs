@@ -242,6 +242,7 @@ fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
         }),
         totals,
         scenarios,
+        debrief: None,
     }
 }
 

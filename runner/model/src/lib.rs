@@ -35,8 +35,8 @@ pub use fragment::Fragment;
 pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
 pub use plan::{Action, ActionType, CountExpect, Expect, Plan, Target, ValueExpect};
 pub use report::{
-    ActionResult, ActionStatus, CacheOutcome, CiInfo, Evidence, FailureClass, GitInfo, RunReport,
-    ScenarioResult, ScenarioStatus, Suggestion, Totals, Triage, Verdict,
+    ActionResult, ActionStatus, CacheOutcome, CiInfo, Debrief, Evidence, FailureClass, GitInfo,
+    RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals, Triage, Verdict,
 };
 pub use scenario::Scenario;
 pub use selector::{Part, Selector, SelectorError};

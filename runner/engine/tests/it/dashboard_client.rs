@@ -51,6 +51,7 @@ fn upload(run_id: &str) -> RunUpload {
             ci: None,
             totals: Totals::default(),
             scenarios: Vec::new(),
+            debrief: None,
         },
         ledger: Vec::new(),
         pull_request: None,
