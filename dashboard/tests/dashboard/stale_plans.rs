@@ -1,7 +1,7 @@
 //! The plans a pushed run stopped trusting (`RunUpload::invalidations`): ingested with the run,
 //! checked, shown on the Stale plans page with the run's evidence and triage verdict and the step
 //! diff once a replacement exists (the run's own, or a later shared-cache save), readable by a
-//! viewer, escaped, and pruned with their run.
+//! viewer, escaped, and pruned with their run. And a run's debrief on its run page.
 
 use axum::http::StatusCode;
 use serde_json::{Value, json};
@@ -114,6 +114,18 @@ async fn a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff(backend: 
     assert_eq!(status, StatusCode::OK);
     assert_eq!(count(&url).await, 2);
 
+    // The run page shows the run's debrief, escaped.
+    let mut with_debrief = r.clone();
+    with_debrief["run_id"] = json!("run-debrief");
+    with_debrief["debrief"] = json!({
+        "shared_cause": "Both <i>Save</i> buttons were renamed.",
+        "look_first": ["cart"],
+        "notes": "Check the release notes.",
+        "by": "fake/gpt-4.1-mini"
+    });
+    let (status, body) = upload(&dash, &token, &json!({"report": with_debrief})).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+
     // A viewer reads the page; the list has both, with their failure and verdict.
     let st = &*dash.state.store;
     admin::create_user(st, "vic@example.com", PASSWORD)
@@ -124,6 +136,13 @@ async fn a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff(backend: 
         .unwrap();
     let (vic, _) = dash.sign_in_as("vic@example.com").await;
     let get = |path: String| dash.server.get(&path).add_header("cookie", vic.clone());
+    let run = get("/p/acme/runs/run-debrief".into()).await.text();
+    assert!(
+        run.contains("Shared cause: Both &#60;i&#62;Save&#60;/i&#62; buttons were renamed."),
+        "{run}"
+    );
+    assert!(run.contains("Look first at: <code>cart</code>"), "{run}");
+    assert!(run.contains("by fake/gpt-4.1-mini"), "{run}");
     let list = get("/p/acme/stale".into()).await.text();
     assert!(!list.contains("None yet"), "{list}");
     assert_eq!(
@@ -219,7 +238,7 @@ async fn a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff(backend: 
     // Retention prunes them with their run.
     let now = time::OffsetDateTime::now_utc().unix_timestamp() * 1000;
     let pruned = retention::prune(st, 0, now + 1000).await.unwrap();
-    assert_eq!(pruned.runs, 1);
+    assert_eq!(pruned.runs, 2);
     assert_eq!(count(&url).await, 0);
     let list = get("/p/acme/stale".into()).await.text();
     assert!(!list.contains("/p/acme/stale/run-"), "{list}");

@@ -8,7 +8,7 @@
 //! | `POST runs` | [`RunUpload`] | [`RunCreated`] (201, or 200 when the run was there) |
 //! | `PUT runs/{run_id}/artifacts/{name}` | a PNG (`image/png`) | [`ArtifactSaved`] |
 //! | `GET cache/{scenario_id}?start_url=&scenario_sha=[&branch=]` | — | [`CachedPlan`], 404 when none |
-//! | `PUT cache/{scenario_id}?branch=[&reason=]` | a [`CacheEntry`](crate::CacheEntry) | [`PlanSaved`] |
+//! | `PUT cache/{scenario_id}?branch=[&reason=]` | a [`CacheEntry`] | [`PlanSaved`] |
 //!
 //! A refusal is `{"error": {"code": "snake_case", "message": "…"}}`; the runner reads it
 //! leniently (a proxy may answer instead of the dashboard), so it has no strict type here.
@@ -124,7 +124,7 @@ pub struct ArtifactSaved {
 /// The answer to `GET cache/{scenario_id}`: the plan the dashboard holds for the scenario's
 /// current text, and where from. `E` is the entry as it travels (JSON, which the runner checks
 /// like a committed cache file before it trusts it) or, once checked, a
-/// [`CacheEntry`](crate::CacheEntry).
+/// [`CacheEntry`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedPlan<E = serde_json::Value> {
     /// The branch it was saved on: the asked one, else the project's default branch.
