@@ -33,6 +33,7 @@ pub const INPUTS: &[InputSpec] = &[
     spec("require-cached", "false"),
     spec("suggest", "false"),
     spec("trace", ""),
+    spec("debrief", "false"),
     spec("reports", DEFAULT_REPORTS),
     spec("summary", "true"),
     spec("comment", "false"),
@@ -100,6 +101,8 @@ pub struct Inputs {
     pub suggest: bool,
     /// `off`, `on-failure` or `on`; `None`: windup.toml's `[browser] trace`.
     pub trace: Option<windup_engine::executor::Trace>,
+    /// One budgeted LLM debrief of all the run's failures (`--debrief`).
+    pub debrief: bool,
     /// `FORMAT=PATH`, paths relative to the working directory.
     pub reports: Vec<String>,
     pub summary: bool,
@@ -142,6 +145,7 @@ impl Inputs {
         };
         let require_cached = flag("require-cached");
         let suggest = flag("suggest");
+        let debrief = flag("debrief");
         let summary = flag("summary");
         let comment = flag("comment");
         let mut number = |name: &str, what: &str| -> Option<u32> {
@@ -294,6 +298,7 @@ impl Inputs {
             require_cached,
             suggest,
             trace,
+            debrief,
             reports,
             summary,
             comment,

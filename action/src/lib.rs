@@ -127,6 +127,7 @@ fn prepare(
         require_cached: inputs.require_cached,
         suggest: inputs.suggest,
         trace: inputs.trace,
+        debrief: inputs.debrief,
         dashboard_url: inputs.dashboard_url.as_ref().map(|u| u.to_string()),
         no_push: false,
         replan_at_risk: false,

@@ -1,11 +1,14 @@
 //! A pushed run report and its ledger records, checked and flattened into store rows.
 
-use windup_model::api::PullRequest;
-use windup_model::{CacheOutcome, LedgerRecord, RunReport, ScenarioStatus};
+use windup_model::api::{MAX_STALE_PLANS, PullRequest, StalePlan};
+use windup_model::limits::{PLAN_BYTES, PLAN_STEPS};
+use windup_model::{
+    CacheEntry, CacheOutcome, CacheStatus, LedgerRecord, RunReport, ScenarioStatus,
+};
 
 use crate::error::ApiError;
 use crate::repo::RepoName;
-use crate::store::{NewLedger, NewResult, NewRun};
+use crate::store::{NewLedger, NewResult, NewRun, NewStale};
 use crate::time::{day, to_ms};
 
 fn i(n: u64) -> i64 {
@@ -103,6 +106,7 @@ pub fn check_amounts(report: &RunReport, ledger: &[LedgerRecord]) -> Result<(), 
             ("calls.continuation", l.calls.continuation),
             ("calls.replan", l.calls.repair),
             ("calls.suggest", l.calls.suggest),
+            ("calls.debrief", l.calls.debrief),
         ] {
             at_most(&field(name), calls, MAX_COUNT)?;
         }
@@ -222,6 +226,7 @@ pub fn to_new_run(
                 message: s.message.clone(),
             })
             .collect(),
+        stale: Vec::new(),
         ledger: ledger
             .iter()
             .map(|l| NewLedger {
@@ -240,4 +245,111 @@ pub fn to_new_run(
             })
             .collect(),
     })
+}
+
+/// Longest stale reason kept, in characters.
+const MAX_REASON_CHARS: usize = 300;
+/// Longest start URL of a stale plan, in bytes.
+const MAX_START_URL_BYTES: usize = 2048;
+
+/// One line without control characters, at most `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(max)
+        .collect();
+    line.trim().to_string()
+}
+
+/// The run's invalidations, checked (at most [`MAX_STALE_PLANS`], each a stale entry of this
+/// run with a plan within the plan limits, its replacement an active entry of the same
+/// scenario) and flattened into store rows; the first bad one refuses the upload, named.
+pub fn to_new_stale(report: &RunReport, plans: &[StalePlan]) -> Result<Vec<NewStale>, ApiError> {
+    let bad = |field: String, why: &str| {
+        ApiError::unprocessable("invalid_invalidation", format!("{field} {why}"))
+    };
+    if plans.len() > MAX_STALE_PLANS {
+        return Err(bad(
+            "invalidations".into(),
+            &format!(
+                "holds {} plans, over the most one upload may carry ({MAX_STALE_PLANS})",
+                plans.len()
+            ),
+        ));
+    }
+    let json = |field: &str, entry: &CacheEntry| -> Result<String, ApiError> {
+        if entry.plan.actions.len() > PLAN_STEPS {
+            return Err(bad(
+                format!("{field}.plan.actions"),
+                &format!("has more than {PLAN_STEPS} steps"),
+            ));
+        }
+        let text = serde_json::to_string(entry)
+            .map_err(|e| ApiError::unprocessable("invalid_body", e.to_string()))?;
+        if text.len() > PLAN_BYTES {
+            return Err(bad(field.into(), &format!("is over {PLAN_BYTES} bytes")));
+        }
+        Ok(text)
+    };
+    let mut out = Vec::with_capacity(plans.len());
+    for (k, p) in plans.iter().enumerate() {
+        let field = format!("invalidations[{k}].entry");
+        let e = &p.entry;
+        if e.status != CacheStatus::Stale {
+            return Err(bad(format!("{field}.status"), "must be \"stale\""));
+        }
+        let Some(why) = e.invalidation.as_ref() else {
+            return Err(bad(format!("{field}.invalidation"), "is missing"));
+        };
+        if why.run_id.as_deref() != Some(report.run_id.as_str()) {
+            return Err(bad(
+                format!("{field}.invalidation.run_id"),
+                "must be the report's run_id",
+            ));
+        }
+        if !valid_name(&e.key.scenario_id) {
+            return Err(bad(
+                format!("{field}.key.scenario_id"),
+                "must be 1-200 characters of A-Z a-z 0-9 . _ -",
+            ));
+        }
+        let url = &e.key.start_url;
+        if !url.starts_with('/')
+            || url.len() > MAX_START_URL_BYTES
+            || url.chars().any(char::is_control)
+        {
+            return Err(bad(
+                format!("{field}.key.start_url"),
+                &format!("must be a path starting with `/`, at most {MAX_START_URL_BYTES} bytes"),
+            ));
+        }
+        let replacement_json = match &p.replacement {
+            None => None,
+            Some(r) => {
+                let rf = format!("invalidations[{k}].replacement");
+                if r.status != CacheStatus::Active || r.key.scenario_id != e.key.scenario_id {
+                    return Err(bad(rf, "must be an active entry of the same scenario"));
+                }
+                Some(json(&rf, r)?)
+            }
+        };
+        let verdict = report
+            .scenarios
+            .iter()
+            .find(|s| s.scenario_id == e.key.scenario_id)
+            .and_then(|s| s.triage.as_ref())
+            .map(|t| t.verdict.as_str().to_string());
+        out.push(NewStale {
+            scenario_id: e.key.scenario_id.clone(),
+            start_url: url.clone(),
+            stale_ms: to_ms(why.at),
+            reason: one_line(&why.reason, MAX_REASON_CHARS),
+            failure_class: why.failure_class.map(|c| c.as_str().to_string()),
+            verdict,
+            entry_json: json(&field, e)?,
+            replacement_json,
+        });
+    }
+    Ok(out)
 }

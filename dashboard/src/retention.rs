@@ -1,5 +1,5 @@
 //! `serve --retain-days N`: once a day, runs older than N days are pruned with their results,
-//! ledger records and screenshots; the rollups' totals and the plan cache are kept (see
+//! ledger records, screenshots and stale plans; the rollups' totals and the plan cache are kept (see
 //! `store/sql/retention.rs`). Without the flag nothing is ever deleted.
 
 use std::sync::Arc;

@@ -90,13 +90,8 @@ const MAX_REASON_CHARS: usize = 300;
 
 /// A reason as stored: one line without control characters, bounded.
 fn clean_reason(reason: &str) -> Option<String> {
-    let line: String = reason
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(MAX_REASON_CHARS)
-        .collect();
-    let line = line.trim();
-    (!line.is_empty()).then(|| line.to_string())
+    let line = crate::ingest::one_line(reason, MAX_REASON_CHARS);
+    (!line.is_empty()).then_some(line)
 }
 
 pub(super) async fn cache_put(

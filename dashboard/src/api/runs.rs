@@ -23,7 +23,8 @@ pub(super) async fn ingest_run(
     JsonBody(body): JsonBody<RunUpload>,
 ) -> Result<Response, ApiError> {
     auth.require(Scope::Ingest)?;
-    let run = ingest::to_new_run(&body.report, &body.ledger, body.pull_request.as_ref())?;
+    let mut run = ingest::to_new_run(&body.report, &body.ledger, body.pull_request.as_ref())?;
+    run.stale = ingest::to_new_stale(&body.report, &body.invalidations)?;
     let created = state
         .store
         .insert_run(auth.project.id, &run, now_ms())

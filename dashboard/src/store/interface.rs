@@ -169,6 +169,9 @@ pub trait Store: Send + Sync + 'static {
     async fn cache_put(&self, project_id: i64, put: &CachePut<'_>) -> Result<bool>;
     async fn stale_entries(&self, project_id: i64, limit: i64) -> Result<Vec<StaleRow>>;
     async fn stale_entry(&self, project_id: i64, id: i64) -> Result<Option<StaleRow>>;
+    /// The plans pushed runs stopped trusting, newest first.
+    async fn run_stale_entries(&self, project_id: i64, limit: i64) -> Result<Vec<RunStaleRow>>;
+    async fn run_stale_entry(&self, project_id: i64, id: i64) -> Result<Option<RunStaleRow>>;
 
     /// The branch's site map as stored (JSON), when one is.
     async fn sitemap_get(&self, project_id: i64, branch: &str) -> Result<Option<String>>;
@@ -182,8 +185,8 @@ pub trait Store: Send + Sync + 'static {
         now_ms: i64,
     ) -> Result<String>;
 
-    /// Deletes the runs that started before `before_ms` with their results, ledger records
-    /// and screenshots, and screenshots uploaded before it; keeps every rollup and the plan
+    /// Deletes the runs that started before `before_ms` with their results, ledger records,
+    /// stale plans and screenshots, and screenshots uploaded before it; keeps every rollup and the plan
     /// cache. A pruned run's id stays taken: uploading it again changes nothing.
     async fn prune_runs(&self, before_ms: i64, now_ms: i64) -> Result<Pruned>;
 }

@@ -9,7 +9,8 @@ mod sql;
 pub use interface::{Result, Store, StoreError};
 pub use rows::{
     CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewLedger, NewResult, NewRun,
-    NewToken, Project, Pruned, RateRow, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow,
-    StaleRow, TeamRoleRow, TokenInfo, TokenRow, TokenState, UserInfo, UserRow,
+    NewStale, NewToken, Project, Pruned, RateRow, RunDetail, RunFilter, RunStaleRow, RunSummary,
+    SessionRow, SpendRow, StaleRow, TeamRoleRow, TokenInfo, TokenRow, TokenState, UserInfo,
+    UserRow,
 };
 pub use sql::{PgStore, SqliteStore, open};

@@ -173,6 +173,23 @@ pub struct NewRun {
     pub pr_head_sha: Option<String>,
     pub results: Vec<NewResult>,
     pub ledger: Vec<NewLedger>,
+    /// The plans the run stopped trusting (`RunUpload::invalidations`), stored with the run.
+    pub stale: Vec<NewStale>,
+}
+
+/// A plan a pushed run stopped trusting, checked by ingest.
+#[derive(Debug, Clone, Default)]
+pub struct NewStale {
+    pub scenario_id: String,
+    pub start_url: String,
+    pub stale_ms: i64,
+    /// The invalidation's reason, one bounded line.
+    pub reason: String,
+    pub failure_class: Option<String>,
+    /// The triage verdict of the run's failed result, when it has one.
+    pub verdict: Option<String>,
+    pub entry_json: String,
+    pub replacement_json: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -293,6 +310,23 @@ pub struct StaleRow {
     pub branch: String,
     pub stale_ms: i64,
     pub stale_reason: String,
+    pub entry_json: String,
+    pub replaced_json: Option<String>,
+}
+
+/// A plan a pushed run stopped trusting, with the plan that replaced it: the one the same run
+/// verified, else an active shared-cache entry for the same key saved after it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RunStaleRow {
+    pub id: i64,
+    pub run_id: String,
+    pub scenario_id: String,
+    pub start_url: String,
+    pub branch: String,
+    pub stale_ms: i64,
+    pub reason: String,
+    pub failure_class: Option<String>,
+    pub verdict: Option<String>,
     pub entry_json: String,
     pub replaced_json: Option<String>,
 }

@@ -84,6 +84,8 @@ struct RunPage {
     base_url: String,
     scenarios: Vec<ScenarioView>,
     ledger: Vec<LedgerView>,
+    /// The run debrief (`--debrief`), when the run sent one.
+    debrief: Option<windup_model::Debrief>,
 }
 
 pub(super) async fn run_page(
@@ -212,6 +214,7 @@ pub(super) async fn run_page(
         base_url: report.base_url.clone().unwrap_or_default(),
         scenarios,
         ledger,
+        debrief: report.debrief.clone(),
     };
     Ok(page.into_response())
 }

@@ -34,6 +34,7 @@ mod retention;
 mod roles;
 mod sign_in;
 mod sitemap;
+mod stale_plans;
 mod store_suite;
 mod tokens;
 mod upgrade;

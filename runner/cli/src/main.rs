@@ -163,6 +163,9 @@ struct PlanningArgs {
     /// Ask the LLM for a summary and a fix suggestion for each failure (opt-in, budgeted).
     #[arg(long)]
     suggest: bool,
+    /// After a run with failures, one budgeted LLM call that summarises them together (opt-in).
+    #[arg(long)]
+    debrief: bool,
     /// Re-plan up front the cached plans the site map says are at risk, instead of replaying
     /// them first (needs a provider).
     #[arg(long)]
@@ -351,6 +354,7 @@ fn load_config(
         budget_usd: planning.budget_usd,
         require_cached: planning.require_cached,
         suggest: planning.suggest,
+        debrief: planning.debrief,
         replan_at_risk: planning.replan_at_risk,
         no_heal: planning.no_heal,
         ..Overrides::default()

@@ -64,6 +64,9 @@ impl Terminal {
                 );
             }
         }
+        if let Some(d) = &report.debrief {
+            let _ = writeln!(std::io::stderr(), "\n{}", debrief_text(d));
+        }
         let t = &report.totals;
         let _ = writeln!(
             std::io::stderr(),
@@ -229,4 +232,26 @@ impl EventSink for Terminal {
             _ => {}
         }
     }
+}
+
+/// The run debrief for the terminal: what the failures share, what to look at first, notes; or
+/// why none was made.
+fn debrief_text(d: &windup_model::Debrief) -> String {
+    if let Some(why) = &d.not_made {
+        return format!("debrief: not made: {why}");
+    }
+    let mut out = format!(
+        "debrief by {} (advice; it changes no verdict):",
+        d.by.as_deref().unwrap_or("the model")
+    );
+    if !d.shared_cause.is_empty() {
+        out.push_str(&format!("\n  shared cause: {}", d.shared_cause));
+    }
+    if !d.look_first.is_empty() {
+        out.push_str(&format!("\n  look first at: {}", d.look_first.join(", ")));
+    }
+    if !d.notes.is_empty() {
+        out.push_str(&format!("\n  notes: {}", d.notes));
+    }
+    out
 }

@@ -85,6 +85,8 @@ pub struct PlannerSection {
     /// Output tokens a planning call may generate (default 800); the budget gate counts all
     /// of them as the call's worst case.
     pub max_output_tokens: Option<u32>,
+    /// The run debrief after a run with failures, as `--debrief` (default false).
+    pub debrief: Option<bool>,
 }
 
 /// `[budget]` of windup.toml: caps checked before every LLM call, so a run never overshoots.
@@ -181,6 +183,8 @@ pub struct Config {
     pub require_cached: bool,
     /// Opt-in: an LLM summary and fix suggestion per failed scenario.
     pub suggest: bool,
+    /// Opt-in: one LLM debrief of all the run's failures (`--debrief` or `[planner] debrief`).
+    pub debrief: bool,
     /// Re-plan up front the cached plans the site map says are at risk (when a provider is
     /// configured), instead of replaying them first.
     pub replan_at_risk: bool,
@@ -216,6 +220,8 @@ pub struct Overrides {
     pub require_cached: bool,
     /// Ask the LLM for a summary and a fix suggestion for each failure (opt-in).
     pub suggest: bool,
+    /// `--debrief`: one LLM call summarising all the run's failures (opt-in).
+    pub debrief: bool,
     /// `--dashboard-url` or `WINDUP_DASHBOARD_URL`.
     pub dashboard_url: Option<String>,
     /// `--no-push`: do not upload this run.
@@ -310,6 +316,7 @@ impl Config {
             limits,
             require_cached: overrides.require_cached,
             suggest: overrides.suggest,
+            debrief: overrides.debrief || file.planner.debrief.unwrap_or(false),
             replan_at_risk: overrides.replan_at_risk,
             heal: !overrides.no_heal && file.heal.unwrap_or(true),
             dashboard,

@@ -302,6 +302,7 @@ fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
         }),
         totals,
         scenarios,
+        debrief: None,
     }
 }
 

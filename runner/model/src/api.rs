@@ -8,7 +8,7 @@
 //! | `POST runs` | [`RunUpload`] | [`RunCreated`] (201, or 200 when the run was there) |
 //! | `PUT runs/{run_id}/artifacts/{name}` | a PNG (`image/png`) | [`ArtifactSaved`] |
 //! | `GET cache/{scenario_id}?start_url=&scenario_sha=[&branch=]` | — | [`CachedPlan`], 404 when none |
-//! | `PUT cache/{scenario_id}?branch=[&reason=]` | a [`CacheEntry`](crate::CacheEntry) | [`PlanSaved`] |
+//! | `PUT cache/{scenario_id}?branch=[&reason=]` | a [`CacheEntry`] | [`PlanSaved`] |
 //!
 //! A refusal is `{"error": {"code": "snake_case", "message": "…"}}`; the runner reads it
 //! leniently (a proxy may answer instead of the dashboard), so it has no strict type here.
@@ -20,6 +20,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use crate::cache::CacheEntry;
 use crate::ledger::LedgerRecord;
 use crate::report::RunReport;
 
@@ -39,6 +40,24 @@ pub struct RunUpload {
     /// when there is none; absent reads the same.
     #[serde(default)]
     pub pull_request: Option<PullRequest>,
+    /// The plans this run stopped trusting (moved to `stale/` locally), at most
+    /// [`MAX_STALE_PLANS`]; absent reads as none (runners before it sent none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invalidations: Vec<StalePlan>,
+}
+
+/// The most stale plans one upload may carry; the runner sends the first ones.
+pub const MAX_STALE_PLANS: usize = 100;
+
+/// A plan the run stopped trusting: the entry as it was moved to `stale/` (status `stale`, its
+/// `invalidation` naming this run), and the plan the same run verified in its place, when one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StalePlan {
+    /// The stale entry, with its evidence in `invalidation`.
+    pub entry: CacheEntry,
+    /// The active entry that replaced it (a re-plan that passed), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<CacheEntry>,
 }
 
 /// The answer to `POST runs`.
@@ -131,7 +150,7 @@ pub struct ArtifactSaved {
 /// The answer to `GET cache/{scenario_id}`: the plan the dashboard holds for the scenario's
 /// current text, and where from. `E` is the entry as it travels (JSON, which the runner checks
 /// like a committed cache file before it trusts it) or, once checked, a
-/// [`CacheEntry`](crate::CacheEntry).
+/// [`CacheEntry`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CachedPlan<E = serde_json::Value> {
     /// The branch it was saved on: the asked one, else the project's default branch.
@@ -209,6 +228,7 @@ mod tests {
                 number: 7,
                 head_sha: Some("c0ffee".into()),
             }),
+            invalidations: Vec::new(),
         };
         let text = serde_json::to_string(&sent).unwrap();
         let read: RunUpload = serde_json::from_str(&text).unwrap();
@@ -232,6 +252,10 @@ mod tests {
         let read: RunUpload = serde_json::from_value(json!({"report": report()})).unwrap();
         assert!(read.ledger.is_empty());
         assert_eq!(read.pull_request, None);
+        assert!(
+            read.invalidations.is_empty(),
+            "old uploads had no invalidations"
+        );
         let read: RunUpload = serde_json::from_value(json!({
             "report": report(),
             "pull_request": {"repo": "acme/shop", "number": 7}

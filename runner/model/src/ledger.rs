@@ -96,6 +96,10 @@ pub struct LlmCalls {
     /// Writing a scenario from a rough instruction (`windup new`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub author: u32,
+    /// The opt-in run debrief (`--debrief`): one call per run, counted in the record of the
+    /// run's first failed scenario (by id).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub debrief: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -105,7 +109,7 @@ fn is_zero(n: &u32) -> bool {
 impl LlmCalls {
     /// Every call, whatever its purpose.
     pub fn total(&self) -> u32 {
-        self.planning + self.continuation + self.repair + self.suggest + self.author
+        self.planning + self.continuation + self.repair + self.suggest + self.author + self.debrief
     }
 }
 

@@ -37,8 +37,8 @@ pub use plan::{
     Action, ActionType, CountExpect, DownloadExpect, Expect, Plan, Target, ValueExpect,
 };
 pub use report::{
-    ActionResult, ActionStatus, CacheOutcome, CiInfo, Downloaded, Evidence, FailureClass, GitInfo,
-    Heal, HealRule, Rect, RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals,
+    ActionResult, ActionStatus, CacheOutcome, CiInfo, Debrief, Downloaded, Evidence, FailureClass,
+    GitInfo, Heal, HealRule, Rect, RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals,
     TraceFrame, Triage, Verdict,
 };
 pub use scenario::Scenario;

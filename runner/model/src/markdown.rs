@@ -68,6 +68,9 @@ pub fn run_summary(reports: &[RunReport], opts: &SummaryOptions) -> String {
     md.push_str(&scenario_table(&scenarios));
     md.push_str(&stale_plans(&scenarios));
     md.push_str(&failures(&scenarios, opts.scenario_dir.as_deref()));
+    for r in reports {
+        md.push_str(&debrief(r));
+    }
     let links: Vec<String> = [
         opts.dashboard_link
             .as_ref()
@@ -299,6 +302,43 @@ fn failures(scenarios: &[&ScenarioResult], scenario_dir: Option<&str>) -> String
     format!("**Failures**\n\n{md}\n")
 }
 
+/// The run's debrief (`--debrief`), when it has one: what the failures share, what to look at
+/// first, notes; or why none was made. A shard's says which shard.
+fn debrief(r: &RunReport) -> String {
+    let Some(d) = &r.debrief else {
+        return String::new();
+    };
+    let shard =
+        r.ci.as_ref()
+            .and_then(|c| c.shard.as_deref())
+            .map(|s| format!(" (shard {})", cell(s)))
+            .unwrap_or_default();
+    if let Some(why) = &d.not_made {
+        return format!("**Debrief**{shard}: not made: {}\n\n", cell(why));
+    }
+    let by =
+        d.by.as_deref()
+            .map(|b| format!(" by {}", cell(b)))
+            .unwrap_or_default();
+    let mut md = format!("**Debrief**{shard}{by} (advice; it changes no verdict):\n\n");
+    if !d.shared_cause.is_empty() {
+        md.push_str(&format!("- Shared cause: {}\n", cell(&d.shared_cause)));
+    }
+    if !d.look_first.is_empty() {
+        let ids: Vec<String> = d
+            .look_first
+            .iter()
+            .map(|i| format!("`{}`", code(i)))
+            .collect();
+        md.push_str(&format!("- Look first at: {}\n", ids.join(", ")));
+    }
+    if !d.notes.is_empty() {
+        md.push_str(&format!("- Notes: {}\n", cell(&d.notes)));
+    }
+    md.push('\n');
+    md
+}
+
 fn status(s: &ScenarioResult) -> &'static str {
     if s.status == ScenarioStatus::Passed && s.heal.is_some() {
         return "🩹 healed";
@@ -440,5 +480,35 @@ mod tests {
         assert!(md.ends_with("[dashboard run](http://dash.test/p/x/runs/r-1)\n\n"));
         let empty = run_summary(&[run(vec![])], &SummaryOptions::default());
         assert!(empty.contains("No scenario ran"), "{empty}");
+    }
+
+    #[test]
+    fn a_debrief_is_shown_escaped_or_says_why_there_is_none() {
+        let mut report = run(vec![scenario("a", ScenarioStatus::Failed, false)]);
+        report.debrief = Some(crate::report::Debrief {
+            shared_cause: "Both <b>lost</b> the | sign-in.".into(),
+            look_first: vec!["a`b".into(), "c".into()],
+            notes: "Check the session.".into(),
+            by: Some("fake/gpt-4.1-mini".into()),
+            not_made: None,
+        });
+        let md = run_summary(std::slice::from_ref(&report), &SummaryOptions::default());
+        assert!(
+            md.contains(
+                "**Debrief** by fake/gpt-4.1-mini (advice; it changes no verdict):\n\n\
+                 - Shared cause: Both &lt;b&gt;lost&lt;/b&gt; the \\| sign-in.\n\
+                 - Look first at: `a'b`, `c`\n- Notes: Check the session.\n\n"
+            ),
+            "{md}"
+        );
+        report.debrief = Some(crate::report::Debrief {
+            not_made: Some("no LLM call was made: the budget".into()),
+            ..Default::default()
+        });
+        let md = run_summary(&[report], &SummaryOptions::default());
+        assert!(
+            md.contains("**Debrief**: not made: no LLM call was made: the budget\n"),
+            "{md}"
+        );
     }
 }

@@ -8,7 +8,8 @@ use crate::plan::ActionType;
 
 /// 0.2 added, all optional for readers of 0.1: `totals.flaky`, and per scenario `task`,
 /// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`; later, still as
-/// optional fields of 0.2: per scenario `triage`, per action `trace`.
+/// optional fields of 0.2: per scenario `triage` and `heal`, per action `trace` and `download`,
+/// and the run's `debrief`; and the cache outcome `healed`.
 pub const REPORT_VERSION: &str = "0.2";
 
 /// Why a scenario failed. One meaning each.
@@ -110,6 +111,31 @@ pub struct RunReport {
     pub totals: Totals,
     /// One result per scenario the run selected, the skipped ones included.
     pub scenarios: Vec<ScenarioResult>,
+    /// The opt-in run debrief (`--debrief`), when the run had failures; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debrief: Option<Debrief>,
+}
+
+/// The run debrief: one LLM call over every failure of the run together, saying what they share
+/// and what to look at first. Advice for people: it never changes a verdict or the exit code.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Debrief {
+    /// What the failures have in common, if anything.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub shared_cause: String,
+    /// Failed scenarios to look at first, by id, the most telling first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub look_first: Vec<String>,
+    /// Anything else worth knowing.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+    /// The model that wrote it (`provider/model`); absent when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// Why there is no debrief (no provider, the budget refused the call, an unusable answer);
+    /// absent when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_made: Option<String>,
 }
 
 /// The commit a run tested.

@@ -200,6 +200,7 @@ mod ledger {
                 repair: 0,
                 suggest: 0,
                 author: 0,
+                debrief: 0,
             },
             tokens: TokenUsage {
                 input: 12_000,

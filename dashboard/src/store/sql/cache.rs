@@ -2,7 +2,7 @@
 //! entry is kept, inactive, as stale-plan evidence linked to its successor.
 
 use super::backends::{PgStore, SqliteStore, conflict};
-use crate::store::{CachePut, CacheRow, Result, StaleRow};
+use crate::store::{CachePut, CacheRow, Result, RunStaleRow, StaleRow};
 
 // A macro, not a const, to be `concat!`-ed (see `sql/mod.rs`).
 macro_rules! stale_select {
@@ -12,6 +12,20 @@ macro_rules! stale_select {
     s.entry_json, r.entry_json AS replaced_json \
     FROM cache_entries s LEFT JOIN cache_entries r ON r.id = s.replaced_by \
     WHERE s.project_id = $1 AND s.active = 0 "
+    };
+}
+
+// A run's stale plan, its replacement the run's own or else the branch's active shared entry
+// for the key saved after it went stale.
+macro_rules! run_stale_select {
+    () => {
+        "SELECT p.id, p.run_id, p.scenario_id, p.start_url, p.branch, p.stale_ms, p.reason, \
+    p.failure_class, p.verdict, p.entry_json, \
+    COALESCE(p.replacement_json, (SELECT c.entry_json FROM cache_entries c \
+    WHERE c.project_id = p.project_id AND c.scenario_id = p.scenario_id \
+    AND c.start_url = p.start_url AND c.branch = p.branch AND c.active = 1 \
+    AND c.updated_ms >= p.stale_ms ORDER BY c.id DESC LIMIT 1)) AS replaced_json \
+    FROM stale_plans p WHERE p.project_id = $1 "
     };
 }
 
@@ -105,6 +119,24 @@ macro_rules! cache_sql {
         pub(crate) async fn stale_entry(store: &$store, project_id: i64, id: i64) -> Result<Option<StaleRow>> {
             let sql = concat!(stale_select!(), "AND s.id = $2");
             Ok(sqlx::query_as::<$db, StaleRow>(sql)
+                .bind(project_id)
+                .bind(id)
+                .fetch_optional(&store.pool)
+                .await?)
+        }
+
+        pub(crate) async fn run_stale_entries(store: &$store, project_id: i64, limit: i64) -> Result<Vec<RunStaleRow>> {
+            let sql = concat!(run_stale_select!(), "ORDER BY p.stale_ms DESC, p.id DESC LIMIT $2");
+            Ok(sqlx::query_as::<$db, RunStaleRow>(sql)
+                .bind(project_id)
+                .bind(limit)
+                .fetch_all(&store.pool)
+                .await?)
+        }
+
+        pub(crate) async fn run_stale_entry(store: &$store, project_id: i64, id: i64) -> Result<Option<RunStaleRow>> {
+            let sql = concat!(run_stale_select!(), "AND p.id = $2");
+            Ok(sqlx::query_as::<$db, RunStaleRow>(sql)
                 .bind(project_id)
                 .bind(id)
                 .fetch_optional(&store.pool)

@@ -10,8 +10,8 @@ use super::{
 };
 use crate::store::{
     CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewRun, NewToken, Project,
-    Pruned, RateRow, Result, RunDetail, RunFilter, RunSummary, SessionRow, SpendRow, StaleRow,
-    Store, TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
+    Pruned, RateRow, Result, RunDetail, RunFilter, RunStaleRow, RunSummary, SessionRow, SpendRow,
+    StaleRow, Store, TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
 };
 
 macro_rules! impl_store {
@@ -285,6 +285,20 @@ macro_rules! impl_store {
             }
             async fn stale_entry(&self, project_id: i64, id: i64) -> Result<Option<StaleRow>> {
                 cache::$backend::stale_entry(self, project_id, id).await
+            }
+            async fn run_stale_entries(
+                &self,
+                project_id: i64,
+                limit: i64,
+            ) -> Result<Vec<RunStaleRow>> {
+                cache::$backend::run_stale_entries(self, project_id, limit).await
+            }
+            async fn run_stale_entry(
+                &self,
+                project_id: i64,
+                id: i64,
+            ) -> Result<Option<RunStaleRow>> {
+                cache::$backend::run_stale_entry(self, project_id, id).await
             }
             async fn sitemap_get(&self, project_id: i64, branch: &str) -> Result<Option<String>> {
                 sitemap::$backend::sitemap_get(self, project_id, branch).await

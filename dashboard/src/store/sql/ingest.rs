@@ -229,6 +229,28 @@ macro_rules! ingest_sql {
                 ));
                 q.build().execute(&mut *tx).await?;
             }
+            // The plans the run stopped trusting, under the run's branch (as its cache saves).
+            for chunk in run.stale.chunks(ROWS_PER_STATEMENT) {
+                let mut q = sqlx::QueryBuilder::<$db>::new(
+                    "INSERT INTO stale_plans (project_id, run_pk, run_id, scenario_id, start_url, \
+                     branch, stale_ms, reason, failure_class, verdict, entry_json, replacement_json) ",
+                );
+                q.push_values(chunk, |mut b, p| {
+                    b.push_bind(project_id)
+                        .push_bind(run_pk)
+                        .push_bind(run.run_id.as_str())
+                        .push_bind(p.scenario_id.as_str())
+                        .push_bind(p.start_url.as_str())
+                        .push_bind(branch)
+                        .push_bind(p.stale_ms)
+                        .push_bind(p.reason.as_str())
+                        .push_bind(p.failure_class.as_deref())
+                        .push_bind(p.verdict.as_deref())
+                        .push_bind(p.entry_json.as_str())
+                        .push_bind(p.replacement_json.as_deref());
+                });
+                q.build().execute(&mut *tx).await?;
+            }
             tx.commit().await?;
             Ok(true)
         }

@@ -1,7 +1,8 @@
 //! Retention: runs that started before a cutoff go, with their scenario results, ledger
-//! records and screenshots, and so do screenshots uploaded before it. The rollups (pass rates,
-//! flakiness, spend) and the plan cache, stale evidence included, are never touched: the
-//! pages' totals outlive the rows they were summed from.
+//! records, screenshots and the stale plans they uploaded (whose evidence is the run), and so
+//! do screenshots uploaded before it. The rollups (pass rates, flakiness, spend) and the shared
+//! plan cache, its replaced entries included, are never touched: the pages' totals outlive the
+//! rows they were summed from.
 //!
 //! A pruned run's id is kept in `pruned_runs`, committed before the run is deleted, and ingest
 //! takes such an id as present: a spooled retry arriving after the pruning cannot count the
@@ -43,6 +44,13 @@ macro_rules! retention_sql {
                 let _serial = store.serial_writes().await;
                 let mut tx = store.pool.begin().await?;
                 let mut q = sqlx::QueryBuilder::<$db>::new("DELETE FROM scenario_results WHERE run_pk IN (");
+                let mut ids = q.separated(", ");
+                for (id, _, _) in &batch {
+                    ids.push_bind(*id);
+                }
+                q.push(")");
+                q.build().execute(&mut *tx).await?;
+                let mut q = sqlx::QueryBuilder::<$db>::new("DELETE FROM stale_plans WHERE run_pk IN (");
                 let mut ids = q.separated(", ");
                 for (id, _, _) in &batch {
                     ids.push_bind(*id);

@@ -8,31 +8,20 @@ use windup_testkit::repo_root;
 
 use crate::support::*;
 
-/// A real dashboard (`windup-dashboard`'s library on real SQLite, served on 127.0.0.1) that the
-/// real runner filled: project `acme` with three runs on `feature/login` (planned, re-planned
-/// after a broken replay, replayed) and the stale plan the broken replay left.
-struct SeededDashboard {
-    url: String,
-    store: std::sync::Arc<dyn windup_dashboard::store::Store>,
-    rt: tokio::runtime::Runtime,
-    _db: tempfile::TempDir,
-}
-
-/// The runner against the real dashboard, not a fake: runs arrive, a plan planned on a branch is
-/// saved there, a failed replay's reason reaches the stale entry, and another checkout restores
-/// the plan and replays it with no LLM call. Asserts each of those on the way.
-fn seed_dashboard_through_the_runner() -> SeededDashboard {
+/// A real dashboard on SQLite in `db`, served on 127.0.0.1 by `rt`: project `acme` (default
+/// branch `main`) with an ingest and cache token, and [`DASHBOARD_EMAIL`] its owner.
+fn start_dashboard(
+    rt: &tokio::runtime::Runtime,
+    db: &std::path::Path,
+) -> (
+    String,
+    String,
+    std::sync::Arc<dyn windup_dashboard::store::Store>,
+    windup_dashboard::store::Project,
+) {
     use windup_dashboard::{AppState, Config, admin, store};
-    use windup_testkit::fake_llm::FakeLlm;
-    let dir = example();
-    let db = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let (url, token, st, project) = rt.block_on(async {
-        let st = store::open(db.path().join("dashboard.db").to_str().unwrap())
+    rt.block_on(async {
+        let st = store::open(db.join("dashboard.db").to_str().unwrap())
             .await
             .unwrap();
         let project = admin::create_project(&*st, "acme", Some("main"))
@@ -67,7 +56,32 @@ fn seed_dashboard_through_the_runner() -> SeededDashboard {
             AppState::new(st.clone(), config),
         ));
         (url, token, st, project)
-    });
+    })
+}
+
+/// A real dashboard (`windup-dashboard`'s library on real SQLite, served on 127.0.0.1) that the
+/// real runner filled: project `acme` with three runs on `feature/login` (planned, re-planned
+/// after a broken replay, replayed) and the stale plan the broken replay left.
+struct SeededDashboard {
+    url: String,
+    store: std::sync::Arc<dyn windup_dashboard::store::Store>,
+    rt: tokio::runtime::Runtime,
+    _db: tempfile::TempDir,
+}
+
+/// The runner against the real dashboard, not a fake: runs arrive, a plan planned on a branch is
+/// saved there, a failed replay's reason reaches the stale entry, and another checkout restores
+/// the plan and replays it with no LLM call. Asserts each of those on the way.
+fn seed_dashboard_through_the_runner() -> SeededDashboard {
+    use windup_testkit::fake_llm::FakeLlm;
+    let dir = example();
+    let db = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (url, token, st, project) = start_dashboard(&rt, db.path());
     let entry = committed(dir.path(), "sign-in");
     let llm = FakeLlm::start();
     with_fake_provider(dir.path(), &llm);
@@ -127,6 +141,19 @@ fn seed_dashboard_through_the_runner() -> SeededDashboard {
             .starts_with("the cached plan failed at a1 (selector_not_found"),
         "{}",
         stale[0].stale_reason
+    );
+    // The run sent its invalidation too: the stale plan with the run's re-planned replacement.
+    let from_run = rt.block_on(st.run_stale_entries(project.id, 10)).unwrap();
+    assert_eq!(from_run.len(), 1);
+    assert_eq!(from_run[0].scenario_id, "sign-in");
+    assert_eq!(from_run[0].branch, "feature/login");
+    assert_eq!(
+        from_run[0].failure_class.as_deref(),
+        Some("selector_not_found")
+    );
+    assert_eq!(
+        from_run[0].replaced_json, stale[0].replaced_json,
+        "the same replacement the shared cache holds, so the page shows the event once"
     );
 
     // A fresh checkout of the branch without the plan restores it and replays it: 0 calls.
@@ -222,4 +249,133 @@ fn windup_drives_the_dashboard_through_sign_in_overview_run_and_stale_diff() {
         );
     }
     assert!(!text.contains(DASHBOARD_PASSWORD));
+}
+
+/// `GET path` on the dashboard at `base` (http://127.0.0.1:port) with a session of
+/// [`DASHBOARD_EMAIL`] made in its store: the status line and the body.
+fn page(
+    rt: &tokio::runtime::Runtime,
+    st: &dyn windup_dashboard::store::Store,
+    base: &str,
+    path: &str,
+) -> String {
+    use std::io::{Read, Write};
+    let id = "a-session-id-for-the-stale-page-test";
+    rt.block_on(async {
+        let user = st.user(DASHBOARD_EMAIL).await.unwrap().unwrap();
+        let hash = windup_dashboard::secret::sha256_hex(id);
+        if st.session(&hash).await.unwrap().is_none() {
+            let far = i64::MAX / 2;
+            st.create_session(&hash, user.id, "csrf", far)
+                .await
+                .unwrap();
+        }
+    });
+    let host = base.strip_prefix("http://").unwrap();
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nCookie: windup_session={id}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{path}: {text}");
+    text
+}
+
+/// Issue 22's acceptance: a pushed run whose committed plan went stale (the app renamed a
+/// label; no provider, so no re-plan) is on the real dashboard's Stale plans page with its
+/// evidence and triage verdict; once a later run saves a replacement, the page shows the diff.
+#[test]
+fn a_pushed_run_whose_committed_plan_went_stale_is_on_the_stale_plans_page() {
+    use windup_testkit::fake_llm::FakeLlm;
+    let dir = example();
+    let db = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (url, token, st, project) = start_dashboard(&rt, db.path());
+    with_dashboard(dir.path(), &url);
+    let (_server, base) = serve(dir.path());
+    let login = dir.path().join("app/login.html");
+    let html = std::fs::read_to_string(&login).unwrap();
+    std::fs::write(
+        &login,
+        html.replace(">Email</label>", ">Work email</label>"),
+    )
+    .unwrap();
+    let env = [
+        ("GITHUB_REF_NAME", "main"),
+        ("GITHUB_SHA", "4f2c1d0e9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e"),
+    ];
+    let out = windup_dash_token(
+        dir.path(),
+        &["run", "sign-in", "--base-url", &base],
+        &env,
+        &token,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+
+    let rows = rt.block_on(st.run_stale_entries(project.id, 10)).unwrap();
+    assert_eq!(rows.len(), 1, "the committed plan the run invalidated");
+    assert_eq!(rows[0].scenario_id, "sign-in");
+    assert_eq!(rows[0].replaced_json, None, "nothing re-planned it");
+    let verdict = rows[0].verdict.clone().expect("the failed result's triage");
+    let list = page(&rt, &*st, &url, "/p/acme/stale");
+    assert!(!list.contains("None yet"), "{list}");
+    assert!(list.contains("<td>sign-in</td>"), "{list}");
+    assert!(list.contains("<td>selector_not_found</td>"), "{list}");
+    assert!(
+        list.contains(&format!("<td class=\"verdict\">{verdict}</td>")),
+        "{list}"
+    );
+    let at = list
+        .find("/p/acme/stale/run-")
+        .expect("a link to the evidence");
+    let link = list[at..at + list[at..].find('"').unwrap()].to_string();
+    let detail = page(&rt, &*st, &url, &link);
+    assert!(detail.contains("Stale plan: sign-in"), "{detail}");
+    assert!(
+        detail.contains("<dd class=\"bad\">selector_not_found</dd>"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains(&format!("<dd class=\"verdict\">{verdict}")),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("<dd class=\"failing-step\"><code>a1: fill"),
+        "the failing step of the old plan: {detail}"
+    );
+    assert!(
+        detail.contains("class=\"shot\""),
+        "the uploaded screenshot: {detail}"
+    );
+    assert!(
+        detail.contains("Steps (nothing replaced it yet)"),
+        "{detail}"
+    );
+
+    // A later run plans it again (a fake provider now) and saves the plan to the shared cache:
+    // the stale plan's page diffs against it.
+    let llm = FakeLlm::start();
+    with_fake_provider(dir.path(), &llm);
+    for answer in sign_in_answers("Work email") {
+        llm.push(answer);
+    }
+    let out = windup_dash_token(
+        dir.path(),
+        &["run", "sign-in", "--base-url", &base],
+        &env,
+        &token,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let detail = page(&rt, &*st, &url, &link);
+    assert!(detail.contains("Step-by-step diff"), "{detail}");
+    assert!(detail.contains("<tr class=\"removed\">"), "{detail}");
+    assert!(detail.contains("<tr class=\"added\">"), "{detail}");
+    assert!(detail.contains("Work email"), "{detail}");
 }

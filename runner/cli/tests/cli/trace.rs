@@ -147,14 +147,15 @@ fn dark(p: &Value) -> bool {
 fn a_failed_run_traced_on_failure_shows_its_filmstrip_offline_with_the_credential_covered() {
     let project = example();
     let root = project.path();
-    // The app renamed its button: the replay fills both fields, then fails at the click.
+    // The app renamed its button (too far for healing): the replay fills both fields, then
+    // fails at the click.
     let login = root.join("app/login.html");
     let html = std::fs::read_to_string(&login).unwrap();
     std::fs::write(
         &login,
         html.replace(
             "<button type=\"submit\">Sign in</button>",
-            "<button type=\"submit\">Log in</button>",
+            "<button type=\"submit\">Continue</button>",
         ),
     )
     .unwrap();
@@ -289,7 +290,7 @@ fn a_pushed_run_uploads_its_trace_frames_as_jpeg_artifacts() {
     let html = std::fs::read_to_string(&login).unwrap();
     std::fs::write(
         &login,
-        html.replace(">Sign in</button>", ">Log in</button>"),
+        html.replace(">Sign in</button>", ">Continue</button>"),
     )
     .unwrap();
     let fake = FakeDashboard::start(DASH_TOKEN);

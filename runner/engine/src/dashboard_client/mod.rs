@@ -10,7 +10,7 @@
 //! `Debug` output and never in an error.
 //!
 //! `settings` reads `[dashboard]`; `client` sends one request with its retries; `plans` reads and
-//! writes the remote plan cache; `sitemap` the shared site map; `runs` keeps a run and uploads it; `spool` keeps what could not
+//! writes the remote plan cache; `sitemap` the shared site map; `runs` keeps a run and uploads it (with `stale`, the plans it stopped trusting); `spool` keeps what could not
 //! be delivered. The run's own hooks (restore before, save after) are in `runner/dashboard.rs`.
 
 mod client;
@@ -19,6 +19,7 @@ mod runs;
 mod settings;
 mod sitemap;
 mod spool;
+mod stale;
 
 pub use client::{Dashboard, DashboardError};
 pub use plans::{RemoteEntry, prefer_remote};
@@ -27,3 +28,4 @@ pub use settings::{DEFAULT_TOKEN_ENV, DashboardSection, Settings, settings};
 pub use spool::{
     AfterRun, Flushed, Pushed, SPOOL_VERSION, flush_spool, push, push_run, spool_path, spooled,
 };
+pub use stale::stale_plans;

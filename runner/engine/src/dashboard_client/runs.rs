@@ -120,11 +120,13 @@ pub fn load_run(
     let ledger: Vec<LedgerRecord> =
         serde_json::from_str(&read(RUN_LEDGER_FILE)?).map_err(|e| bad(RUN_LEDGER_FILE, e))?;
     let artifacts = artifacts(&report);
+    let invalidations = super::stale::stale_plans(root, &report.run_id);
     Ok((
         RunUpload {
             report,
             ledger,
             pull_request: crate::ci::pull_request(env),
+            invalidations,
         },
         artifacts,
     ))

@@ -7,13 +7,14 @@
 //! changed on it, the only postconditions a plan gets; `plan` holds the `Planner` and its
 //! questions; `prompt` what it says; `answer` the schema it asks for, built per observation;
 //! `check` how an answer is grounded and validated; `call` the budget gate; `spend` what the
-//! calls cost; `suggest` the opt-in advice on a failure; `author` `windup new`'s scenario writing.
+//! calls cost; `suggest` the opt-in advice on a failure; `debrief` the opt-in reading of all a run's failures; `author` `windup new`'s scenario writing.
 
 mod answer;
 pub mod author;
 mod budget;
 mod call;
 pub mod check;
+mod debrief;
 pub mod facts;
 pub mod observation;
 mod plan;

@@ -95,8 +95,8 @@ pub fn suggestion_message(
     out
 }
 
-const OPEN: &str = "<untrusted_page_content>";
-const CLOSE: &str = "</untrusted_page_content>";
+pub(super) const OPEN: &str = "<untrusted_page_content>";
+pub(super) const CLOSE: &str = "</untrusted_page_content>";
 
 /// The user message: the task, what is known, then the page (and what the last steps changed)
 /// as untrusted data.
@@ -250,7 +250,7 @@ pub fn step_line(a: &Action) -> String {
 }
 
 /// Page text cannot close the untrusted block early or open a fake one.
-fn neutralize(text: &str) -> String {
+pub(super) fn neutralize(text: &str) -> String {
     let lower = text.to_ascii_lowercase();
     if !lower.contains("untrusted_page_content") {
         return text.to_string();
@@ -268,7 +268,7 @@ fn neutralize(text: &str) -> String {
     out
 }
 
-fn truncate(text: &str, max: usize) -> &str {
+pub(super) fn truncate(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }

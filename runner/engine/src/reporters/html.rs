@@ -37,6 +37,8 @@ struct Page<'a> {
     verdict: &'static str,
     counts: Vec<Count>,
     meta: Vec<(&'static str, String)>,
+    /// The run debrief (`--debrief`), when the run has one.
+    debrief: Option<&'a windup_model::Debrief>,
     scenarios: Vec<ScenarioView<'a>>,
 }
 
@@ -169,6 +171,7 @@ impl<'a> Page<'a> {
             verdict,
             counts,
             meta,
+            debrief: report.debrief.as_ref(),
             scenarios,
         }
     }

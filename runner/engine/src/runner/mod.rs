@@ -13,6 +13,7 @@
 mod author;
 mod bench;
 mod dashboard;
+mod debrief;
 pub mod drive;
 mod error;
 mod execute;

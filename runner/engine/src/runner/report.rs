@@ -52,6 +52,7 @@ impl Runner {
             ci: crate::ci::ci_info(&self.config.env),
             totals,
             scenarios,
+            debrief: None,
         })
     }
 }

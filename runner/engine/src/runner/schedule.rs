@@ -2,7 +2,8 @@
 //! a time (the rest start with their saved storage); scenarios whose setup failed are skipped;
 //! then the rest, in order with the next context opened ahead, or several at once. Each
 //! scenario gets its retries (a pass on a retry is flaky); after the run come the opt-in fix
-//! suggestions, the report, the ledger, the last-run record and the dashboard.
+//! suggestions, the opt-in debrief, the report, the ledger, the last-run record and the
+//! dashboard.
 
 use std::collections::HashMap;
 
@@ -91,11 +92,17 @@ impl Runner {
         }
         // Reports list scenarios in the suite's order (by id), whatever order they ran in.
         outcomes.sort_by(|a, b| a.result.scenario_id.cmp(&b.result.scenario_id));
+        let debrief = if self.config.debrief {
+            self.debrief(&mut outcomes, &fragments).await
+        } else {
+            None
+        };
         let mut report = self.report(
             run_id,
             started_at,
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
+        report.debrief = debrief;
         let records = self.append_ledger(&report, &outcomes);
         if let Some(map) = self.close_site(&site) {
             self.save_site_map(&map).await;

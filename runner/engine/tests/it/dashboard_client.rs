@@ -51,9 +51,11 @@ fn upload(run_id: &str) -> RunUpload {
             ci: None,
             totals: Totals::default(),
             scenarios: Vec::new(),
+            debrief: None,
         },
         ledger: Vec::new(),
         pull_request: None,
+        invalidations: Vec::new(),
     }
 }
 

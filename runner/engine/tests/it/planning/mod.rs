@@ -8,6 +8,7 @@
 mod answers;
 mod boundary;
 mod calls;
+mod debrief;
 mod fragments;
 mod grounding;
 mod repair;

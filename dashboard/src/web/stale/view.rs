@@ -1,0 +1,148 @@
+//! What a stale plan's page shows, whichever source it came from: the facts, the failing run's
+//! evidence and triage verdict, and the step diff against the plan that replaced it.
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::http::StatusCode;
+use windup_model::{CacheEntry, ScenarioResult};
+
+use super::super::artifacts::screenshot_url;
+use super::super::error::PageError;
+use super::super::layout::Layout;
+use crate::diff::{DiffRow, diff_steps};
+
+/// The failing run's evidence.
+#[derive(Default)]
+pub(super) struct EvidenceView {
+    pub run_id: String,
+    pub run_url: String,
+    pub failure_class: String,
+    /// The triage verdict of the failed result (empty when it has none) and its facts.
+    pub verdict: String,
+    pub verdict_facts: Vec<String>,
+    pub message: String,
+    pub failing_step: String,
+    pub url: String,
+    pub target: String,
+    pub console_errors: Vec<String>,
+    pub failed_requests: Vec<String>,
+    pub screenshot: String,
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "stale_detail.html")]
+pub(super) struct StaleDetailPage {
+    pub layout: Layout,
+    pub slug: String,
+    pub tab: &'static str,
+    pub scenario_id: String,
+    pub start_url: String,
+    pub branch: String,
+    pub reason: String,
+    pub when: String,
+    /// Where it comes from: "a pushed run" or "the shared cache".
+    pub source: &'static str,
+    pub invalidation: String,
+    pub evidence: Option<EvidenceView>,
+    pub diff: Vec<DiffRow>,
+    pub replaced: bool,
+}
+
+/// A stored entry, read back; unreadable is the dashboard's fault (it checked it on the way in).
+pub(super) fn entry(json: &str) -> Result<CacheEntry, PageError> {
+    serde_json::from_str(json).map_err(|e| {
+        PageError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("stored entry unreadable: {e}"),
+        )
+    })
+}
+
+fn steps(entry: &CacheEntry) -> Vec<String> {
+    entry
+        .plan
+        .actions
+        .iter()
+        .map(|a| format!("{}: {}", a.id, a.summary()))
+        .collect()
+}
+
+/// The old plan's steps against the new one's, or the old plan alone while nothing replaced it.
+pub(super) fn diff(old: &CacheEntry, new: Option<&CacheEntry>) -> Vec<DiffRow> {
+    let old_steps = steps(old);
+    match new {
+        Some(n) => diff_steps(&old_steps, &steps(n)),
+        None => diff_steps(&old_steps, &old_steps),
+    }
+}
+
+/// The invalidation's reason and message, one line.
+pub(super) fn invalidation(old: &CacheEntry) -> String {
+    old.invalidation
+        .as_ref()
+        .map(|i| format!("{} {}", i.reason, i.message.clone().unwrap_or_default()))
+        .unwrap_or_default()
+}
+
+/// The evidence of scenario result `s` of run `run_id`, its failing step named in the old plan.
+pub(super) fn evidence(
+    slug: &str,
+    run_id: String,
+    s: &ScenarioResult,
+    old: &CacheEntry,
+    artifact_names: &[String],
+) -> EvidenceView {
+    let ev = s.evidence.clone().unwrap_or_default();
+    let why = old.invalidation.as_ref();
+    let failing = s
+        .failed_action_id
+        .clone()
+        .or_else(|| why.and_then(|i| i.failed_action_id.clone()))
+        .or_else(|| ev.action_id.clone())
+        .unwrap_or_default();
+    let failure_class = s
+        .failure_class
+        .or_else(|| why.and_then(|i| i.failure_class))
+        .map(|c| c.as_str().to_string());
+    let replanned = s.failure_class.is_none();
+    EvidenceView {
+        run_url: format!("/p/{slug}/runs/{run_id}"),
+        failure_class: match (failure_class, replanned) {
+            (Some(c), false) => c,
+            (Some(c), true) => format!("{c} on replay; re-planned and passed"),
+            (None, _) => "replay failed; re-planned and passed".to_string(),
+        },
+        verdict: s
+            .triage
+            .as_ref()
+            .map(|t| t.verdict.as_str().to_string())
+            .unwrap_or_default(),
+        verdict_facts: s
+            .triage
+            .as_ref()
+            .map(|t| t.facts.clone())
+            .unwrap_or_default(),
+        message: s
+            .message
+            .clone()
+            .or_else(|| why.and_then(|i| i.message.clone()))
+            .unwrap_or_default(),
+        failing_step: old
+            .plan
+            .actions
+            .iter()
+            .find(|a| a.id == failing)
+            .map(|a| format!("{}: {}", a.id, a.summary()))
+            .unwrap_or(failing),
+        url: ev
+            .url
+            .clone()
+            .or_else(|| why.and_then(|i| i.url.clone()))
+            .unwrap_or_default(),
+        target: ev.target.clone().unwrap_or_default(),
+        console_errors: ev.console_errors.clone(),
+        failed_requests: ev.failed_requests.clone(),
+        screenshot: screenshot_url(slug, &run_id, ev.screenshot.as_deref(), artifact_names),
+        run_id,
+    }
+}
