@@ -121,7 +121,6 @@ fn prepare(
 ) -> Result<Prepared, Stop> {
     let overrides = Overrides {
         base_url: inputs.base_url.clone(),
-        screenshots: None,
         provider: inputs.provider.clone(),
         budget_usd: inputs.budget_usd,
         require_cached: inputs.require_cached,
@@ -129,9 +128,8 @@ fn prepare(
         trace: inputs.trace,
         debrief: inputs.debrief,
         dashboard_url: inputs.dashboard_url.as_ref().map(|u| u.to_string()),
-        no_push: false,
-        replan_at_risk: false,
-        // No attach flag: CI runs its own Chromium (`[browser] cdp_url` would still apply).
+        // Pushing on, no re-plan up front, no attach flag: CI runs its own Chromium
+        // (`[browser] cdp_url` would still apply).
         ..Overrides::default()
     };
     let mut config = Config::load(root, &overrides).map_err(|e| Stop::Problems(e.into()))?;
