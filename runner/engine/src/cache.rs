@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use time::OffsetDateTime;
 use windup_model::cache::CACHE_VERSION;
 use windup_model::limits::InputFile;
-use windup_model::validate::{cache_entry_from_json, too_large};
+use windup_model::validate::cache_entry_from_json;
 use windup_model::{
     CacheEntry, CacheKey, CacheStats, CacheStatus, InputError, Invalidation, Plan, Problems,
     Scenario,
 };
 
-use crate::fsutil::{read_capped, write_json};
+use crate::fsutil::{read_input, write_json};
 use crate::project::Layout;
 
 /// What the cache holds for a scenario.
@@ -60,23 +60,10 @@ impl PlanCache {
     /// Reads the active entry of a scenario; a malformed file is an error naming it.
     pub fn load(&self, scenario_id: &str) -> Result<Option<CacheEntry>, Problems> {
         let path = self.path(scenario_id);
-        let text = match read_capped(&path, InputFile::CacheEntry.max_bytes()) {
-            Ok(Some(t)) => t,
-            Ok(None) => {
-                return Err(too_large(&path.display().to_string(), InputFile::CacheEntry).into());
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(InputError::new(
-                    path.display().to_string(),
-                    "(file)",
-                    format!("cannot be read: {e}"),
-                    "check its permissions",
-                )
-                .into());
-            }
-        };
         let file = path.display().to_string();
+        let Some(text) = read_input(&path, &file, InputFile::CacheEntry)? else {
+            return Ok(None);
+        };
         let entry = cache_entry_from_json(&file, &text)?;
         if entry.key.scenario_id != scenario_id {
             return Err(InputError::new(

@@ -3,7 +3,11 @@
 //! (`windup_model::limits`) is refused without being read whole.
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use windup_model::InputError;
+use windup_model::limits::InputFile;
+use windup_model::validate::too_large;
 
 /// Reads a text file of at most `limit` bytes; `Ok(None)` when it is larger. At most `limit + 1`
 /// bytes are read, so a huge file (or an endless one, such as a pipe) costs no more than that.
@@ -21,6 +25,49 @@ pub fn read_capped(path: &Path, limit: usize) -> std::io::Result<Option<String>>
             "stream did not contain valid UTF-8",
         )
     })
+}
+
+/// An input file's text, read within its kind's size limit; `None` when there is no such file.
+/// Too large or unreadable is a problem naming `file`.
+pub fn read_input(path: &Path, file: &str, kind: InputFile) -> Result<Option<String>, InputError> {
+    match read_capped(path, kind.max_bytes()) {
+        Ok(Some(text)) => Ok(Some(text)),
+        Ok(None) => Err(too_large(file, kind)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(InputError::new(
+            file,
+            "(file)",
+            format!("cannot be read: {e}"),
+            "check its permissions",
+        )),
+    }
+}
+
+/// The files directly in `dir` with one of `extensions`, sorted; a missing folder has none, an
+/// unreadable one is a problem naming it.
+pub fn input_files(dir: &Path, extensions: &[&str]) -> Result<Vec<PathBuf>, InputError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(InputError::new(
+                dir.display().to_string(),
+                "(folder)",
+                format!("cannot be read: {e}"),
+                "check its permissions",
+            ));
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| extensions.contains(&x))
+        })
+        .collect();
+    paths.sort();
+    Ok(paths)
 }
 
 /// Writes `bytes` to `path` atomically (readers see the old file or the new one, never part of

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use windup_model::limits::InputFile;
-use windup_model::validate::{scenario_from_yaml, too_large};
+use windup_model::validate::scenario_from_yaml;
 use windup_model::{InputError, Problems, Scenario};
 
-use crate::fsutil::read_capped;
+use crate::fsutil::{input_files, read_input};
 
 /// Every path Windup reads or writes in a user's repository, relative to the project root: the one
 /// place these names are spelled. Messages quote the constants; code joins them to a root.
@@ -77,45 +77,19 @@ pub struct ScenarioFile {
 /// Reads every scenario, sorted by id. All problems are reported together.
 pub fn load_scenarios(root: &Path) -> Result<Vec<ScenarioFile>, Problems> {
     let dir = root.join(Layout::SCENARIOS_DIR);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(InputError::new(
-                dir.display().to_string(),
-                "(folder)",
-                format!("cannot be read: {e}"),
-                "check its permissions",
-            )
-            .into());
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
-        .collect();
-    paths.sort();
     let mut problems = Vec::new();
     let mut out: Vec<ScenarioFile> = Vec::new();
-    for path in paths {
+    for path in input_files(&dir, &["yaml", "yml"])? {
         let file = display(root, &path);
         let stem = path
             .file_stem()
             .and_then(|s| s.to_str())
             .unwrap_or_default();
-        let text = match read_capped(&path, InputFile::Scenario.max_bytes()) {
+        let text = match read_input(&path, &file, InputFile::Scenario) {
             Ok(Some(t)) => t,
-            Ok(None) => {
-                problems.push(too_large(&file, InputFile::Scenario));
-                continue;
-            }
-            Err(e) => {
-                problems.push(InputError::new(
-                    &file,
-                    "(file)",
-                    format!("cannot be read: {e}"),
-                    "check its permissions",
-                ));
+            Ok(None) => continue,
+            Err(problem) => {
+                problems.push(problem);
                 continue;
             }
         };

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use windup_model::limits::InputFile;
-use windup_model::validate::{fragment_from_json, too_large};
+use windup_model::validate::fragment_from_json;
 use windup_model::{ActionType, Fragment, InputError, Problems};
 
 use crate::boundary::Boundary;
-use crate::fsutil::read_capped;
+use crate::fsutil::{input_files, read_input};
 
 /// Every fragment of a project, by id.
 #[derive(Debug, Clone, Default)]
@@ -22,43 +22,17 @@ impl Fragments {
     pub fn load(dir: &Path) -> Result<Fragments, Problems> {
         let mut by_id = BTreeMap::new();
         let mut problems = Vec::new();
-        let entries = match std::fs::read_dir(dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Fragments::default()),
-            Err(e) => {
-                return Err(InputError::new(
-                    dir.display().to_string(),
-                    "(folder)",
-                    format!("cannot be read: {e}"),
-                    "check its permissions",
-                )
-                .into());
-            }
-        };
-        let mut paths: Vec<_> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
-        paths.sort();
-        for path in paths {
+        for path in input_files(dir, &["json"])? {
             let file = path.display().to_string();
             let stem = path
                 .file_stem()
                 .and_then(|s| s.to_str())
                 .unwrap_or_default();
-            let text = match read_capped(&path, InputFile::Fragment.max_bytes()) {
+            let text = match read_input(&path, &file, InputFile::Fragment) {
                 Ok(Some(t)) => t,
-                Ok(None) => {
-                    problems.push(too_large(&file, InputFile::Fragment));
-                    continue;
-                }
-                Err(e) => {
-                    problems.push(InputError::new(
-                        &file,
-                        "(file)",
-                        format!("cannot be read: {e}"),
-                        "check its permissions",
-                    ));
+                Ok(None) => continue,
+                Err(problem) => {
+                    problems.push(problem);
                     continue;
                 }
             };

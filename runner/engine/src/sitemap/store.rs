@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use windup_model::Problems;
 use windup_model::limits::InputFile;
 use windup_model::sitemap::SiteMap;
-use windup_model::validate::{site_map_from_json, too_large};
-use windup_model::{InputError, Problems};
+use windup_model::validate::site_map_from_json;
 
-use crate::fsutil::{read_capped, write_atomic};
+use crate::fsutil::{read_input, write_atomic};
 use crate::project::Layout;
 
 /// The project's `e2e/.windup/sitemap.json`.
@@ -43,17 +43,9 @@ impl SiteMapFile {
     /// The map; an empty one when there is no file yet.
     pub fn load(&self) -> Result<SiteMap, Problems> {
         let file = self.path.display().to_string();
-        match read_capped(&self.path, InputFile::SiteMap.max_bytes()) {
-            Ok(Some(text)) => site_map_from_json(&file, &text),
-            Ok(None) => Err(too_large(&file, InputFile::SiteMap).into()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(SiteMap::new()),
-            Err(e) => Err(InputError::new(
-                file,
-                "(file)",
-                format!("cannot be read: {e}"),
-                "check its permissions",
-            )
-            .into()),
+        match read_input(&self.path, &file, InputFile::SiteMap)? {
+            Some(text) => site_map_from_json(&file, &text),
+            None => Ok(SiteMap::new()),
         }
     }
 
