@@ -3,6 +3,7 @@
 //! it as a `<rect>` (attributes, not inline styles: the CSP allows no inline style), the step, its
 //! URL and timings.
 
+use super::run_detail::{status_text, step_text};
 use windup_model::ScenarioResult;
 
 use super::artifacts::screenshot_url;
@@ -47,11 +48,8 @@ pub(super) fn frames(
             };
             FrameView {
                 id: a.id.clone(),
-                step: a
-                    .step
-                    .clone()
-                    .unwrap_or_else(|| a.kind.as_str().to_string()),
-                status: format!("{:?}", a.status).to_lowercase(),
+                step: step_text(a),
+                status: status_text(a),
                 url: t.url.clone().unwrap_or_default(),
                 duration_ms: a.duration_ms,
                 timings: format!(

@@ -167,11 +167,8 @@ pub(super) async fn run_page(
                     .iter()
                     .map(|a| ActionView {
                         id: a.id.clone(),
-                        step: a
-                            .step
-                            .clone()
-                            .unwrap_or_else(|| a.kind.as_str().to_string()),
-                        status: format!("{:?}", a.status).to_lowercase(),
+                        step: step_text(a),
+                        status: status_text(a),
                         started_ms: a.started_ms,
                         duration_ms: a.duration_ms,
                         error: a.error.clone().unwrap_or_default(),
@@ -217,4 +214,16 @@ pub(super) async fn run_page(
         debrief: report.debrief.clone(),
     };
     Ok(page.into_response())
+}
+
+/// A step as the run page names it: its summary, else its type.
+pub(super) fn step_text(a: &windup_model::ActionResult) -> String {
+    a.step
+        .clone()
+        .unwrap_or_else(|| a.kind.as_str().to_string())
+}
+
+/// A step's status as the page's CSS class and label: `passed`, `failed` or `skipped`.
+pub(super) fn status_text(a: &windup_model::ActionResult) -> String {
+    format!("{:?}", a.status).to_lowercase()
 }

@@ -163,13 +163,7 @@ async fn a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff(backend: 
     assert_eq!(links.len(), 2, "{list}");
 
     // Without a replacement: the evidence, the verdict and the old plan's steps, escaped.
-    let cart = get(links
-        .iter()
-        .find(|l| get_is(l, &list, "cart"))
-        .unwrap()
-        .clone())
-    .await
-    .text();
+    let cart = get(link_of(&links, &list, "cart")).await.text();
     assert!(cart.contains("Stale plan: cart"), "{cart}");
     assert!(
         cart.contains("<dd class=\"bad\">selector_not_found</dd>"),
@@ -189,13 +183,7 @@ async fn a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff(backend: 
     );
 
     // With the run's replacement: the step diff.
-    let login = get(links
-        .iter()
-        .find(|l| get_is(l, &list, "login"))
-        .unwrap()
-        .clone())
-    .await
-    .text();
+    let login = get(link_of(&links, &list, "login")).await.text();
     assert!(login.contains("Step-by-step diff"), "{login}");
     assert!(login.contains("<tr class=\"removed\">"), "{login}");
     assert!(login.contains("<tr class=\"added\">"), "{login}");
@@ -213,13 +201,7 @@ async fn a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff(backend: 
         .json(&cart_new)
         .await;
     assert!(put.status_code().is_success());
-    let cart = get(links
-        .iter()
-        .find(|l| get_is(l, &list, "cart"))
-        .unwrap()
-        .clone())
-    .await
-    .text();
+    let cart = get(link_of(&links, &list, "cart")).await.text();
     assert!(cart.contains("<tr class=\"added\">"), "{cart}");
     assert!(cart.contains("Store"), "{cart}");
 
@@ -245,10 +227,17 @@ async fn a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff(backend: 
 }
 
 /// The link in `list` whose row names `scenario`.
-fn get_is(link: &str, list: &str, scenario: &str) -> bool {
-    let at = list.find(&format!("\"{link}\"")).unwrap();
-    let row = &list[list[..at].rfind("<tr>").unwrap()..at];
-    row.contains(&format!("<td>{scenario}</td>"))
+/// The one of `links` whose row in the list page `list` is `scenario`'s.
+fn link_of(links: &[String], list: &str, scenario: &str) -> String {
+    links
+        .iter()
+        .find(|link| {
+            let at = list.find(&format!("\"{link}\"")).unwrap();
+            let row = &list[list[..at].rfind("<tr>").unwrap()..at];
+            row.contains(&format!("<td>{scenario}</td>"))
+        })
+        .unwrap()
+        .clone()
 }
 
 on_both_backends!(a_pushed_runs_stale_plans_show_with_evidence_verdict_and_diff);

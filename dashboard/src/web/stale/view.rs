@@ -4,12 +4,73 @@
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::http::StatusCode;
-use windup_model::{CacheEntry, ScenarioResult};
+use axum::response::IntoResponse;
+use windup_model::{CacheEntry, RunReport, ScenarioResult};
 
+use super::super::access::Access;
 use super::super::artifacts::screenshot_url;
-use super::super::error::PageError;
+use super::super::error::{PageError, PageResult};
 use super::super::layout::Layout;
+use crate::AppState;
 use crate::diff::{DiffRow, diff_steps};
+use crate::time::display;
+
+/// A stale plan as either source stores it, with the run whose result is its evidence.
+pub(super) struct Stale {
+    pub scenario_id: String,
+    pub start_url: String,
+    pub branch: String,
+    pub reason: String,
+    pub stale_ms: i64,
+    pub entry_json: String,
+    pub replaced_json: Option<String>,
+    /// "a pushed run" or "the shared cache".
+    pub source: &'static str,
+    /// The run whose result for the scenario is the evidence, when there is one.
+    pub run_id: Option<String>,
+}
+
+/// The page of a stale plan: its facts, the evidence run's result, the diff to its replacement.
+pub(super) async fn page(
+    state: &AppState,
+    Access { project, layout }: Access,
+    slug: String,
+    stale: Stale,
+) -> PageResult {
+    let old = entry(&stale.entry_json)?;
+    let new: Option<CacheEntry> = stale
+        .replaced_json
+        .as_deref()
+        .and_then(|j| serde_json::from_str(j).ok());
+    let mut found = None;
+    if let Some(run_id) = stale.run_id
+        && let Some(run) = state.store.run(project.id, &run_id).await?
+        && let Ok(report) = serde_json::from_str::<RunReport>(&run.report_json)
+        && let Some(s) = report
+            .scenarios
+            .iter()
+            .find(|s| s.scenario_id == stale.scenario_id)
+    {
+        let names = state.store.artifact_names(project.id, &run_id).await?;
+        found = Some(evidence(&slug, run_id, s, &old, &names));
+    }
+    let page = StaleDetailPage {
+        layout,
+        slug,
+        tab: "stale",
+        scenario_id: stale.scenario_id,
+        start_url: stale.start_url,
+        branch: stale.branch,
+        reason: stale.reason,
+        when: display(stale.stale_ms),
+        source: stale.source,
+        invalidation: invalidation(&old),
+        evidence: found,
+        diff: diff(&old, new.as_ref()),
+        replaced: new.is_some(),
+    };
+    Ok(page.into_response())
+}
 
 /// The failing run's evidence.
 #[derive(Default)]
@@ -49,7 +110,7 @@ pub(super) struct StaleDetailPage {
 }
 
 /// A stored entry, read back; unreadable is the dashboard's fault (it checked it on the way in).
-pub(super) fn entry(json: &str) -> Result<CacheEntry, PageError> {
+fn entry(json: &str) -> Result<CacheEntry, PageError> {
     serde_json::from_str(json).map_err(|e| {
         PageError(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -68,7 +129,7 @@ fn steps(entry: &CacheEntry) -> Vec<String> {
 }
 
 /// The old plan's steps against the new one's, or the old plan alone while nothing replaced it.
-pub(super) fn diff(old: &CacheEntry, new: Option<&CacheEntry>) -> Vec<DiffRow> {
+fn diff(old: &CacheEntry, new: Option<&CacheEntry>) -> Vec<DiffRow> {
     let old_steps = steps(old);
     match new {
         Some(n) => diff_steps(&old_steps, &steps(n)),
@@ -77,7 +138,7 @@ pub(super) fn diff(old: &CacheEntry, new: Option<&CacheEntry>) -> Vec<DiffRow> {
 }
 
 /// The invalidation's reason and message, one line.
-pub(super) fn invalidation(old: &CacheEntry) -> String {
+fn invalidation(old: &CacheEntry) -> String {
     old.invalidation
         .as_ref()
         .map(|i| format!("{} {}", i.reason, i.message.clone().unwrap_or_default()))
@@ -85,7 +146,7 @@ pub(super) fn invalidation(old: &CacheEntry) -> String {
 }
 
 /// The evidence of scenario result `s` of run `run_id`, its failing step named in the old plan.
-pub(super) fn evidence(
+fn evidence(
     slug: &str,
     run_id: String,
     s: &ScenarioResult,
