@@ -14,6 +14,11 @@ use crate::locator::{Located, Locator};
 /// Back-off between attempts to find an actionable target, in milliseconds.
 const RETRY_MS: [u64; 6] = [0, 10, 20, 50, 100, 100];
 
+/// The pause before attempt `attempt + 1` at finding a target.
+pub(super) fn retry_pause(attempt: usize) -> Duration {
+    Duration::from_millis(RETRY_MS[attempt.min(RETRY_MS.len() - 1)])
+}
+
 /// A target found and actionable: where to act, its checked state when it has one, and the
 /// origins of its document (the frame's as Chromium tells it, None for the top document; its
 /// window's own).
@@ -26,6 +31,24 @@ struct Acquired {
 }
 
 impl Runner<'_, '_> {
+    /// The step's target as a locator, noted as the one a failure names; a selector that does
+    /// not parse is the plan's fault.
+    pub(super) fn target_locator(&mut self, action: &Action, id: &str) -> Result<Locator, Failure> {
+        let selector = action
+            .target
+            .as_ref()
+            .map(|t| t.selector.as_str())
+            .unwrap_or_default();
+        self.failed_target = Some(selector.to_string());
+        Locator::parse(selector).map_err(|e| {
+            fail(
+                FailureClass::PlanInvalid,
+                Some(id),
+                format!("bad selector `{selector}`: {e}"),
+            )
+        })
+    }
+
     /// A step on a target: click, hover, wait_for, fill, press, check, uncheck, select.
     pub(super) async fn perform_on_target(
         &mut self,
@@ -34,19 +57,7 @@ impl Runner<'_, '_> {
         deadline: Instant,
         timing: &mut Timing,
     ) -> Result<(), Failure> {
-        let selector = action
-            .target
-            .as_ref()
-            .map(|t| t.selector.as_str())
-            .unwrap_or_default();
-        self.failed_target = Some(selector.to_string());
-        let locator = Locator::parse(selector).map_err(|e| {
-            fail(
-                FailureClass::PlanInvalid,
-                Some(id),
-                format!("bad selector `{selector}`: {e}"),
-            )
-        })?;
+        let locator = self.target_locator(action, id)?;
         let kind = action.kind;
         let t = Instant::now();
         // `select` is chosen in the page: it finds, checks and selects in one call.
@@ -224,7 +235,7 @@ impl Runner<'_, '_> {
                 }
                 Err(e) => return Err(browser_failure(e, id)),
             }
-            let pause = Duration::from_millis(RETRY_MS[attempt.min(RETRY_MS.len() - 1)]);
+            let pause = retry_pause(attempt);
             attempt += 1;
             if Instant::now() + pause >= deadline {
                 return Err(self.not_acquired(locator, last, id, deadline).await);

@@ -4,21 +4,17 @@
 //! under the run's folder and checks `expect.download` on the file.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use tokio::time::Instant;
 use windup_model::plan::file_name_problem;
 use windup_model::{Action, ActionType, DownloadExpect, Downloaded, FailureClass, InputError};
 
+use super::act::retry_pause;
 use super::outcome::{Failure, browser_failure, fail};
 use super::steps::{Runner, Timing};
 use crate::browser::injected::{FileInput, download_started, file_input};
 use crate::browser::{BrowserError, DownloadError};
-use crate::locator::Locator;
 use crate::project::Layout;
-
-/// Back-off between attempts to find the file input, in milliseconds.
-const RETRY_MS: [u64; 5] = [0, 20, 50, 100, 100];
 
 impl Runner<'_, '_> {
     /// `upload`: every named file must be in `e2e/files/`; then they are set on the input.
@@ -32,19 +28,7 @@ impl Runner<'_, '_> {
         let names = action.files.clone().unwrap_or_default();
         let paths = upload_paths(&self.cx.transfers.files_dir(), &names)
             .map_err(|m| fail(FailureClass::PlanInvalid, Some(id), m))?;
-        let selector = action
-            .target
-            .as_ref()
-            .map(|t| t.selector.as_str())
-            .unwrap_or_default();
-        self.failed_target = Some(selector.to_string());
-        let locator = Locator::parse(selector).map_err(|e| {
-            fail(
-                FailureClass::PlanInvalid,
-                Some(id),
-                format!("bad selector `{selector}`: {e}"),
-            )
-        })?;
+        let locator = self.target_locator(action, id)?;
         let t = Instant::now();
         let mut attempt = 0;
         let handle = loop {
@@ -56,7 +40,7 @@ impl Runner<'_, '_> {
                 Ok(FileInput::NotActionable(why)) => Some(why),
                 Err(e) => return Err(browser_failure(e, id)),
             };
-            let pause = Duration::from_millis(RETRY_MS[attempt.min(RETRY_MS.len() - 1)]);
+            let pause = retry_pause(attempt);
             attempt += 1;
             if Instant::now() + pause >= deadline {
                 let (class, what) = match last {

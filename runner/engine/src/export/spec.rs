@@ -407,7 +407,7 @@ fn is_env_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use windup_model::{Expect, Target};
+    use windup_model::{DownloadExpect, Expect, Target};
 
     fn scenario(setup: bool, needs: &[&str]) -> Scenario {
         Scenario {
@@ -592,50 +592,16 @@ mod tests {
         assert!(text.contains("import { expect, test, type Locator, type Page }"));
         assert!(text.contains("async function expectValue(target: Locator"));
     }
-}
-
-#[cfg(test)]
-mod transfer_tests {
-    use windup_model::{Action, ActionType, DownloadExpect, Expect, Plan, Scenario, Target};
-
-    use super::{SpecInput, spec};
-    use crate::fragments::Fragments;
 
     #[test]
     fn a_totp_value_ref_types_the_code_and_files_move_through_playwright() {
-        let scenario = Scenario {
-            id: "files".into(),
-            task: "t".into(),
-            start_url: "/".into(),
-            hints: vec![],
-            tags: vec![],
-            timeout_ms: None,
-            setup: false,
-            needs: vec![],
-        };
         let step = |id: &str, kind: ActionType, selector: &str| Action {
-            id: id.into(),
-            kind,
-            target: Some(Target {
-                selector: selector.into(),
-                description: None,
-            }),
-            value: None,
-            value_ref: None,
-            url: None,
-            key: None,
-            use_fragment: None,
-            files: None,
-            expect: None,
-            timeout_ms: None,
+            target: target(selector),
+            ..step(id, kind)
         };
         let plan = Plan {
             plan_version: "0.2".into(),
-            scenario_id: "files".into(),
-            task: "t".into(),
-            start_url: "/".into(),
-            generated_by: "human".into(),
-            actions: vec![
+            ..plan(vec![
                 Action {
                     value_ref: Some("ADMIN_TOTP".into()),
                     ..step("a1", ActionType::Fill, "label=\"Code\"")
@@ -659,10 +625,10 @@ mod transfer_tests {
                     }),
                     ..step("a4", ActionType::Download, "role=link[name=\"Report\"]")
                 },
-            ],
+            ])
         };
         let text = spec(&SpecInput {
-            scenario: &scenario,
+            scenario: &scenario(false, &[]),
             plan: &plan,
             plan_file: "p.json",
             fragments: &Fragments::default(),

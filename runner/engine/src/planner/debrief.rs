@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use windup_model::{Debrief, FailureClass, ScenarioResult};
 
-use super::prompt::{CLOSE, OPEN, neutralize, truncate};
+use super::prompt::{CLOSE, OPEN, neutralize, truncate, write_evidence};
 use super::{PlanFailure, Planner, Project, Spend};
 use crate::llm::LlmRequest;
 
@@ -71,18 +71,7 @@ fn debrief_message(failures: &[&ScenarioResult], max_chars: usize) -> String {
         let _ = writeln!(page, "[{}]", r.scenario_id);
         let _ = writeln!(page, "MESSAGE: {}", r.message.as_deref().unwrap_or(""));
         if let Some(e) = &r.evidence {
-            if let Some(u) = &e.url {
-                let _ = writeln!(page, "URL: {u}");
-            }
-            if let Some(t) = &e.target {
-                let _ = writeln!(page, "TARGET: {t}");
-            }
-            for c in &e.console_errors {
-                let _ = writeln!(page, "CONSOLE: {c}");
-            }
-            for q in &e.failed_requests {
-                let _ = writeln!(page, "REQUEST FAILED: {q}");
-            }
+            write_evidence(&mut page, e);
         }
         if let Some(t) = &r.triage {
             for f in &t.facts {

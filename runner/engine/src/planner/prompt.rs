@@ -69,18 +69,7 @@ pub fn suggestion_message(
     let mut page = String::new();
     let _ = writeln!(page, "MESSAGE: {}", result.message.as_deref().unwrap_or(""));
     if let Some(e) = &result.evidence {
-        if let Some(u) = &e.url {
-            let _ = writeln!(page, "URL: {u}");
-        }
-        if let Some(t) = &e.target {
-            let _ = writeln!(page, "TARGET: {t}");
-        }
-        for c in &e.console_errors {
-            let _ = writeln!(page, "CONSOLE: {c}");
-        }
-        for r in &e.failed_requests {
-            let _ = writeln!(page, "REQUEST FAILED: {r}");
-        }
+        write_evidence(&mut page, e);
         if let Some(snap) = &e.snapshot {
             let _ = writeln!(page, "SNAPSHOT:\n{snap}");
         }
@@ -93,6 +82,23 @@ pub fn suggestion_message(
     out.push_str(CLOSE);
     out.push('\n');
     out
+}
+
+/// A failure's evidence as lines for the untrusted block: URL, target, console errors and
+/// failed requests (the caller neutralises the block).
+pub(super) fn write_evidence(page: &mut String, e: &windup_model::Evidence) {
+    if let Some(u) = &e.url {
+        let _ = writeln!(page, "URL: {u}");
+    }
+    if let Some(t) = &e.target {
+        let _ = writeln!(page, "TARGET: {t}");
+    }
+    for c in &e.console_errors {
+        let _ = writeln!(page, "CONSOLE: {c}");
+    }
+    for r in &e.failed_requests {
+        let _ = writeln!(page, "REQUEST FAILED: {r}");
+    }
 }
 
 pub(super) const OPEN: &str = "<untrusted_page_content>";
