@@ -27,12 +27,8 @@ pub(crate) struct ExportArgs {
     /// report per spec.
     #[arg(long)]
     check: bool,
-    /// The project root (where windup.toml and e2e/ are).
-    #[arg(long, default_value = ".")]
-    root: PathBuf,
-    /// The app's base URL; overrides windup.toml.
-    #[arg(long, env = "WINDUP_BASE_URL")]
-    base_url: Option<String>,
+    #[command(flatten)]
+    project: crate::ProjectArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -43,15 +39,15 @@ enum Format {
 pub(crate) fn run(args: &ExportArgs) -> ExitCode {
     let Format::Playwright = args.format;
     let overrides = Overrides {
-        base_url: args.base_url.clone(),
+        base_url: args.project.base_url.clone(),
         ..Overrides::default()
     };
-    let config = match crate::config_or_exit(&args.root, &overrides) {
+    let config = match crate::config_or_exit(&args.project.root, &overrides) {
         Ok(c) => c,
         Err(code) => return code,
     };
     // Plans are held to the same boundary as in a run; the credentials' values are not used.
-    let secrets = match ProjectSecrets::load(&args.root, &config.env) {
+    let secrets = match ProjectSecrets::load(&args.project.root, &config.env) {
         Ok(s) => s,
         Err(p) => {
             print_problems(&p);
@@ -63,7 +59,7 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
         .as_ref()
         .map(|base| Boundary::new(base, &config.planner.allowed_origins, secrets.manifest()));
     let request = Request {
-        root: &args.root,
+        root: &args.project.root,
         scenarios: &args.scenarios,
         out: &args.out,
         boundary: boundary.as_ref(),
@@ -93,7 +89,7 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
     }
     if exported.specs.is_empty() {
         print_problems(&Problems(vec![windup_model::InputError::new(
-            args.root.display().to_string(),
+            args.project.root.display().to_string(),
             "scenarios",
             "no scenario has a verified plan to export",
             "run `windup run` first: it plans, verifies and caches each scenario",

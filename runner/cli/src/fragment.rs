@@ -1,8 +1,6 @@
 //! `windup fragment extract`: verified steps of a cached plan as a fragment (the engine's
 //! `Runner::extract_fragment`), verified alone before it is written.
 
-use std::path::PathBuf;
-
 use clap::{Args, Subcommand};
 use windup_engine::runner::{Extract, Extracted};
 use windup_model::ExitCode;
@@ -39,12 +37,8 @@ struct ExtractArgs {
     /// plan passes a full run.
     #[arg(long)]
     rewrite: bool,
-    /// The project root (where windup.toml and e2e/ are).
-    #[arg(long, default_value = ".")]
-    root: PathBuf,
-    /// The app's base URL; overrides windup.toml.
-    #[arg(long, env = "WINDUP_BASE_URL")]
-    base_url: Option<String>,
+    #[command(flatten)]
+    project: crate::ProjectArgs,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -55,8 +49,7 @@ pub(crate) fn run(args: FragmentArgs) -> ExitCode {
     let scenario = args.scenario.clone();
     // No report and no screenshot: what it writes is the fragment and the cache entry.
     let common = Common {
-        root: args.root.clone(),
-        base_url: args.base_url.clone(),
+        project: args.project.clone(),
         headed: args.headed,
         screenshots: None,
         trace: None,

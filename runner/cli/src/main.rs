@@ -176,14 +176,21 @@ struct PlanningArgs {
     no_heal: bool,
 }
 
-#[derive(Args)]
-struct Common {
+/// Where the project is, and the app it tests.
+#[derive(Args, Clone)]
+pub(crate) struct ProjectArgs {
     /// The project root (where windup.toml and e2e/ are).
     #[arg(long, default_value = ".")]
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The app's base URL; overrides windup.toml.
     #[arg(long, env = "WINDUP_BASE_URL")]
-    base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
+}
+
+#[derive(Args)]
+struct Common {
+    #[command(flatten)]
+    project: crate::ProjectArgs,
     /// Show the browser window.
     #[arg(long)]
     headed: bool,
@@ -265,7 +272,7 @@ fn main() -> ProcessExit {
                 retries: selection.retries,
                 jobs: selection.jobs.unwrap_or_else(Selection::default_jobs),
             };
-            let root = common.root.clone();
+            let root = common.project.root.clone();
             let ran = std::cell::RefCell::new(None);
             let code = execute(
                 common,
@@ -346,7 +353,7 @@ fn load_config(
     let mut overrides = Overrides {
         dashboard_url: dashboard.dashboard_url.clone(),
         no_push: dashboard.no_push,
-        base_url: common.base_url.clone(),
+        base_url: common.project.base_url.clone(),
         headed: common.headed,
         screenshots: common.screenshots,
         trace: common.trace,
@@ -360,11 +367,11 @@ fn load_config(
         ..Overrides::default()
     };
     common.attach.apply(&mut overrides);
-    let config = Config::load(&common.root, &overrides).map_err(Problems::from);
+    let config = Config::load(&common.project.root, &overrides).map_err(Problems::from);
     // windup.toml's reports (paths relative to the project root), then the flags'.
     let reports = match &config {
         Ok(c) => reporters::configured(&c.file.reports, &c.root, &common.reports),
-        Err(_) => reporters::configured(&[], &common.root, &common.reports),
+        Err(_) => reporters::configured(&[], &common.project.root, &common.reports),
     };
     match (config, reports) {
         (Ok(c), Ok(r)) => Ok((c, r)),
@@ -390,7 +397,7 @@ fn execute<F>(
 where
     F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, RunReport>,
 {
-    let root = common.root.clone();
+    let root = common.project.root.clone();
     with_runner_and(
         &common,
         &planning,

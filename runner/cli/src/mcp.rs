@@ -2,8 +2,6 @@
 //! Standard output carries the protocol only; the log goes to stderr and
 //! `e2e/.windup/mcp.log`.
 
-use std::path::PathBuf;
-
 use clap::Args;
 use windup_engine::config::Overrides;
 use windup_engine::runner::{Drive, Runner};
@@ -11,12 +9,8 @@ use windup_model::ExitCode;
 
 #[derive(Args)]
 pub(crate) struct McpArgs {
-    /// The project root (where windup.toml and e2e/ are).
-    #[arg(long, default_value = ".")]
-    root: PathBuf,
-    /// The app's base URL; overrides windup.toml.
-    #[arg(long, env = "WINDUP_BASE_URL")]
-    base_url: Option<String>,
+    #[command(flatten)]
+    project: crate::ProjectArgs,
     /// Show the browser window, to watch the agent work.
     #[arg(long)]
     headed: bool,
@@ -26,12 +20,12 @@ pub(crate) struct McpArgs {
 
 pub(crate) fn run(args: &McpArgs) -> ExitCode {
     let mut overrides = Overrides {
-        base_url: args.base_url.clone(),
+        base_url: args.project.base_url.clone(),
         headed: args.headed,
         ..Overrides::default()
     };
     args.attach.apply(&mut overrides);
-    let config = match crate::config_or_exit(&args.root, &overrides) {
+    let config = match crate::config_or_exit(&args.project.root, &overrides) {
         Ok(c) => c,
         Err(code) => return code,
     };

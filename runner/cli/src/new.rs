@@ -15,7 +15,7 @@ pub(crate) fn run(
     common: Common,
     planning: PlanningArgs,
 ) -> ExitCode {
-    let root = common.root.clone();
+    let root = common.project.root.clone();
     with_runner(
         &common,
         &planning,
