@@ -34,3 +34,24 @@ def timed(cmd, env=None, cwd=None):
     if r.returncode != 0:
         sys.exit(f"{cmd[0]} failed ({r.returncode}):\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
     return dt, r
+
+
+def windup_binary(given=None):
+    """The windup to measure: `given`, else the release build, else the debug build."""
+    if given:
+        return given
+    for p in (ROOT / "target/release/windup", ROOT / "target/debug/windup"):
+        if p.exists():
+            return str(p)
+    sys.exit("no windup binary: build one or pass --windup PATH")
+
+
+def static_server(root):
+    """A fast keep-alive static server (Node, bench/static-server.mjs) on loopback serving
+    `root`: python's http.server takes 40-120 ms a file here, which would dominate page loads.
+    Returns the process and its base URL."""
+    port = free_port()
+    server = subprocess.Popen(["node", str(ROOT / "bench/static-server.mjs"), str(port), str(root)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    return server, f"http://127.0.0.1:{port}/"

@@ -17,7 +17,7 @@ CI.
 import argparse, json, os, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
-from common import chromium, fixtures, free_port, timed
+from common import chromium, fixtures, static_server, timed, windup_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
@@ -27,22 +27,16 @@ START = "/examples/vanillajs/index.html"
 from suite import CHROMIUM_FLAGS  # noqa: E402
 
 
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--windup", default=None)
     a = ap.parse_args()
-    windup = a.windup or next(str(p) for p in [ROOT / "target/release/windup", ROOT / "target/debug/windup"] if p.exists())
+    windup = windup_binary(a.windup)
     fx = fixtures()
     browser = chromium()
     env = dict(os.environ, WINDUP_CHROMIUM=browser)
-    port = free_port()
-    server = subprocess.Popen(["node", str(ROOT / "bench/static-server.mjs"), str(port), fx["TODOMVC_ROOT"]],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}/"
-    time.sleep(0.5)
+    server, base = static_server(fx["TODOMVC_ROOT"])
     one = json.loads(PLAN.read_text())
     one["actions"] = [{"id": "a1", "type": "wait_for", "target": {"selector": "role=heading[name=\"todos\"]"},
                        "expect": {"visible": "role=heading[name=\"todos\"]"}}]

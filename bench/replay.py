@@ -10,13 +10,11 @@ looping K times in one browser. Prints medians and ratios. Never run in CI.
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 
-from common import chromium, fixtures, free_port, timed
+from common import chromium, fixtures, static_server, timed, windup_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
 START = "/examples/vanillajs/index.html"
-
-
 
 
 def main():
@@ -25,18 +23,12 @@ def main():
     ap.add_argument("--warm", type=int, default=20)
     ap.add_argument("--windup", default=None)
     a = ap.parse_args()
-    windup = a.windup or next(str(p) for p in [ROOT / "target/release/windup", ROOT / "target/debug/windup"] if p.exists())
+    windup = windup_binary(a.windup)
     fx = fixtures()
     browser = chromium()
     env = dict(os.environ, PLAYWRIGHT_CORE_DIR=fx["PLAYWRIGHT_CORE"], CHROMIUM=browser, WINDUP_CHROMIUM=browser)
     print(f"both drive {browser}")
-    port = free_port()
-    # A fast keep-alive static server (Node): python's http.server takes 40-120 ms a file here,
-    # which would dominate both tools' page loads.
-    server = subprocess.Popen(["node", str(ROOT / "bench/static-server.mjs"), str(port), fx["TODOMVC_ROOT"]],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}/"
-    time.sleep(0.5)
+    server, base = static_server(fx["TODOMVC_ROOT"])
     pw = ["node", str(ROOT / "bench/playwright/todomvc.mjs"), base, START]
     wu = [windup, "replay", str(PLAN), "--base-url", base, "-q"]
     try:

@@ -19,7 +19,7 @@ higher.
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 
-from common import chromium, fixtures, free_port
+from common import chromium, fixtures, static_server, windup_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
@@ -290,16 +290,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--windup", default=None)
     a = ap.parse_args()
-    windup = a.windup or next(str(p) for p in [ROOT / "target/release/windup", ROOT / "target/debug/windup"]
-                              if p.exists())
+    windup = windup_binary(a.windup)
     fx = fixtures()
-    port = free_port()
     # A fast keep-alive static server (Node), outside both measured trees.
     site(fx)
-    server = subprocess.Popen(["node", str(ROOT / "bench/static-server.mjs"), str(port), str(SITE)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}/"
-    time.sleep(0.5)
+    server, base = static_server(SITE)
     n = a.scenarios
     browser = chromium()
     print(f"both drive {browser}")

@@ -30,7 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from common import fixtures, free_port
+from common import fixtures, free_port, windup_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "bench/triage-set/cases.json"
@@ -335,10 +335,7 @@ def main():
     ap.add_argument("--only", nargs="*", help="case ids to run (default: all)")
     ap.add_argument("--out", default=str(OUT))
     a = ap.parse_args()
-    windup = a.windup or next((str(p) for p in [ROOT / "target/release/windup", ROOT / "target/debug/windup"]
-                               if p.exists()), None)
-    if not windup:
-        sys.exit("no windup binary: build one or pass --windup PATH")
+    windup = windup_binary(a.windup)
     doc = json.loads(Path(a.cases).read_text())
     apps, cases = doc["apps"], doc["cases"]
     if a.only:
