@@ -3,6 +3,15 @@
 
 use std::time::Duration;
 
+/// Pauses between two looks at the page while waiting for a target or a postcondition, in
+/// milliseconds: short at first (most pages answer a step within a task or two), then 100 ms.
+const POLL_MS: [u64; 7] = [0, 2, 5, 10, 20, 50, 100];
+
+/// The pause before look `attempt + 1` at the page.
+pub fn poll_pause(attempt: usize) -> Duration {
+    Duration::from_millis(POLL_MS[attempt.min(POLL_MS.len() - 1)])
+}
+
 /// Time limits in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {

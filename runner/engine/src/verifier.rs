@@ -1,8 +1,6 @@
 //! Postconditions, all LLM-free: visible, hidden, url, value, count. Polled until they hold or
 //! the step's time runs out.
 
-use std::time::Duration;
-
 use globset::{GlobBuilder, GlobMatcher};
 use tokio::time::Instant;
 use windup_model::{Expect, Part};
@@ -177,7 +175,6 @@ impl Check {
         expect: &Expect,
         deadline: Instant,
     ) -> Result<(), VerifyError> {
-        const BACKOFF_MS: [u64; 6] = [0, 10, 20, 50, 100, 100];
         let mut attempt = 0;
         let mut last: Option<Observed> = None;
         loop {
@@ -191,7 +188,7 @@ impl Check {
                 Err(BrowserError::ContextLost) => {}
                 Err(e) => return Err(VerifyError::Browser(e)),
             }
-            let pause = Duration::from_millis(BACKOFF_MS[attempt.min(BACKOFF_MS.len() - 1)]);
+            let pause = crate::timeouts::poll_pause(attempt);
             attempt += 1;
             if Instant::now() + pause >= deadline {
                 let message = match last {

@@ -275,9 +275,15 @@ impl Connection {
         if !self.is_alive() || !sent {
             return Err(gone());
         }
-        tracing::trace!("cdp command {id} {method}");
+        let sent_at = std::time::Instant::now();
         match tokio::time::timeout(COMMAND_TIMEOUT, answer).await {
-            Ok(Ok(outcome)) => outcome,
+            Ok(Ok(outcome)) => {
+                tracing::trace!(
+                    "cdp command {id} {method} answered in {:?}",
+                    sent_at.elapsed()
+                );
+                outcome
+            }
             Ok(Err(_)) => Err(BrowserError::Crashed(
                 "the browser connection closed".into(),
             )),

@@ -16,11 +16,15 @@ impl Session {
 
     /// A trusted left click at viewport coordinates.
     pub async fn click(&self, x: f64, y: f64) -> Result<(), BrowserError> {
-        self.mouse(DispatchMouseEvent::moved(x, y)).await?;
-        self.mouse(DispatchMouseEvent::left_button("mousePressed", x, y))
-            .await?;
-        self.mouse(DispatchMouseEvent::left_button("mouseReleased", x, y))
-            .await
+        self.check_alive()?;
+        // Sent together, and run in order: a move alone is answered only at the next animation
+        // frame (Chromium aligns mouse moves with frames), the press behind it flushes it at once.
+        Self::page_batch(vec![
+            self.queued(DispatchMouseEvent::moved(x, y)),
+            self.queued(DispatchMouseEvent::left_button("mousePressed", x, y)),
+            self.queued(DispatchMouseEvent::left_button("mouseReleased", x, y)),
+        ])
+        .await
     }
 
     /// Moves the mouse to viewport coordinates, as a trusted hover.

@@ -123,12 +123,18 @@ impl Session {
     /// planned starts a little after the step (a form's submission is a task of its own): the
     /// page is watched for a short window (300 ms) before it counts as staying.
     pub async fn settle(&self, max: Duration) {
+        self.settle_within(max, SETTLE_WINDOW).await
+    }
+
+    /// [`Session::settle`], watching a page that is not leaving for `window` (zero: only a
+    /// navigation already started is waited for, as after a step that acted).
+    pub async fn settle_within(&self, max: Duration, window: Duration) {
         let start = tokio::time::Instant::now();
         let deadline = start + max;
         while tokio::time::Instant::now() < deadline && self.left_origins().is_none() {
             match injected::is_leaving(self).await {
                 Ok(true) | Err(BrowserError::ContextLost) => {}
-                Ok(false) if start.elapsed() < SETTLE_WINDOW => {}
+                Ok(false) if start.elapsed() < window => {}
                 Ok(false) | Err(_) => break,
             }
             tokio::time::sleep(Duration::from_millis(20)).await;

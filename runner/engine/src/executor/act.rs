@@ -11,14 +11,6 @@ use super::steps::{Runner, Timing};
 use crate::browser::BrowserError;
 use crate::locator::{Located, Locator};
 
-/// Back-off between attempts to find an actionable target, in milliseconds.
-const RETRY_MS: [u64; 6] = [0, 10, 20, 50, 100, 100];
-
-/// The pause before attempt `attempt + 1` at finding a target.
-pub(super) fn retry_pause(attempt: usize) -> Duration {
-    Duration::from_millis(RETRY_MS[attempt.min(RETRY_MS.len() - 1)])
-}
-
 /// A target found and actionable: where to act, its checked state when it has one, and the
 /// origins of its document (the frame's as Chromium tells it, None for the top document; its
 /// window's own).
@@ -235,7 +227,7 @@ impl Runner<'_, '_> {
                 }
                 Err(e) => return Err(browser_failure(e, id)),
             }
-            let pause = retry_pause(attempt);
+            let pause = crate::timeouts::poll_pause(attempt);
             attempt += 1;
             if Instant::now() + pause >= deadline {
                 return Err(self.not_acquired(locator, last, id, deadline).await);

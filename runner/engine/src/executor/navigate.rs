@@ -73,11 +73,19 @@ impl Runner<'_, '_> {
     }
 
     /// After a step that may have led elsewhere: the page it reached, when the URL changed (one
-    /// read of the URL per step; the page itself is read only when it is a new one).
+    /// read of the URL per step; the page itself is read only when it is a new one). A
+    /// navigation the step started is waited for first, so its page is the one read.
     pub(super) async fn see_if_moved(&mut self, action: &Action) {
         if action.kind != windup_model::ActionType::WaitFor {
             self.last_act = Some(windup_model::sitemap::step_via(action));
         }
+        let max = self.cx.timeouts.navigation.min(
+            self.scenario_deadline
+                .saturating_duration_since(Instant::now()),
+        );
+        self.session
+            .settle_within(max, std::time::Duration::ZERO)
+            .await;
         let Ok(now) = self.session.url().await else {
             return;
         };

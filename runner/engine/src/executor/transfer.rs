@@ -9,7 +9,6 @@ use tokio::time::Instant;
 use windup_model::plan::file_name_problem;
 use windup_model::{Action, ActionType, DownloadExpect, Downloaded, FailureClass, InputError};
 
-use super::act::retry_pause;
 use super::outcome::{Failure, browser_failure, fail};
 use super::steps::{Runner, Timing};
 use crate::browser::injected::{FileInput, download_started, file_input};
@@ -40,7 +39,7 @@ impl Runner<'_, '_> {
                 Ok(FileInput::NotActionable(why)) => Some(why),
                 Err(e) => return Err(browser_failure(e, id)),
             };
-            let pause = retry_pause(attempt);
+            let pause = crate::timeouts::poll_pause(attempt);
             attempt += 1;
             if Instant::now() + pause >= deadline {
                 let (class, what) = match last {

@@ -1992,17 +1992,22 @@ if (!window.__windup) {
       });
     } catch (e) { /* navigation tracking is best effort */ }
 
-    // When the user's (trusted) input last reached this window: a step right after one waits
-    // for the navigation it may have scheduled to start (see locateImpl).
-    const INPUT_SETTLE_MS = 500;
-    let lastInputAt = -Infinity;
+    // The last form submission the user's (trusted) input started in this window: its
+    // navigation is a task of its own, so a step right after it waits for that navigation to
+    // start (see locateImpl). A submission the app prevented (a single-page app's form) starts
+    // none.
+    const SUBMIT_SETTLE_MS = 500;
+    let lastSubmit = null;
     try {
-      for (const type of ['click', 'keydown', 'submit']) {
-        window.addEventListener(type, (e) => {
-          if (e.isTrusted) lastInputAt = perfNow();
-        }, true);
-      }
+      window.addEventListener('submit', (e) => {
+        if (e.isTrusted) lastSubmit = { at: perfNow(), event: e };
+      }, true);
     } catch (e) { /* best effort, as navigation tracking */ }
+
+    function submitPending() {
+      const s = lastSubmit;
+      return !!s && !s.event.defaultPrevented && perfNow() - s.at < SUBMIT_SETTLE_MS;
+    }
 
     function isLeaving() {
       if (nav.pageHidden) return true;
@@ -2253,8 +2258,9 @@ if (!window.__windup) {
         scrollIntoViewIfNeeded(el);
       } catch (e) { /* detached or not scrollable */ }
       if (STABLE_ACTIONS.has(action)) {
+        // The box now (the scroll above laid the page out) and one animation frame later: an
+        // animation or transition moves it at every frame, a script's rAF loop too.
         const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
-        await nextFrame();
         const r1 = rectKey(el.getBoundingClientRect());
         await nextFrame();
         if (isLeaving()) return { status: 'navigating' };
@@ -2263,13 +2269,12 @@ if (!window.__windup) {
         if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
         ctx = newCtx(); // the page ran between frames
         if (!isVisible(el, ctx)) return { status: 'not_actionable', reason: 'element is not visible' };
-      } else if (perfNow() - lastInputAt < INPUT_SETTLE_MS) {
-        // No stability to wait for; but right after a click or key the page may not have
-        // started the navigation it scheduled (a form's submission is a task of its own), and
-        // typing must land in the document that navigation brings, not in the one it leaves.
+      } else if (submitPending()) {
+        // No stability to wait for; but right after a form was submitted the page may not have
+        // started the navigation that submission scheduled, and typing must land in the
+        // document that navigation brings, not in the one it leaves.
         const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
-        await nextFrame();
-        await nextFrame();
+        for (let i = 0; i < 2 && !isLeaving(); i++) await nextFrame();
         if (isLeaving()) return { status: 'navigating' };
         if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
         ctx = newCtx();
