@@ -4,18 +4,22 @@
 //! isolated world of Windup's own (`Page.createIsolatedWorld`: the page's scripts cannot see or
 //! change it). Chromium runs with site isolation off (`launch`), so every frame of a page lives
 //! in the page's own session and renderer; a browser attached with `--cdp-url` keeps its site
-//! isolation, and its out-of-process frames are not reached (they are not in the frame tree's
-//! session). Coordinates from a frame's engine are in its own viewport: the frame element's
-//! content box in the top viewport (`DOM.getBoxModel`) is added to them.
+//! isolation, and a frame of another site there answers in a session of its own
+//! (`remote_frames.rs`), where its world is made the same way. Coordinates from a frame's
+//! engine are in its own viewport: the frame element's content box (`DOM.getBoxModel`, in the
+//! coordinates of its session's top frame) is added to them, and for a frame out of process
+//! that of the frame holding it, up to the page.
 
 use std::sync::atomic::Ordering;
 
 use super::cdp::dom::{
     DescribeBackendNode, DescribeNode, GetBoxModel, GetFrameOwner, GetNodeForLocation,
+    NodeAtLocation,
 };
 use super::cdp::page::{CreateIsolatedWorld, FrameTree, GetFrameTree};
 use super::cdp::runtime::ReleaseObject;
 use super::error::BrowserError;
+use super::remote_frames::Remote;
 use super::session::Session;
 
 /// The name of Windup's isolated world in each frame; Chromium keeps one world per name and
@@ -26,6 +30,8 @@ const WORLD: &str = "windup";
 /// frame whose origin differs from its parent's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Realm {
+    /// The session it answers in: None for the page's own, else a frame's out of process.
+    pub(crate) session: Option<String>,
     /// The execution context; None for the top document's main world.
     pub(crate) context: Option<i64>,
     /// The frame; None for the top document.
@@ -39,6 +45,7 @@ impl Realm {
     /// The top document's main world.
     pub fn top() -> Realm {
         Realm {
+            session: None,
             context: None,
             frame_id: None,
             origin: None,
@@ -48,19 +55,41 @@ impl Realm {
 
 impl Session {
     /// The realms to search, in order: the top document, then every frame of another origin
-    /// than its parent's, depth first in the order the page made them. A frame whose world
-    /// cannot be made (gone meanwhile, or out of process) is left out.
+    /// than its parent's, depth first in the order the page made them; then the frames out of
+    /// process (and the frames of another origin inside each), in the order they attached. A
+    /// frame whose world cannot be made (gone meanwhile) is left out.
     pub async fn realms(&self) -> Result<Vec<Realm>, BrowserError> {
         let mut realms = vec![Realm::top()];
         if !self.shared.subframes.load(Ordering::SeqCst) {
             return Ok(realms);
         }
+        let remote = self.remote_frames();
         let tree = self.send(&GetFrameTree {}).await?.frame_tree;
         let mut closed = Vec::new();
-        cross_origin_frames(&tree, &mut closed);
-        for (frame_id, origin) in closed {
-            match self.world(&frame_id).await {
+        cross_origin_frames(&tree, &remote, &mut closed);
+        let mut found: Vec<(Option<String>, String, String)> = closed
+            .into_iter()
+            .map(|(frame, origin)| (None, frame, origin))
+            .collect();
+        for r in &remote {
+            let Ok(tree) = self.send_in(Some(&r.session), &GetFrameTree {}).await else {
+                continue;
+            };
+            let tree = tree.frame_tree;
+            let at = Some(r.session.clone());
+            found.push((
+                at.clone(),
+                r.frame_id.clone(),
+                tree.frame.security_origin.clone(),
+            ));
+            let mut inside = Vec::new();
+            cross_origin_frames(&tree, &remote, &mut inside);
+            found.extend(inside.into_iter().map(|(f, o)| (at.clone(), f, o)));
+        }
+        for (session, frame_id, origin) in found {
+            match self.world(session.as_deref(), &frame_id).await {
                 Ok(context) => realms.push(Realm {
+                    session,
                     context: Some(context),
                     frame_id: Some(frame_id),
                     origin: Some(origin),
@@ -73,36 +102,111 @@ impl Session {
 
     /// The realm of one frame (found by a `frame=` step), whatever its origin.
     pub(crate) async fn frame_realm(&self, frame_id: &str) -> Result<Realm, BrowserError> {
-        let tree = self.send(&GetFrameTree {}).await?.frame_tree;
+        let remote = self.remote_frames();
+        let session = self.home_of(frame_id, &remote).await?;
+        let tree = self
+            .send_in(session.as_deref(), &GetFrameTree {})
+            .await?
+            .frame_tree;
         let origin = find_origin(&tree, frame_id).ok_or(BrowserError::ContextLost)?;
         Ok(Realm {
-            context: Some(self.world(frame_id).await?),
+            context: Some(self.world(session.as_deref(), frame_id).await?),
+            session,
             frame_id: Some(frame_id.to_string()),
             origin: Some(origin),
         })
     }
 
-    async fn world(&self, frame_id: &str) -> Result<i64, BrowserError> {
+    async fn world(&self, session: Option<&str>, frame_id: &str) -> Result<i64, BrowserError> {
         let world = self
-            .send(&CreateIsolatedWorld {
-                frame_id: frame_id.to_string(),
-                world_name: WORLD,
-            })
+            .send_in(
+                session,
+                &CreateIsolatedWorld {
+                    frame_id: frame_id.to_string(),
+                    world_name: WORLD,
+                },
+            )
             .await?;
         Ok(world.execution_context_id)
     }
 
-    /// Where a frame's viewport starts in the top-level viewport: its element's content box.
+    /// The session a frame's document answers in: a frame out of process's own, the one of
+    /// the frame out of process it lies in, else the page's (None).
+    async fn home_of(
+        &self,
+        frame_id: &str,
+        remote: &[Remote],
+    ) -> Result<Option<String>, BrowserError> {
+        if let Some(r) = remote.iter().find(|r| r.frame_id == frame_id) {
+            return Ok(Some(r.session.clone()));
+        }
+        // Inner frames attach after the frames holding them: the last to hold it is its home.
+        for r in remote.iter().rev() {
+            if let Ok(tree) = self.send_in(Some(&r.session), &GetFrameTree {}).await
+                && subtree(&tree.frame_tree, frame_id).is_some()
+            {
+                return Ok(Some(r.session.clone()));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The session where a frame's `<iframe>` element is: its parent document's.
+    async fn owner_home(
+        &self,
+        frame_id: &str,
+        remote: &[Remote],
+    ) -> Result<Option<String>, BrowserError> {
+        match remote.iter().find(|r| r.frame_id == frame_id) {
+            Some(r) => Ok(r.parent.clone()),
+            None => self.home_of(frame_id, remote).await,
+        }
+    }
+
+    /// Where a frame's viewport starts in the top-level viewport: its element's content box,
+    /// plus, for an element inside a frame out of process, where that frame starts.
     pub(crate) async fn frame_offset(&self, frame_id: &str) -> Result<(f64, f64), BrowserError> {
+        let remote = self.remote_frames();
+        let (mut x, mut y) = (0.0, 0.0);
+        let mut frame = frame_id.to_string();
+        // At most one hop per frame out of process, whatever the page claims.
+        for _ in 0..=remote.len() {
+            let home = self.owner_home(&frame, &remote).await?;
+            let (dx, dy) = self.content_box(home.as_deref(), &frame).await?;
+            x += dx;
+            y += dy;
+            match home.and_then(|s| remote.iter().find(|r| r.session == s)) {
+                Some(holder) => frame = holder.frame_id.clone(),
+                None => return Ok((x, y)),
+            }
+        }
+        Err(BrowserError::Protocol(
+            "frames out of process in a loop".into(),
+        ))
+    }
+
+    /// The top-left corner of a frame element's content box, in the coordinates of the top
+    /// frame of `session` (the session the element is in).
+    async fn content_box(
+        &self,
+        session: Option<&str>,
+        frame_id: &str,
+    ) -> Result<(f64, f64), BrowserError> {
         let owner = self
-            .send(&GetFrameOwner {
-                frame_id: frame_id.to_string(),
-            })
+            .send_in(
+                session,
+                &GetFrameOwner {
+                    frame_id: frame_id.to_string(),
+                },
+            )
             .await?;
         let model = self
-            .send(&GetBoxModel {
-                backend_node_id: owner.backend_node_id,
-            })
+            .send_in(
+                session,
+                &GetBoxModel {
+                    backend_node_id: owner.backend_node_id,
+                },
+            )
             .await?
             .model;
         match model.content.as_slice() {
@@ -115,39 +219,99 @@ impl Session {
 
     /// Whether a pointer event at a point of the top-level viewport reaches `frame` (or a frame
     /// inside it), rather than something drawn over the frame element in a parent document,
-    /// which the frame's own engine cannot see.
+    /// which the frame's own engine cannot see. Through a frame out of process, the point must
+    /// hit that frame's element, and is then tested again inside it.
     pub(crate) async fn point_reaches_frame(
         &self,
         frame: &str,
         (x, y): (f64, f64),
     ) -> Result<bool, BrowserError> {
-        let hit = self
-            .send(&GetNodeForLocation {
-                x: x.round() as i64,
-                y: y.round() as i64,
-                include_user_agent_shadow_dom: true,
-                ignore_pointer_events_none: true,
-            })
-            .await?;
+        let remote = self.remote_frames();
+        // The frames out of process between the page and `frame`'s document, outermost first.
+        let mut chain = Vec::new();
+        let mut at = self.home_of(frame, &remote).await?;
+        while let Some(s) = at {
+            let Some(r) = remote.iter().find(|r| r.session == s) else {
+                break;
+            };
+            if chain.len() > remote.len() {
+                return Err(BrowserError::Protocol(
+                    "frames out of process in a loop".into(),
+                ));
+            }
+            chain.push(r);
+            at = r.parent.clone();
+        }
+        chain.reverse();
+        let (mut x, mut y) = (x, y);
+        let mut session: Option<String> = None;
+        for r in chain {
+            let hit = self.node_at(session.as_deref(), (x, y)).await?;
+            let owner = self
+                .send_in(
+                    session.as_deref(),
+                    &GetFrameOwner {
+                        frame_id: r.frame_id.clone(),
+                    },
+                )
+                .await?;
+            if hit.backend_node_id != Some(owner.backend_node_id) {
+                return Ok(false);
+            }
+            let (dx, dy) = self.content_box(session.as_deref(), &r.frame_id).await?;
+            x -= dx;
+            y -= dy;
+            session = Some(r.session.clone());
+        }
+        let hit = self.node_at(session.as_deref(), (x, y)).await?;
         let Some(hit) = hit.frame_id else {
             return Ok(false);
         };
         if hit == frame {
             return Ok(true);
         }
-        let tree = self.send(&GetFrameTree {}).await?.frame_tree;
+        let tree = self
+            .send_in(session.as_deref(), &GetFrameTree {})
+            .await?
+            .frame_tree;
         Ok(subtree(&tree, frame).is_some_and(|t| subtree(t, &hit).is_some()))
     }
 
-    /// The frame a frame element (a handle from the in-page engine) holds; lets go of the
-    /// handle.
-    pub(crate) async fn frame_of(&self, object_id: String) -> Result<Option<String>, BrowserError> {
+    /// The node hit at a point of `session`'s top frame.
+    async fn node_at(
+        &self,
+        session: Option<&str>,
+        (x, y): (f64, f64),
+    ) -> Result<NodeAtLocation, BrowserError> {
+        self.send_in(
+            session,
+            &GetNodeForLocation {
+                x: x.round() as i64,
+                y: y.round() as i64,
+                include_user_agent_shadow_dom: true,
+                ignore_pointer_events_none: true,
+            },
+        )
+        .await
+    }
+
+    /// The frame a frame element (a handle from the in-page engine in `realm`) holds; lets go
+    /// of the handle.
+    pub(crate) async fn frame_of(
+        &self,
+        realm: &Realm,
+        object_id: String,
+    ) -> Result<Option<String>, BrowserError> {
+        let session = realm.session.as_deref();
         let described = self
-            .send(&DescribeNode {
-                object_id: object_id.clone(),
-            })
+            .send_in(
+                session,
+                &DescribeNode {
+                    object_id: object_id.clone(),
+                },
+            )
             .await;
-        let _ = self.send(&ReleaseObject { object_id }).await;
+        let _ = self.send_in(session, &ReleaseObject { object_id }).await;
         Ok(described?.node.frame_id)
     }
 
@@ -157,15 +321,23 @@ impl Session {
         &self,
         frame_id: &str,
     ) -> Result<Vec<(String, String)>, BrowserError> {
+        let remote = self.remote_frames();
+        let session = self.owner_home(frame_id, &remote).await?;
         let owner = self
-            .send(&GetFrameOwner {
-                frame_id: frame_id.to_string(),
-            })
+            .send_in(
+                session.as_deref(),
+                &GetFrameOwner {
+                    frame_id: frame_id.to_string(),
+                },
+            )
             .await?;
         let node = self
-            .send(&DescribeBackendNode {
-                backend_node_id: owner.backend_node_id,
-            })
+            .send_in(
+                session.as_deref(),
+                &DescribeBackendNode {
+                    backend_node_id: owner.backend_node_id,
+                },
+            )
             .await?
             .node;
         Ok(node
@@ -179,13 +351,17 @@ impl Session {
     }
 }
 
-/// Frames whose origin differs from their parent's, depth first.
-fn cross_origin_frames(tree: &FrameTree, out: &mut Vec<(String, String)>) {
+/// Frames of `tree`'s document whose origin differs from their parent's, depth first; a frame
+/// out of process (and what is inside it) is its own session's.
+fn cross_origin_frames(tree: &FrameTree, remote: &[Remote], out: &mut Vec<(String, String)>) {
     for child in &tree.child_frames {
+        if remote.iter().any(|r| r.frame_id == child.frame.id) {
+            continue;
+        }
         if child.frame.security_origin != tree.frame.security_origin {
             out.push((child.frame.id.clone(), child.frame.security_origin.clone()));
         }
-        cross_origin_frames(child, out);
+        cross_origin_frames(child, remote, out);
     }
 }
 

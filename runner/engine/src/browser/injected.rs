@@ -301,12 +301,12 @@ async fn call_in<T: DeserializeOwned>(
         "window.__windup ? window.__windup.{function}({}) : {{\"__windup_missing\": true}}",
         args.join(",")
     );
-    let first: Value = session.eval_in(realm.context, &call).await?;
+    let first: Value = session.eval_in(realm, &call).await?;
     let value = if first.get("__windup_missing").is_some() {
         session
-            .eval_in::<Value>(realm.context, &format!("{INJECTED_JS};0"))
+            .eval_in::<Value>(realm, &format!("{INJECTED_JS};0"))
             .await?;
-        session.eval_in::<Value>(realm.context, &call).await?
+        session.eval_in::<Value>(realm, &call).await?
     } else {
         first
     };
@@ -350,10 +350,10 @@ pub(crate) async fn file_input(
         arg(&parts),
         arg(&count)
     );
-    let mut found = session.eval_handle(None, &call).await?;
+    let mut found = session.eval_handle(&Realm::top(), &call).await?;
     if found.value.as_ref().and_then(Value::as_str) == Some("__windup_missing") {
         session.eval::<Value>(&format!("{INJECTED_JS};0")).await?;
-        found = session.eval_handle(None, &call).await?;
+        found = session.eval_handle(&Realm::top(), &call).await?;
     }
     if found.subtype.as_deref() == Some("node")
         && let Some(id) = found.object_id
@@ -443,12 +443,8 @@ pub(crate) async fn frame_owner(
     // Installed first: the element comes back as a handle, not as JSON.
     let _: bool = call_in(session, realm, "installed", &[]).await?;
     let expression = format!("window.__windup.frameOwner({})", arg(&parts));
-    match session
-        .eval_handle(realm.context, &expression)
-        .await?
-        .object_id
-    {
-        Some(handle) => session.frame_of(handle).await,
+    match session.eval_handle(realm, &expression).await?.object_id {
+        Some(handle) => session.frame_of(realm, handle).await,
         None => Ok(None),
     }
 }

@@ -35,6 +35,7 @@ mod navigation;
 mod network_log;
 mod page_events;
 mod pool;
+mod remote_frames;
 mod session;
 mod transfer;
 mod transport;

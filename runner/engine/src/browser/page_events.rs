@@ -127,6 +127,7 @@ impl Session {
             shared.doc_changed.notify_waiters();
         }));
 
+        self.watch_remote_frames();
         let (width, height) = self.instance.viewport;
         let mut setup = vec![
             self.queued(page::Enable {}),
@@ -152,6 +153,8 @@ impl Session {
         ];
         // A tab the page opened is held like the page that opened it.
         setup.extend(self.hold_command());
+        // Frames in a process of their own (an attached browser's site isolation).
+        setup.push(self.auto_attach_command());
         Self::page_batch(setup).await
     }
 

@@ -131,6 +131,7 @@ impl Session {
             .await
             .map_err(|e| BrowserError::Protocol(format!("leaving the page: {e:?}")))?;
         self.forget_earlier_documents();
+        self.forget_remote_frames();
         // about:blank has no frames: the next scenario asks for realms only once it makes one.
         self.shared
             .subframes

@@ -26,10 +26,12 @@ use super::cdp::target::{
 };
 use super::chromium::Instance;
 use super::error::{BrowserError, is_context_lost};
+use super::frames::Realm;
 use super::guard::Guard;
 use super::navigation::DocState;
 use super::network_log::SessionLog;
 use super::pool::InUse;
+use super::remote_frames::RemoteFrame;
 
 /// What the page's listener tasks share with the session.
 pub(super) struct Shared {
@@ -49,6 +51,8 @@ pub(super) struct Shared {
     /// Whether a frame's document ever committed in the page: until then there is no frame
     /// tree to ask for realms.
     pub subframes: AtomicBool,
+    /// The page's frames out of process (`remote_frames.rs`).
+    pub remote_frames: Mutex<Vec<RemoteFrame>>,
 }
 
 /// A small JPEG of the viewport ([`Session::frame`]) and the viewport's size in CSS pixels.
@@ -268,6 +272,7 @@ impl Session {
             guard: Mutex::new(Guard::default()),
             opened: Mutex::new(vec![target.clone()]),
             subframes: AtomicBool::new(false),
+            remote_frames: Mutex::new(Vec::new()),
         });
         let cdp_session_id = Self::attach(&instance, &target).await?;
         let mut session = Session {
@@ -355,6 +360,18 @@ impl Session {
         self.page_send(command).await
     }
 
+    /// Sends a command to one of the page's sessions: its own (None), or that of a frame out of
+    /// process (`remote_frames.rs`).
+    pub(crate) async fn send_in<C: Command>(
+        &self,
+        session: Option<&str>,
+        command: &C,
+    ) -> Result<C::Response, BrowserError> {
+        self.check_alive()?;
+        let session = session.unwrap_or(&self.cdp_session_id);
+        self.instance.conn.send(Some(session), command).await
+    }
+
     /// Sends an untyped command to the current page, for tests that read what the engine itself
     /// never needs (Chromium's accessibility tree). The engine sends typed commands.
     pub async fn send_raw(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
@@ -368,25 +385,28 @@ impl Session {
     /// Evaluates an expression in the page and returns its JSON value. The engine evaluates
     /// only calls into the in-page engine (`browser/injected.rs`); tests use it freely.
     pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
-        self.eval_in(None, expression).await
+        self.eval_in(&Realm::top(), expression).await
     }
 
-    /// [`Session::eval`] in an execution context: a frame's isolated world, or the top
-    /// document's main world for None.
+    /// [`Session::eval`] in a realm: a frame's isolated world, or the top document's main
+    /// world.
     pub(crate) async fn eval_in<T: DeserializeOwned>(
         &self,
-        context: Option<i64>,
+        realm: &Realm,
         expression: &str,
     ) -> Result<T, BrowserError> {
-        self.check_alive()?;
+        let context = realm.context;
         let evaluated = self
-            .page_send(&Evaluate {
-                expression: expression.to_string(),
-                return_by_value: true,
-                await_promise: true,
-                context_id: context,
-                user_gesture: context.is_some(),
-            })
+            .send_in(
+                realm.session.as_deref(),
+                &Evaluate {
+                    expression: expression.to_string(),
+                    return_by_value: true,
+                    await_promise: true,
+                    context_id: context,
+                    user_gesture: context.is_some(),
+                },
+            )
             .await
             .map_err(|e| match e {
                 BrowserError::Crashed(m) if self.instance.is_alive() => {
@@ -411,18 +431,21 @@ impl Session {
     /// handle to an object (the caller lets go of it), or a plain value.
     pub(crate) async fn eval_handle(
         &self,
-        context: Option<i64>,
+        realm: &Realm,
         expression: &str,
     ) -> Result<super::cdp::runtime::RemoteObject, BrowserError> {
-        self.check_alive()?;
+        let context = realm.context;
         let evaluated = self
-            .page_send(&Evaluate {
-                expression: expression.to_string(),
-                return_by_value: false,
-                await_promise: true,
-                context_id: context,
-                user_gesture: false,
-            })
+            .send_in(
+                realm.session.as_deref(),
+                &Evaluate {
+                    expression: expression.to_string(),
+                    return_by_value: false,
+                    await_promise: true,
+                    context_id: context,
+                    user_gesture: false,
+                },
+            )
             .await?;
         match evaluated.exception_details {
             Some(details) if is_context_lost(&details.message()) => Err(BrowserError::ContextLost),

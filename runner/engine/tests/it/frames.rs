@@ -248,3 +248,101 @@ fn the_observation_lists_a_cross_origin_frames_controls_with_selectors_that_reac
         session.close().await;
     });
 }
+
+/// A browser attached with `--cdp-url` keeps site isolation on: each frame of another site is
+/// a target of its own, in another process. The same flows reach them.
+#[test]
+fn frames_out_of_process_in_an_attached_browser_are_reached_the_same_way() {
+    let sites = Sites::start();
+    let chromium = windup_testkit::chromium::UserChromium::start(sites.shop.base.as_str());
+    let browser = windup_engine::browser::Browser::new(windup_engine::browser::BrowserOptions {
+        cdp_url: Some(url::Url::parse(&chromium.cdp_url()).unwrap()),
+        ..browser_options()
+    });
+    // The card form, through a frame step and without one, submitted and verified inside it.
+    let card = plan(
+        &sites.start_url(&["card"]),
+        r#"[
+          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Card\" >> label=\"Card number\""},"value":"4242424242424242"},
+          {"id":"a2","type":"fill","target":{"selector":"label=\"Name on card\""},"value":"Ada"},
+          {"id":"a3","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
+           "expect":{"visible":"text=\"Paid by Ada, card ending 4242\""}}
+        ]"#,
+    );
+    // A frame of the shop's own site inside one of another: back in the page's process or in
+    // a third, clicked at the right point through both offsets.
+    let inner = format!("{}card.html", sites.shop.base);
+    let nested = plan(
+        &format!(
+            "/shop.html?nest={}/nest.html%3Finner%3D{}",
+            sites.other_origin(),
+            inner.replace(':', "%3A").replace('/', "%2F")
+        ),
+        r#"[
+          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Wallet\" >> frame=title=\"Inner card\" >> label=\"Name on card\""},"value":"Grace"},
+          {"id":"a2","type":"fill","target":{"selector":"frame=title=\"Inner card\" >> label=\"Card number\""},"value":"5555555555554444"},
+          {"id":"a3","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
+           "expect":{"visible":"frame=title=\"Inner card\" >> text=\"Paid by Grace, card ending 4444\""}}
+        ]"#,
+    );
+    let covered = plan(
+        &format!("{}&cover=1", sites.start_url(&["card"])),
+        r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},"expect":{"visible":"text=\"never\""}}]"#,
+    );
+    block_on(async {
+        let mut session = browser.acquire_session().await.expect("attached");
+        let run = Run::new(&sites.shop.base);
+        let x = run.exec_in(&mut session, &card, true).await;
+        // The card frame really is out of process: a target of its own.
+        let targets = chromium.cdp("Target.getTargets", serde_json::json!({}));
+        let frames = targets["targetInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["type"] == "iframe")
+            .count();
+        assert!(frames >= 1, "no frame out of process: {targets}");
+        assert_passed(&x, "the card frame out of process");
+        // The planner's observation lists the frame's controls behind a frame step.
+        let seen = Observation::capture(&session, "pay by card", &[], 100, 20_000)
+            .await
+            .unwrap();
+        assert!(
+            seen.items
+                .iter()
+                .any(|i| i.selector == r#"frame=title="Card" >> role=textbox[name="Card number"]"#),
+            "{:?}",
+            seen.items
+        );
+        let x = run.exec_in(&mut session, &nested, true).await;
+        assert_passed(&x, "the nested frames out of process");
+        let x = Run::new(&sites.shop.base)
+            .action_timeout(800)
+            .exec_in(&mut session, &covered, true)
+            .await;
+        let f = x.failure.expect("a covered frame must not be clicked");
+        assert_eq!(f.class, FailureClass::NotActionable, "{}", f.message);
+        // A credential goes into the frame only when its account lists the frame's origin.
+        let signon = plan(
+            &sites.start_url(&["signon"]),
+            r#"[{"id":"a1","type":"fill","target":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\""},"value_ref":"SIGNON_PASSWORD"},
+                {"id":"a2","type":"click","target":{"selector":"frame=title=\"Sign-on\" >> role=button[name=\"Sign in\"]"},"expect":{"visible":"text=\"Password accepted\""}}]"#,
+        );
+        let mut run = Run::new(&sites.shop.base);
+        run.secrets
+            .insert("SIGNON_PASSWORD".into(), "s3cret-pass".into());
+        let x = run.exec_in(&mut session, &signon, true).await;
+        let f = x.failure.expect("an unlisted origin is refused");
+        assert_eq!(f.class, FailureClass::PlanInvalid, "{}", f.message);
+        assert!(
+            f.message.contains("is not typed on http://localhost:"),
+            "{}",
+            f.message
+        );
+        run.account_origins = vec![sites.other_origin()];
+        let x = run.exec_in(&mut session, &signon, true).await;
+        assert_passed(&x, "signing on in the frame out of process");
+        session.close().await;
+        browser.close().await;
+    });
+}

@@ -117,6 +117,8 @@ pub(crate) struct GetNodeForLocation {
 pub(crate) struct NodeAtLocation {
     #[serde(default)]
     pub frame_id: Option<String>,
+    #[serde(default)]
+    pub backend_node_id: Option<i64>,
 }
 
 impl Command for GetNodeForLocation {

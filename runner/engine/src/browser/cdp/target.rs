@@ -172,3 +172,51 @@ pub(crate) struct TargetInfoChanged {
 impl Event for TargetInfoChanged {
     const METHOD: &'static str = "Target.targetInfoChanged";
 }
+
+/// Attaches to the target's children (with `filter`, only frames of another process) as they
+/// appear, each in a flat session of its own (`Target.attachedToTarget`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SetAutoAttach {
+    pub auto_attach: bool,
+    pub wait_for_debugger_on_start: bool,
+    pub flatten: bool,
+    pub filter: Vec<TargetFilter>,
+}
+
+/// One entry of an auto-attach filter.
+#[derive(Debug, Serialize)]
+pub(crate) struct TargetFilter {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub exclude: bool,
+}
+
+impl Command for SetAutoAttach {
+    const METHOD: &'static str = "Target.setAutoAttach";
+    type Response = Ignored;
+}
+
+/// A child target was attached (auto-attach): its session and what it is.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct AttachedToTarget {
+    pub session_id: String,
+    pub target_info: TargetInfo,
+}
+
+impl Event for AttachedToTarget {
+    const METHOD: &'static str = "Target.attachedToTarget";
+}
+
+/// A child target's session ended (its frame went away or came back into its parent's
+/// process).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DetachedFromTarget {
+    pub session_id: String,
+}
+
+impl Event for DetachedFromTarget {
+    const METHOD: &'static str = "Target.detachedFromTarget";
+}
