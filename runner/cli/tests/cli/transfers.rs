@@ -287,3 +287,43 @@ fn a_totp_sign_in_passes_and_neither_secret_nor_code_is_kept_anywhere() {
         );
     }
 }
+
+#[test]
+fn a_cached_plan_whose_upload_file_is_gone_stops_the_run_with_exit_2_and_stays_cached() {
+    let dir = project("accounts: {}\n");
+    let app = files_app();
+    std::fs::create_dir_all(dir.path().join("e2e/scenarios")).unwrap();
+    std::fs::write(
+        dir.path().join("e2e/scenarios/files.yaml"),
+        "id: files\ntask: upload and download\nstart_url: /upload.html\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("plan.json"),
+        serde_json::to_string_pretty(&files_plan(8)).unwrap(),
+    )
+    .unwrap();
+    let windup = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_windup"))
+            .current_dir(dir.path())
+            .args(args)
+            .args(["--base-url", app.base.as_str()])
+            .env_remove("WINDUP_BASE_URL")
+            .output()
+            .unwrap()
+    };
+    let saved = windup(&["replay", "plan.json", "--save"]);
+    assert_eq!(saved.status.code(), Some(0), "{}", stderr(&saved));
+    let entry = dir.path().join("e2e/.windup/cache/files.json");
+    let before = std::fs::read(&entry).expect("the plan is cached");
+    std::fs::remove_file(dir.path().join("e2e/files/invoice.txt")).unwrap();
+    let out = windup(&["run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("e2e/.windup/cache/files.json"), "{err}");
+    assert!(err.contains("plan.actions[0].files[0]"), "{err}");
+    assert!(err.contains("add the file to e2e/files/"), "{err}");
+    // Nothing ran: the entry is as it was, and nothing went stale.
+    assert_eq!(std::fs::read(&entry).unwrap(), before);
+    assert!(!dir.path().join("e2e/.windup/stale").exists());
+}

@@ -202,8 +202,14 @@ pub(crate) fn upload_paths(files_dir: &Path, names: &[String]) -> Result<Vec<Pat
 }
 
 /// Every upload file a plan's steps name that is not in the project's files folder, as input
-/// errors: checked before a plan runs, so a missing file is bad input, not a failed scenario.
-pub fn missing_upload_files(root: &Path, file: &str, actions: &[Action]) -> Vec<InputError> {
+/// errors (`prefix`: the steps' place in `file`, `plan.` in a cache entry): checked before a
+/// plan runs, so a missing file is bad input, not a failed scenario.
+pub fn missing_upload_files(
+    root: &Path,
+    file: &str,
+    prefix: &str,
+    actions: &[Action],
+) -> Vec<InputError> {
     let dir = root.join(Layout::FILES_DIR);
     actions
         .iter()
@@ -216,7 +222,7 @@ pub fn missing_upload_files(root: &Path, file: &str, actions: &[Action]) -> Vec<
                 let (what, fix) = what.split_once(" (fix: ").unwrap_or((what, ""));
                 InputError::new(
                     file,
-                    format!("actions[{i}].{field}"),
+                    format!("{prefix}actions[{i}].{field}"),
                     what,
                     fix.trim_end_matches(')'),
                 )

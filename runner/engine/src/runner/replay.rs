@@ -73,6 +73,7 @@ impl Runner {
         problems.extend(crate::executor::missing_upload_files(
             &self.config.root,
             "plan",
+            "",
             &plan.actions,
         ));
         problems.extend(

@@ -9,6 +9,7 @@ use windup_model::{InputError, Problems, RunReport, ScenarioStatus};
 
 use super::{RunError, Runner};
 use crate::cache::{Lookup, PlanCache};
+use crate::executor::missing_upload_files;
 use crate::fragments::Fragments;
 use crate::project::{Layout, ScenarioFile, display, load_scenarios};
 
@@ -136,10 +137,21 @@ impl Runner {
                 Fragments::default()
             }
         };
-        // Fragments run inside plans: they pass the same boundary.
+        // Fragments run inside plans: they pass the same boundary, and the files their uploads
+        // name must be there.
+        let dir = display(root, &root.join(Layout::FRAGMENTS_DIR));
         if let Some(boundary) = &self.boundary {
-            let dir = display(root, &root.join(Layout::FRAGMENTS_DIR));
             problems.extend(fragments.boundary_problems(&dir, boundary));
+        }
+        for id in fragments.ids() {
+            if let Some(f) = fragments.get(id) {
+                problems.extend(missing_upload_files(
+                    root,
+                    &format!("{dir}/{id}.json"),
+                    "",
+                    &f.actions,
+                ));
+            }
         }
         let mut selected = Vec::new();
         if ids.is_empty() {
@@ -207,10 +219,15 @@ impl Runner {
             match cache.lookup(&file.scenario) {
                 Ok(lookup) => {
                     if let Lookup::Hit(entry) = &lookup {
-                        problems.extend(fragments.check_uses(
-                            &display(root, &cache.path(&file.scenario.id)),
+                        let at = display(root, &cache.path(&file.scenario.id));
+                        problems.extend(fragments.check_uses(&at, "plan.", &entry.plan));
+                        // A missing upload file is the project's to fix: re-planning would
+                        // name it again.
+                        problems.extend(missing_upload_files(
+                            root,
+                            &at,
                             "plan.",
-                            &entry.plan,
+                            &entry.plan.actions,
                         ));
                     }
                     planned.push(Planned { file, lookup });
