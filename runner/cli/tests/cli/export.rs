@@ -393,3 +393,69 @@ fn setups_fragments_dialogs_and_new_tabs_behave_as_in_windup() {
         );
     }
 }
+
+/// Uploads, downloads and a one-time code, verified by Windup (`replay --save`), then exported
+/// and run under Playwright: `setInputFiles` from `e2e/files/`, `waitForEvent('download')` with
+/// the name and size checked, and the `totp()` helper computing the code from the secret the
+/// environment holds (which the spec never contains).
+#[test]
+fn exported_uploads_downloads_and_one_time_codes_pass_under_playwright() {
+    use crate::transfers::{TOTP_SECRET, files_app, files_plan, otp_plan, project};
+    let dir = project("accounts:\n  admin:\n    otp: {totp_secret: ACME_TOTP}\n");
+    let root = dir.path();
+    let app = files_app();
+    let base = app.base.to_string();
+    std::fs::create_dir_all(root.join("e2e/scenarios")).unwrap();
+    for plan in [files_plan(8), otp_plan()] {
+        let id = plan["scenario_id"].as_str().unwrap();
+        std::fs::write(
+            root.join(format!("e2e/scenarios/{id}.yaml")),
+            format!(
+                "id: {id}\ntask: {}\nstart_url: {}\n",
+                plan["task"], plan["start_url"]
+            ),
+        )
+        .unwrap();
+        let file = root.join(format!("{id}.plan.json"));
+        std::fs::write(&file, plan.to_string()).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_windup"))
+            .current_dir(root)
+            .args([
+                "replay",
+                file.to_str().unwrap(),
+                "--save",
+                "--base-url",
+                &base,
+            ])
+            .env_remove("WINDUP_BASE_URL")
+            .env("ACME_TOTP", TOTP_SECRET)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{id}: {}", stderr(&o));
+    }
+    let out = root.join("pw");
+    link_node_modules(&out);
+    let chromium = windup_engine::browser::find_chromium(None, false).expect("Debian's chromium");
+    let o = Command::new(env!("CARGO_BIN_EXE_windup"))
+        .current_dir(root)
+        .args(["export", "--format", "playwright", "--out", "pw", "--check"])
+        .env_remove("WINDUP_BASE_URL")
+        .env("BASE_URL", &base)
+        .env("CHROMIUM_PATH", chromium)
+        .env("ACME_TOTP", TOTP_SECRET)
+        .output()
+        .unwrap();
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    for id in ["files", "otp"] {
+        assert!(
+            text.contains(&format!("passed pw/{id}.spec.ts")),
+            "{id}: {text}"
+        );
+        let spec = std::fs::read_to_string(out.join(format!("{id}.spec.ts"))).unwrap();
+        assert!(!spec.contains(TOTP_SECRET), "{spec}");
+    }
+    let files = std::fs::read_to_string(out.join("files.spec.ts")).unwrap();
+    assert!(files.contains("setInputFiles"), "{files}");
+    assert!(files.contains("waitForEvent('download')"), "{files}");
+}

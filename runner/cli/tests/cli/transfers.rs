@@ -40,9 +40,30 @@ document.getElementById('x').addEventListener('click', () => {
 
 const REPORT_CSV: &str = "a,b\n1,2\n";
 
-fn files_app() -> App {
-    App::start(|r: &AppRequest| match r.path.as_str() {
+/// The upload and download pages, and a two-factor form whose server checks the code.
+pub(crate) fn files_app() -> App {
+    let checker = TotpSecret::parse(TOTP_SECRET).unwrap();
+    App::start(move |r: &AppRequest| match r.path.as_str() {
         "/upload.html" => AppResponse::html(UPLOAD_PAGE),
+        "/otp.html" => AppResponse::html(
+            "<!doctype html><title>Two-factor</title><form action=\"/verify\">\
+             <label>Code <input name=\"code\" autocomplete=\"one-time-code\"></label>\
+             <button>Verify</button></form>",
+        ),
+        // The server checks the code itself: this step's or the one before (a step boundary).
+        "/verify" => {
+            let code = r.param("code").unwrap_or_default();
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs();
+            let ok = code == checker.code_at(now) || code == checker.code_at(now - 30);
+            AppResponse::html(if ok {
+                "<!doctype html><title>Home</title><h1>Signed in</h1>"
+            } else {
+                "<!doctype html><title>Two-factor</title><h1>Wrong code</h1>"
+            })
+        }
         "/download.html" => AppResponse::html(DOWNLOAD_PAGE),
         "/report" => AppResponse {
             status: 200,
@@ -64,7 +85,7 @@ fn files_app() -> App {
 }
 
 /// A project with `windup.toml`, `e2e/files/invoice.txt` and `manifest`.
-fn project(manifest: &str) -> tempfile::TempDir {
+pub(crate) fn project(manifest: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("windup.toml"), "").unwrap();
     std::fs::create_dir_all(dir.path().join("e2e/files")).unwrap();
@@ -95,7 +116,7 @@ fn replay(dir: &Path, plan: &Value, base: &str, env: &[(&str, &str)]) -> Output 
         .unwrap()
 }
 
-fn files_plan(report_size: u64) -> Value {
+pub(crate) fn files_plan(report_size: u64) -> Value {
     json!({
         "plan_version": "0.2", "scenario_id": "files", "task": "upload and download",
         "start_url": "/upload.html", "generated_by": "human",
@@ -215,48 +236,14 @@ fn an_older_plan_version_still_replays() {
 }
 
 /// A base32 secret for the test account (not RFC 6238's, so its codes are this test's own).
-const TOTP_SECRET: &str = "KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF";
+pub(crate) const TOTP_SECRET: &str = "KRUGS4ZANFZSAYJAORSXG5BAONSWG4TF";
 
 #[test]
 fn a_totp_sign_in_passes_and_neither_secret_nor_code_is_kept_anywhere() {
     let dir = project("accounts:\n  admin:\n    otp: {totp_secret: ACME_TOTP}\n");
     let secret = TotpSecret::parse(TOTP_SECRET).unwrap();
-    let checker = secret.clone();
-    let app = App::start(move |r: &AppRequest| match r.path.as_str() {
-        "/otp.html" => AppResponse::html(
-            "<!doctype html><title>Two-factor</title><form action=\"/verify\">\
-             <label>Code <input name=\"code\" autocomplete=\"one-time-code\"></label>\
-             <button>Verify</button></form>",
-        ),
-        // The server checks the code itself: this step's or the one before (a step boundary).
-        "/verify" => {
-            let code = r.param("code").unwrap_or_default();
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs();
-            let ok = code == checker.code_at(now) || code == checker.code_at(now - 30);
-            AppResponse::html(if ok {
-                "<!doctype html><title>Home</title><h1>Signed in</h1>"
-            } else {
-                "<!doctype html><title>Two-factor</title><h1>Wrong code</h1>"
-            })
-        }
-        _ => AppResponse {
-            status: 404,
-            headers: vec![("content-type".into(), "text/plain".into())],
-            body: "not found".into(),
-        },
-    });
-    let plan = json!({
-        "plan_version": "0.2", "scenario_id": "otp", "task": "sign in with a one-time code",
-        "start_url": "/otp.html", "generated_by": "human",
-        "actions": [
-            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Code\""}, "value_ref": "ACME_TOTP"},
-            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Verify\"]"},
-             "expect": {"visible": "role=heading[name=\"Signed in\"]"}}
-        ]
-    });
+    let app = files_app();
+    let plan = otp_plan();
     let out = replay(
         dir.path(),
         &plan,
@@ -326,4 +313,17 @@ fn a_cached_plan_whose_upload_file_is_gone_stops_the_run_with_exit_2_and_stays_c
     // Nothing ran: the entry is as it was, and nothing went stale.
     assert_eq!(std::fs::read(&entry).unwrap(), before);
     assert!(!dir.path().join("e2e/.windup/stale").exists());
+}
+
+/// A sign-in with the one-time code of the manifest's `ACME_TOTP` account.
+pub(crate) fn otp_plan() -> Value {
+    json!({
+        "plan_version": "0.2", "scenario_id": "otp", "task": "sign in with a one-time code",
+        "start_url": "/otp.html", "generated_by": "human",
+        "actions": [
+            {"id": "a1", "type": "fill", "target": {"selector": "label=\"Code\""}, "value_ref": "ACME_TOTP"},
+            {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Verify\"]"},
+             "expect": {"visible": "role=heading[name=\"Signed in\"]"}}
+        ]
+    })
 }

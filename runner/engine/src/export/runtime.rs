@@ -64,12 +64,19 @@ async function expectValue(target: Locator, expected: string, options?: { timeou
 }
 ";
 
-pub(super) const FILES_HELPER: &str = "
-/** A file of the project's `e2e/files/` (from the folder the tests run in, or `WINDUP_FILES`). */
-function windupFile(name: string): string {
-  return path.resolve(process.env.WINDUP_FILES ?? path.join('e2e', 'files'), name);
+/// The helper naming a file of the project's `e2e/files/`, which is `files_dir` from the
+/// specs' folder (`WINDUP_FILES` overrides it).
+pub(super) fn files_helper(files_dir: &str) -> String {
+    format!(
+        "
+/** A file of the project's `e2e/files/` (`WINDUP_FILES` to read them from elsewhere). */
+function windupFile(name: string): string {{
+  return path.resolve(process.env.WINDUP_FILES ?? path.join(path.dirname(test.info().file), {}), name);
+}}
+",
+        super::ts::string(files_dir)
+    )
 }
-";
 
 pub(super) const TOTP_HELPER: &str = "
 /** The current RFC 6238 code (HMAC-SHA-1, 30 s, 6 digits) of a base32 secret, as Windup types it. */

@@ -10,8 +10,8 @@ use windup_model::{Action, ActionType, Plan, Scenario, Selector};
 use super::assertion::{ValueCheck, assertions, value_check};
 use super::locator::{Resolve, locator};
 use super::runtime::{
-    FILES_HELPER, MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, TOTP_HELPER,
-    VALUE_HELPER,
+    MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, TOTP_HELPER, VALUE_HELPER,
+    files_helper,
 };
 use super::ts;
 use crate::fragments::Fragments;
@@ -45,6 +45,8 @@ pub(super) struct SpecInput<'a> {
     pub fragments: &'a Fragments,
     /// The ENV names of the manifest's TOTP secrets: a `value_ref` naming one types the code.
     pub totp: &'a [String],
+    /// The project's `e2e/files/` as seen from the folder the spec is written to.
+    pub files_dir: &'a str,
 }
 
 /// The spec's text.
@@ -134,7 +136,7 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
         out.push_str(VALUE_HELPER);
     }
     if body.files_helper {
-        out.push_str(FILES_HELPER);
+        out.push_str(&files_helper(input.files_dir));
     }
     if body.totp_helper {
         out.push_str(TOTP_HELPER);
@@ -456,6 +458,7 @@ mod tests {
             plan_file: "e2e/.windup/cache/demo.json",
             fragments,
             totp: &[],
+            files_dir: "../e2e/files",
         })
         .unwrap()
     }
@@ -633,6 +636,7 @@ mod tests {
             plan_file: "p.json",
             fragments: &Fragments::default(),
             totp: &["ADMIN_TOTP".to_string()],
+            files_dir: "../e2e/files",
         })
         .unwrap();
         assert!(

@@ -1,6 +1,6 @@
 //! The steps that move files, in Playwright's terms: `upload` → `setInputFiles` with the files
-//! of the project's `e2e/files/` (`windupFile`, resolved from the directory the tests run in,
-//! or `WINDUP_FILES`); `download` → the click inside `Promise.all` with
+//! of the project's `e2e/files/` (`windupFile`, resolved from the spec's own folder by the path
+//! the export computed, or `WINDUP_FILES`); `download` → the click inside `Promise.all` with
 //! `page.waitForEvent('download')`, then `expect.download`'s name (the same glob, as the
 //! expression globset compiles) and size on the saved file.
 

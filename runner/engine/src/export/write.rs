@@ -53,6 +53,7 @@ pub fn playwright(request: &Request<'_>) -> Result<Exported, Problems> {
         problems.extend(fragments.boundary_problems(Layout::FRAGMENTS_DIR, b));
     }
     let cache = PlanCache::new(root);
+    let files_dir = relative_to(request.out, &root.join(Layout::FILES_DIR));
     let named = |id: &str| request.scenarios.iter().any(|s| s == id);
     let mut files = Vec::new();
     let mut missing = Vec::new();
@@ -88,6 +89,7 @@ pub fn playwright(request: &Request<'_>) -> Result<Exported, Problems> {
             plan_file: &plan_file,
             fragments: &fragments,
             totp: &totp,
+            files_dir: &files_dir,
         };
         match spec(&input) {
             Ok(text) => files.push((scenario, text)),
@@ -216,4 +218,49 @@ fn write_all(
             .map_err(|e| io(&ignore, e))?;
     }
     Ok(exported)
+}
+
+/// `to` as seen from the folder `from` (`../e2e/files` from `<root>/playwright`), with `/`
+/// between its parts as the spec writes it; `to` whole when the two share no root.
+fn relative_to(from: &Path, to: &Path) -> String {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (from, to) = (absolute(from), absolute(to));
+    let parts = |p: &Path| -> Vec<String> {
+        p.components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    };
+    let (a, b) = (parts(&from), parts(&to));
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return to.to_string_lossy().into_owned();
+    }
+    let mut out: Vec<String> = vec!["..".into(); a.len() - common];
+    out.extend(b[common..].iter().cloned());
+    out.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_folder_is_found_from_the_specs_folder() {
+        let root = Path::new("/p/app");
+        let files = root.join("e2e/files");
+        assert_eq!(
+            relative_to(&root.join("playwright"), &files),
+            "../e2e/files"
+        );
+        assert_eq!(
+            relative_to(&root.join("tests/e2e/pw"), &files),
+            "../../../e2e/files"
+        );
+        assert_eq!(relative_to(root, &files), "e2e/files");
+        assert_eq!(
+            relative_to(Path::new("/q/out"), &files),
+            "../../p/app/e2e/files"
+        );
+    }
 }
