@@ -514,9 +514,10 @@ pub(crate) struct TextRun {
 /// the runs' nodes for [`mask`] until [`unmask`].
 pub(crate) async fn text_runs(
     session: &Session,
+    realm: &Realm,
     max_chars: usize,
 ) -> Result<TextRuns, BrowserError> {
-    call(session, "textRuns", &[arg(&max_chars)]).await
+    call_in(session, realm, "textRuns", &[arg(&max_chars)]).await
 }
 
 /// What [`mask`] could not cover; when anything could not be, nothing stays drawn.
@@ -534,15 +535,16 @@ pub(crate) struct Masked {
 /// the runs of the last [`text_runs`] listed in `runs`.
 pub(crate) async fn mask(
     session: &Session,
+    realm: &Realm,
     fields: &[Vec<Part>],
     runs: &[usize],
 ) -> Result<Masked, BrowserError> {
-    call(session, "mask", &[arg(&fields), arg(&runs)]).await
+    call_in(session, realm, "mask", &[arg(&fields), arg(&runs)]).await
 }
 
 /// Removes the boxes of [`mask`] and forgets the runs of [`text_runs`].
-pub(crate) async fn unmask(session: &Session) -> Result<bool, BrowserError> {
-    call(session, "unmask", &[]).await
+pub(crate) async fn unmask(session: &Session, realm: &Realm) -> Result<bool, BrowserError> {
+    call_in(session, realm, "unmask", &[]).await
 }
 
 /// Whether the document is being left: a navigation it started (a link, a form, a script) is

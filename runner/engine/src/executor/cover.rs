@@ -1,8 +1,8 @@
 //! A screenshot (a failure's, a pass's last page, a trace frame) with every credential covered:
 //! the fields typed from one in the page's current
 //! document, and any text or field value on the page that shows a value typed from one (a page
-//! echoing "Your key: …", a value the page filled in itself). When anything cannot be covered,
-//! no screenshot is taken.
+//! echoing "Your key: …", a value the page filled in itself), in the top document and in every
+//! frame of another origin. When anything cannot be covered, no screenshot is taken.
 //!
 //! The page is never given a credential: it hands over the text it shows, the credentials are
 //! found in it here, and the page covers the runs named back. Messages say what could not be
@@ -16,8 +16,8 @@ use futures::future::BoxFuture;
 
 use super::steps::Runner;
 use crate::browser::injected::{self, TextRun};
-use crate::browser::{BrowserError, Session};
-use crate::locator::Locator;
+use crate::browser::{BrowserError, Realm, Session};
+use crate::locator::{Locator, scopes};
 
 /// The most text searched on a page; a page showing more gets no screenshot.
 const MAX_TEXT_CHARS: usize = 2_000_000;
@@ -71,11 +71,19 @@ impl Runner<'_, '_> {
             Ok(()) => Ok(take(self.session).await),
             Err(why) => Err(why),
         };
-        let _ = injected::unmask(self.session).await;
+        for realm in self
+            .session
+            .realms()
+            .await
+            .unwrap_or_else(|_| vec![Realm::top()])
+        {
+            let _ = injected::unmask(self.session, &realm).await;
+        }
         shot
     }
 
-    /// Covers every credential the page shows, or says why one could not be.
+    /// Covers every credential the page shows, in every realm (the top document with its
+    /// same-origin frames, each frame of another origin), or says why one could not be.
     async fn cover_credentials(&mut self) -> Result<(), String> {
         let unreadable = |e| format!("the page could not be searched for credentials ({e})");
         let document = injected::document_id(self.session)
@@ -89,10 +97,51 @@ impl Runner<'_, '_> {
             .filter(|f| f.document.as_ref().is_none_or(|d| *d == document))
             .map(|f| f.parts.clone())
             .collect();
+        // Each field is covered in the realm of its first visible match, as a step finds it.
+        let mut placed: Vec<(Realm, Vec<Part>)> = Vec::new();
+        for parts in &fields {
+            match self.field_realm(parts).await.map_err(unreadable)? {
+                Some(found) => placed.push(found),
+                None => {
+                    return Err(
+                        "a field typed from a credential on this page could not be found to be covered"
+                            .into(),
+                    );
+                }
+            }
+        }
+        let realms = self.session.realms().await.map_err(unreadable)?;
+        for realm in &realms {
+            let here: Vec<Vec<Part>> = placed
+                .iter()
+                .filter(|(r, _)| r == realm)
+                .map(|(_, p)| p.clone())
+                .collect();
+            self.cover_in(realm, &here).await?;
+        }
+        Ok(())
+    }
+
+    /// Where a field typed from a credential is now: the first realm with a visible match.
+    async fn field_realm(
+        &self,
+        parts: &[Part],
+    ) -> Result<Option<(Realm, Vec<Part>)>, BrowserError> {
+        for (realm, rest) in scopes(self.session, parts).await? {
+            if injected::query(self.session, &realm, &rest).await?.visible > 0 {
+                return Ok(Some((realm, rest)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Covers `fields` and every text of one realm showing a credential.
+    async fn cover_in(&self, realm: &Realm, fields: &[Vec<Part>]) -> Result<(), String> {
+        let unreadable = |e| format!("the page could not be searched for credentials ({e})");
         let runs = if self.secret_values.is_empty() {
             Vec::new()
         } else {
-            let text = injected::text_runs(self.session, MAX_TEXT_CHARS)
+            let text = injected::text_runs(self.session, realm, MAX_TEXT_CHARS)
                 .await
                 .map_err(unreadable)?;
             if !text.complete {
@@ -109,7 +158,10 @@ impl Runner<'_, '_> {
             }
             runs
         };
-        let masked = injected::mask(self.session, &fields, &runs)
+        if fields.is_empty() && runs.is_empty() {
+            return Ok(());
+        }
+        let masked = injected::mask(self.session, realm, fields, &runs)
             .await
             .map_err(unreadable)?;
         if !masked.missing.is_empty() {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use windup_engine::executor::Execution;
-use windup_engine::locator::Locator;
+use windup_engine::locator::{Located, Locator};
 use windup_engine::planner::Observation;
 use windup_model::FailureClass;
 
@@ -344,5 +344,86 @@ fn frames_out_of_process_in_an_attached_browser_are_reached_the_same_way() {
         assert_passed(&x, "signing on in the frame out of process");
         session.close().await;
         browser.close().await;
+    });
+}
+
+/// Pixels across the middle of the left `tenths` of a box of the top viewport.
+fn across_box(png: &[u8], b: windup_model::Rect, tenths: i32) -> Vec<[u8; 3]> {
+    let y = (b.y + b.height as i32 / 2) as u32;
+    (1..tenths)
+        .map(|i| pixel(png, (b.x + b.width as i32 * i / 10) as u32, y))
+        .collect()
+}
+
+#[test]
+fn a_credential_in_a_frame_of_another_origin_is_covered_in_the_failure_screenshot() {
+    let sites = Sites::start();
+    let p = plan(
+        &sites.start_url(&["card"]),
+        r#"[
+          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Card\" >> label=\"Name on card\""},"value_ref":"CARD_HOLDER"},
+          {"id":"a2","type":"fill","target":{"selector":"frame=title=\"Card\" >> label=\"Card number\""},"value":"4242424242424242"},
+          {"id":"a3","type":"click","target":{"selector":"frame=title=\"Card\" >> role=button[name=\"Pay\"]"},
+           "expect":{"visible":"frame=title=\"Card\" >> text=card ending 4242"}},
+          {"id":"a4","type":"click","target":{"selector":"role=button[name=\"Missing\"]"},"expect":{"visible":"text=\"x\""}}
+        ]"#,
+    );
+    let mut run = Run::new(&sites.shop.base).action_timeout(600);
+    run.secrets
+        .insert("CARD_HOLDER".into(), "Ada Lovelace".into());
+    run.account_origins = vec![sites.other_origin()];
+    block_on(async {
+        let mut session = browser().acquire_session().await.unwrap();
+        note_pid(browser()).await;
+        let x = run.exec_in(&mut session, &p, true).await;
+        // Where the field and the frame's echo of it are, in the top viewport.
+        let mut boxes = Vec::new();
+        for selector in [
+            r#"frame=title="Card" >> label="Name on card""#,
+            r#"frame=title="Card" >> text="Paid by Ada Lovelace, card ending 4242""#,
+            r#"frame=title="Card" >> label="Card number""#,
+        ] {
+            match Locator::parse(selector)
+                .unwrap()
+                .locate(&session, "wait_for")
+                .await
+                .unwrap()
+            {
+                Located::Ok {
+                    target_box: Some(b),
+                    ..
+                } => boxes.push(b),
+                other => panic!("{selector}: {other:?}"),
+            }
+        }
+        session.close().await;
+        let f = x.failure.expect("a4 fails");
+        assert_eq!(f.action_id.as_deref(), Some("a4"), "{}", f.message);
+        let png = x
+            .evidence
+            .expect("evidence")
+            .screenshot
+            .expect("a screenshot, with the frame's credential covered");
+        // The echo's paragraph is wider than its text: its first 40 % is text.
+        for (what, b, tenths) in [
+            ("the field", boxes[0], 10),
+            ("the frame's echo", boxes[1], 4),
+        ] {
+            let pixels = across_box(&png, b, tenths);
+            assert!(
+                pixels
+                    .iter()
+                    .all(|&[r, g, bl]| r < 0x30 && g < 0x30 && bl < 0x30),
+                "{what} is covered across {b:?}: {pixels:?}"
+            );
+        }
+        // A field typed with a plain value is left as it is.
+        let pixels = across_box(&png, boxes[2], 10);
+        assert!(
+            pixels
+                .iter()
+                .any(|&[r, g, b]| r > 0xc0 && g > 0xc0 && b > 0xc0),
+            "the card number field is not covered: {pixels:?}"
+        );
     });
 }
