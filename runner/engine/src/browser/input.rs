@@ -42,18 +42,19 @@ impl Session {
         Ok(())
     }
 
-    /// Presses a key chord on the focused element.
+    /// Presses a key chord on the focused element: its events go out as one batch, which
+    /// Chromium runs in order, as the mouse events of a click.
     pub async fn press(&self, chord: &Chord) -> Result<(), BrowserError> {
         self.check_alive()?;
         // Only Shift (8) still types the key's text; other modifiers make it a shortcut.
         let types_text = chord.modifiers & !8 == 0;
-        let send = |kind: &'static str, key: &KeyDef, text: bool| {
+        let event = |kind: &'static str, key: &KeyDef, text: bool| {
             let text = if text && types_text {
                 key.text.clone()
             } else {
                 None
             };
-            let event = DispatchKeyEvent {
+            self.queued(DispatchKeyEvent {
                 kind,
                 key: key.key.clone(),
                 code: key.code.clone(),
@@ -62,22 +63,22 @@ impl Session {
                 modifiers: chord.modifiers,
                 unmodified_text: text.clone(),
                 text,
-            };
-            async move { self.page_send(&event).await }
+            })
         };
+        let mut batch = Vec::new();
         for m in &chord.modifier_keys {
-            send("rawKeyDown", m, false).await?;
+            batch.push(event("rawKeyDown", m, false));
         }
         let down = if chord.key.text.is_some() && types_text {
             "keyDown"
         } else {
             "rawKeyDown"
         };
-        send(down, &chord.key, true).await?;
-        send("keyUp", &chord.key, false).await?;
+        batch.push(event(down, &chord.key, true));
+        batch.push(event("keyUp", &chord.key, false));
         for m in chord.modifier_keys.iter().rev() {
-            send("keyUp", m, false).await?;
+            batch.push(event("keyUp", m, false));
         }
-        Ok(())
+        Self::page_batch(batch).await
     }
 }

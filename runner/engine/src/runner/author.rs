@@ -7,9 +7,10 @@
 use std::time::Instant;
 
 use time::OffsetDateTime;
-use windup_model::ledger::{LEDGER_VERSION, LedgerRecord, PhaseTimings, TokenUsage};
+use windup_model::ledger::PhaseTimings;
 use windup_model::{CacheOutcome, InputError, Problems, Scenario, ScenarioStatus};
 
+use super::ledger::RecordHead;
 use super::setup::Planning;
 use super::{RunError, Runner};
 use crate::authoring::{Registered, find_literals, register};
@@ -350,10 +351,8 @@ impl Runner {
         spend: &Spend,
         failed: Option<&PlanFailure>,
     ) {
-        let planner = self.planner();
         let git = crate::ci::git_info(&self.config.root, &self.config.env);
-        let record = LedgerRecord {
-            ledger_version: LEDGER_VERSION.to_string(),
+        let head = RecordHead {
             run_id: uuid::Uuid::now_v7().to_string(),
             scenario_id: scenario_id.to_string(),
             started_at: started,
@@ -365,29 +364,14 @@ impl Runner {
             },
             failure_class: failed.map(|f| f.class),
             cache: CacheOutcome::None,
-            provider: planner.map(|p| p.provider().to_string()),
-            model: planner.map(|p| p.model().to_string()),
-            calls: spend.calls,
-            tokens: TokenUsage {
-                input: spend.usage.input_tokens,
-                output: spend.usage.output_tokens,
-                cached: spend.usage.cached_tokens,
-            },
-            cost_micro_usd: spend.cost_micro_usd,
-            price_table_date: spend.price_date,
-            timings: PhaseTimings {
-                plan_ms: spend.llm_ms,
-                execute_ms: 0,
-                verify_ms: 0,
-            },
-            git_commit: git.as_ref().map(|g| g.commit.clone()),
-            git_branch: git.as_ref().and_then(|g| g.branch.clone()),
+            git: git.as_ref(),
         };
-        if let Err(e) =
-            crate::metrics::append(&self.config.root, &[self.secrets.redact_all(record)])
-        {
-            tracing::warn!("could not append to {}: {e}", Layout::LEDGER_FILE);
-        }
+        let timings = PhaseTimings {
+            plan_ms: spend.llm_ms,
+            execute_ms: 0,
+            verify_ms: 0,
+        };
+        self.write_ledger(vec![self.spend_record(head, spend, timings)]);
     }
 }
 
