@@ -540,3 +540,20 @@ mod transfers {
         assert_eq!(err.0[0].field, "actions[0].type");
     }
 }
+
+#[test]
+fn a_scenario_id_is_checked_by_the_schemas_own_rule() {
+    for good in ["sign-in", "a", "0.checkout_v2"] {
+        assert_eq!(
+            windup_model::validate::scenario_id_problem("--id", "id", good),
+            None,
+            "{good}"
+        );
+    }
+    for bad in ["Sign In", "-lead", "", &"x".repeat(101)] {
+        let p = windup_model::validate::scenario_id_problem("--id", "id", bad)
+            .unwrap_or_else(|| panic!("`{bad}` must be refused"));
+        assert_eq!((p.file.as_str(), p.field.as_str()), ("--id", "id"));
+        assert!(!p.fix.is_empty(), "{p:?}");
+    }
+}

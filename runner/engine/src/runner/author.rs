@@ -184,21 +184,9 @@ impl Runner {
     }
 
     fn check_new_id(&self, id: &str, taken: &[String]) -> Result<(), InputError> {
-        let valid = id
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-            && id
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c))
-            && id.len() <= 100;
-        if !valid {
-            return Err(InputError::new(
-                "--id",
-                "id",
-                format!("`{id}` is not a scenario id"),
-                "use lower-case letters, digits, `.`, `_` and `-`, starting with a letter or digit",
-            ));
+        if let Some(mut bad) = windup_model::validate::scenario_id_problem("--id", "id", id) {
+            bad.problem = format!("`{id}` is not a scenario id: {}", bad.problem);
+            return Err(bad);
         }
         let exists = self
             .config

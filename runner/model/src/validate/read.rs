@@ -46,6 +46,19 @@ pub fn scenario_from_yaml(file: &str, text: &str, expected_id: Option<&str>) -> 
     Ok(scenario)
 }
 
+/// Why `id` is not a scenario id, by the scenario schema's own rule (the one definition of
+/// it), as a problem with `field` of `file`; None when it is one.
+pub fn scenario_id_problem(file: &str, field: &str, id: &str) -> Option<InputError> {
+    let probe = serde_json::json!({"id": id, "task": "t", "start_url": "/"});
+    super::schema_problems(file, Format::Scenario, &probe)
+        .into_iter()
+        .find(|p| p.field == "id")
+        .map(|p| InputError {
+            field: field.to_string(),
+            ..p
+        })
+}
+
 /// Parses and fully checks a plan from JSON.
 pub fn plan_from_json(file: &str, text: &str) -> Checked<Plan> {
     within_limit(file, InputFile::Plan, text)?;
