@@ -51,6 +51,35 @@ fn plan(start: &str, actions: &str) -> windup_model::Plan {
     ))
 }
 
+/// The shop (127.0.0.1) holding a wallet frame (localhost) that holds a card form back from
+/// 127.0.0.1, each frame of another origin than its parent's: filled through both frames and
+/// paid with a click that lands only if both frames' offsets were added.
+fn nested_plan(sites: &Sites) -> windup_model::Plan {
+    let inner = format!("{}card.html", sites.shop.base);
+    plan(
+        &format!(
+            "/shop.html?nest={}/nest.html%3Finner%3D{}",
+            sites.other_origin(),
+            inner.replace(':', "%3A").replace('/', "%2F")
+        ),
+        r#"[
+          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Wallet\" >> frame=title=\"Inner card\" >> label=\"Name on card\""},"value":"Grace"},
+          {"id":"a2","type":"fill","target":{"selector":"frame=title=\"Inner card\" >> label=\"Card number\""},"value":"5555555555554444"},
+          {"id":"a3","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
+           "expect":{"visible":"frame=title=\"Inner card\" >> text=\"Paid by Grace, card ending 4444\""}}
+        ]"#,
+    )
+}
+
+/// Signing on in the sign-on frame with the password credential `SIGNON_PASSWORD`.
+fn signon_plan(sites: &Sites) -> windup_model::Plan {
+    plan(
+        &sites.start_url(&["signon"]),
+        r#"[{"id":"a1","type":"fill","target":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\""},"value_ref":"SIGNON_PASSWORD"},
+            {"id":"a2","type":"click","target":{"selector":"frame=title=\"Sign-on\" >> role=button[name=\"Sign in\"]"},"expect":{"visible":"text=\"Password accepted\""}}]"#,
+    )
+}
+
 #[test]
 fn a_form_in_a_cross_origin_frame_is_filled_submitted_and_verified_inside_it() {
     let sites = Sites::start();
@@ -80,26 +109,9 @@ fn a_form_in_a_cross_origin_frame_is_filled_submitted_and_verified_inside_it() {
 #[test]
 fn a_frame_inside_a_frame_of_another_origin_is_reached_and_clicked_at_the_right_point() {
     let sites = Sites::start();
-    // The shop (127.0.0.1) holds a wallet frame (localhost) that holds a card form back from
-    // 127.0.0.1: each frame of another origin than its parent's.
-    let inner = format!("{}card.html", sites.shop.base);
-    let start = format!(
-        "/shop.html?nest={}/nest.html%3Finner%3D{}",
-        sites.other_origin(),
-        inner.replace(':', "%3A").replace('/', "%2F")
-    );
-    let p = plan(
-        &start,
-        r#"[
-          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Wallet\" >> frame=title=\"Inner card\" >> label=\"Name on card\""},"value":"Grace"},
-          {"id":"a3","type":"fill","target":{"selector":"frame=title=\"Inner card\" >> label=\"Card number\""},"value":"5555555555554444"},
-          {"id":"a4","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
-           "expect":{"visible":"frame=title=\"Inner card\" >> text=\"Paid by Grace, card ending 4444\""}}
-        ]"#,
-    );
+    let p = nested_plan(&sites);
     let x = block_on(Run::new(&sites.shop.base).exec(browser(), &p));
-    // The click (a4) lands on the innermost frame's button only if both frames' offsets were
-    // added; `frame=title="Inner card"` is found in the wallet frame's realm.
+    // `frame=title="Inner card"` (a2) is found in the wallet frame's realm.
     assert_passed(&x, "the nested card frame");
 }
 
@@ -148,11 +160,7 @@ fn a_frame_step_that_finds_no_frame_finds_nothing() {
 /// frame's origin or not; then, in the same page, checks what the frame's password field holds.
 fn sign_on(list_the_frames_origin: bool) -> (Execution, Execution) {
     let sites = Sites::start();
-    let p = plan(
-        &sites.start_url(&["signon"]),
-        r#"[{"id":"a1","type":"fill","target":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\""},"value_ref":"SIGNON_PASSWORD"},
-            {"id":"a2","type":"click","target":{"selector":"frame=title=\"Sign-on\" >> role=button[name=\"Sign in\"]"},"expect":{"visible":"text=\"Password accepted\""}}]"#,
-    );
+    let p = signon_plan(&sites);
     let empty = plan(
         "/",
         r#"[{"id":"b1","type":"wait_for","target":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\""},
@@ -271,20 +279,7 @@ fn frames_out_of_process_in_an_attached_browser_are_reached_the_same_way() {
     );
     // A frame of the shop's own site inside one of another: back in the page's process or in
     // a third, clicked at the right point through both offsets.
-    let inner = format!("{}card.html", sites.shop.base);
-    let nested = plan(
-        &format!(
-            "/shop.html?nest={}/nest.html%3Finner%3D{}",
-            sites.other_origin(),
-            inner.replace(':', "%3A").replace('/', "%2F")
-        ),
-        r#"[
-          {"id":"a1","type":"fill","target":{"selector":"frame=title=\"Wallet\" >> frame=title=\"Inner card\" >> label=\"Name on card\""},"value":"Grace"},
-          {"id":"a2","type":"fill","target":{"selector":"frame=title=\"Inner card\" >> label=\"Card number\""},"value":"5555555555554444"},
-          {"id":"a3","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},
-           "expect":{"visible":"frame=title=\"Inner card\" >> text=\"Paid by Grace, card ending 4444\""}}
-        ]"#,
-    );
+    let nested = nested_plan(&sites);
     let covered = plan(
         &format!("{}&cover=1", sites.start_url(&["card"])),
         r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},"expect":{"visible":"text=\"never\""}}]"#,
@@ -323,11 +318,7 @@ fn frames_out_of_process_in_an_attached_browser_are_reached_the_same_way() {
         let f = x.failure.expect("a covered frame must not be clicked");
         assert_eq!(f.class, FailureClass::NotActionable, "{}", f.message);
         // A credential goes into the frame only when its account lists the frame's origin.
-        let signon = plan(
-            &sites.start_url(&["signon"]),
-            r#"[{"id":"a1","type":"fill","target":{"selector":"frame=title=\"Sign-on\" >> label=\"Password\""},"value_ref":"SIGNON_PASSWORD"},
-                {"id":"a2","type":"click","target":{"selector":"frame=title=\"Sign-on\" >> role=button[name=\"Sign in\"]"},"expect":{"visible":"text=\"Password accepted\""}}]"#,
-        );
+        let signon = signon_plan(&sites);
         let mut run = Run::new(&sites.shop.base);
         run.secrets
             .insert("SIGNON_PASSWORD".into(), "s3cret-pass".into());
