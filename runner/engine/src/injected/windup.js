@@ -35,7 +35,8 @@
 //   observe({limit, words, origins}) → {url, title, items: [{selector, role, name, tag, control, score,
 //                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
 //                                  counts: {role: n}, total}: visible controls and texts in document
-//                                  order, the task's and the viewport's first when over the limit
+//                                  order, the task's and the viewport's first when over the limit; a file input hidden
+//                                  behind its visible label is listed as the input, where the label is
 //   signature()                 → ["tag|role|type", …]
 //   inventory(limit)            → {tokens: signature(), controls: [[role, name], …] (≤ limit), title}
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
