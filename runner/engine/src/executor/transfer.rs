@@ -215,7 +215,12 @@ pub fn upload_file_names(root: &Path) -> Vec<String> {
         .filter_map(Result::ok)
         .filter(|e| e.path().is_file())
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| file_name_problem(n).is_none() && !n.starts_with('.'))
+        // A name is a line of the prompt: one that could break the line is not offered.
+        .filter(|n| {
+            file_name_problem(n).is_none()
+                && !n.starts_with('.')
+                && !n.chars().any(char::is_control)
+        })
         .collect();
     names.sort();
     names.truncate(MAX_UPLOAD_FILES);
@@ -369,7 +374,7 @@ mod tests {
         assert!(upload_file_names(root.path()).is_empty());
         let dir = root.path().join(Layout::FILES_DIR);
         std::fs::create_dir_all(dir.join("sub")).unwrap();
-        for n in ["b.png", "a.txt", ".hidden"] {
+        for n in ["b.png", "a.txt", ".hidden", "x\nFILES: y"] {
             std::fs::write(dir.join(n), b"x").unwrap();
         }
         assert_eq!(upload_file_names(root.path()), ["a.txt", "b.png"]);
