@@ -16,4 +16,4 @@ pub use context::{ExecContext, Screenshots, Trace, Transfers};
 pub use outcome::{Captured, Execution, Failure, FrameShot};
 pub use steps::{execute, execute_steps};
 pub use trace::{FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRACE_BYTES};
-pub use transfer::missing_upload_files;
+pub use transfer::{MAX_UPLOAD_FILES, missing_upload_files, upload_file_names};

@@ -201,6 +201,32 @@ pub(crate) fn upload_paths(files_dir: &Path, names: &[String]) -> Result<Vec<Pat
     Ok(out)
 }
 
+/// At most this many file names are offered to the planner.
+pub const MAX_UPLOAD_FILES: usize = 50;
+
+/// The names of the files an upload may set: the plain files directly in the project's
+/// `e2e/files/` whose names an upload accepts, sorted, at most [`MAX_UPLOAD_FILES`]. Names
+/// only: a file's contents never reach a prompt. None when the folder is missing.
+pub fn upload_file_names(root: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root.join(Layout::FILES_DIR)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        // A name is a line of the prompt: one that could break the line is not offered.
+        .filter(|n| {
+            file_name_problem(n).is_none()
+                && !n.starts_with('.')
+                && !n.chars().any(char::is_control)
+        })
+        .collect();
+    names.sort();
+    names.truncate(MAX_UPLOAD_FILES);
+    names
+}
+
 /// Every upload file a plan's steps name that is not in the project's files folder, as input
 /// errors (`prefix`: the steps' place in `file`, `plan.` in a cache entry): checked before a
 /// plan runs, so a missing file is bad input, not a failed scenario.
@@ -340,6 +366,18 @@ mod tests {
         assert_eq!(safe_name(".bashrc"), "bashrc");
         assert_eq!(safe_name(""), "download");
         assert_eq!(safe_name("C:\\x\\report.csv"), "report.csv");
+    }
+
+    #[test]
+    fn the_planner_is_offered_the_names_of_plain_files_sorted() {
+        let root = tempfile::tempdir().unwrap();
+        assert!(upload_file_names(root.path()).is_empty());
+        let dir = root.path().join(Layout::FILES_DIR);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        for n in ["b.png", "a.txt", ".hidden", "x\nFILES: y"] {
+            std::fs::write(dir.join(n), b"x").unwrap();
+        }
+        assert_eq!(upload_file_names(root.path()), ["a.txt", "b.png"]);
     }
 
     #[test]

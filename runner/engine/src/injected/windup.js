@@ -35,7 +35,8 @@
 //   observe({limit, words, origins}) → {url, title, items: [{selector, role, name, tag, control, score,
 //                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
 //                                  counts: {role: n}, total}: visible controls and texts in document
-//                                  order, the task's and the viewport's first when over the limit
+//                                  order, the task's and the viewport's first when over the limit; a file input hidden
+//                                  behind its visible label is listed as the input, where the label is
 //   signature()                 → ["tag|role|type", …]
 //   inventory(limit)            → {tokens: signature(), controls: [[role, name], …] (≤ limit), title}
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
@@ -2944,6 +2945,13 @@ if (!window.__windup) {
           return;
         }
         if (block && composedContains(block, el)) return;
+        // A file input hidden behind its styled label is listed as the input, where the label
+        // is: the label is what a person clicks, the input what an upload sets.
+        if (htmlTag(el) === 'label' && isHiddenFileInput(el.control, ctx)) {
+          control = el;
+          found.push({ el: el.control, control: true, label: el });
+          return;
+        }
         if (!hasOwnText(el)) return;
         if (htmlTag(el) === 'label' && el.control) return; // its control carries the words
         // A click on a text holding a link off the app would follow it: such texts are left out.
@@ -2967,8 +2975,9 @@ if (!window.__windup) {
         f.index = i;
         f.role = roleOf(f.el, ctx);
         f.name = f.control ? accessibleName(f.el, ctx) : f.text;
-        f.context = contextOf(f.el, ctx);
-        f.score = (inView(f.el) ? 4 : 0) + (f.control ? 2 : 0) + 3 * overlap(f.name + ' ' + (f.context || ''));
+        if (f.label && !f.name) f.name = normText(f.label, ctx);
+        f.context = contextOf(f.label || f.el, ctx);
+        f.score = (inView(f.label || f.el) ? 4 : 0) + (f.control ? 2 : 0) + 3 * overlap(f.name + ' ' + (f.context || ''));
       });
       let chosen = found;
       if (found.length > limit) {
@@ -2981,7 +2990,8 @@ if (!window.__windup) {
       const items = chosen.map((f) => {
         const el = f.el;
         const tag = htmlTag(el);
-        const item = { role: f.role || null, name: truncate(f.name || '', f.control ? 120 : 100), tag: el.localName, control: f.control, score: f.score, selector: selectorFor(el, ctx, index, budget) };
+        const selector = f.label ? hiddenFileSelector(el, f.label, ctx, index, budget) : selectorFor(el, ctx, index, budget);
+        const item = { role: f.role || null, name: truncate(f.name || '', f.control ? 120 : 100), tag: el.localName, control: f.control, score: f.score, selector };
         if (f.context) item.context = f.context;
         if (!f.control) return item;
         if (tag === 'a' && el.href) item.href = String(el.href);
@@ -3000,6 +3010,24 @@ if (!window.__windup) {
         return item;
       });
       return { url: documentUrl(), title: document.title || '', items, counts, total: found.length };
+    }
+
+    /** Whether `el` is an `<input type=file>` a person cannot see (behind its label). */
+    function isHiddenFileInput(el, ctx) {
+      return !!el && htmlTag(el) === 'input' && inputType(el) === 'file' && !isVisible(el, ctx);
+    }
+
+    /**
+     * A selector for a hidden file input that `fileInput` resolves to it: `label="…"` when
+     * that matches it alone, else its visible label's own selector (a label stands for its
+     * control there).
+     */
+    function hiddenFileSelector(input, label, ctx, index, budget) {
+      for (const lt of labelTexts(input, ctx)) {
+        const all = resolve([{ kind: 'label', value: lt, exact: true }], ctx);
+        if (all.length === 1 && all[0] === input) return 'label=' + quoteValue(lt);
+      }
+      return selectorFor(label, ctx, index, budget);
     }
 
     function signature() {

@@ -1,7 +1,8 @@
 //! The JSON Schema a planning call asks the model to answer in, built for the one observation
 //! it is shown: a step's target can only be one of the refs just observed, a proof only one of
 //! the facts listed, a `value_ref` only a credential the plan may use, a `use` only an existing
-//! fragment that starts on this page. Providers that enforce the schema (OpenAI strict, Gemini, llama.cpp's grammar)
+//! fragment that starts on this page, an upload's `files` only names in the project's
+//! `e2e/files/` (and no `upload` at all when it holds none). Providers that enforce the schema (OpenAI strict, Gemini, llama.cpp's grammar)
 //! cannot write anything else; the answer is still checked in full (`check`).
 
 use serde_json::{Value, json};
@@ -11,7 +12,8 @@ pub(super) const MAX_STEPS: usize = 12;
 
 /// The step types an answer may use. `wait_for` is left to postconditions, which wait.
 pub(super) const STEP_TYPES: &[&str] = &[
-    "goto", "click", "hover", "check", "uncheck", "fill", "select", "press", "use",
+    "goto", "click", "hover", "check", "uncheck", "fill", "select", "press", "use", "upload",
+    "download",
 ];
 
 /// What one call may name.
@@ -24,6 +26,8 @@ pub(super) struct Choices<'a> {
     pub(super) credentials: &'a [String],
     /// The fragments' ids.
     pub(super) fragments: &'a [String],
+    /// The names of the files in the project's `e2e/files/` an upload may set.
+    pub(super) files: &'a [String],
 }
 
 /// The schema of a planning answer: `proofs` (when facts are listed), `actions`, `complete`.
@@ -33,6 +37,7 @@ pub(super) fn plan_schema(c: &Choices<'_>) -> Value {
         .iter()
         .copied()
         .filter(|t| *t != "use" || !c.fragments.is_empty())
+        .filter(|t| *t != "upload" || !c.files.is_empty())
         .filter(|t| !needs_target(t) || !c.refs.is_empty())
         .collect();
     step.insert("type".into(), json!({"type": "string", "enum": types}));
@@ -58,6 +63,17 @@ pub(super) fn plan_schema(c: &Choices<'_>) -> Value {
     step.insert("url".into(), json!({"type": "string"}));
     if !c.fragments.is_empty() {
         step.insert("use".into(), json!({"type": "string", "enum": c.fragments}));
+    }
+    if !c.files.is_empty() {
+        step.insert(
+            "files".into(),
+            json!({
+                "type": "array",
+                "minItems": 1,
+                "maxItems": c.files.len(),
+                "items": {"type": "string", "enum": c.files}
+            }),
+        );
     }
     let mut properties = serde_json::Map::new();
     let mut required = vec!["actions", "complete"];
@@ -127,6 +143,7 @@ mod tests {
             facts: 0,
             credentials: &[],
             fragments: &[],
+            files: &[],
         });
         let v = validator(&schema);
         let answer = |target: Value| json!({"actions": [{"type": "click", "target": target}], "complete": true});
@@ -153,6 +170,7 @@ mod tests {
             facts: 3,
             credentials: &creds,
             fragments: &[],
+            files: &[],
         }));
         let fill = |proofs: Value, value_ref: &str| json!({"proofs": proofs, "actions": [{"type": "fill", "target": {"ref": "e1"}, "value_ref": value_ref}], "complete": false});
         assert!(v.is_valid(&fill(json!([1, 3]), "ADMIN_PASSWORD")));
@@ -161,5 +179,47 @@ mod tests {
         let close = validator(&proof_schema(2));
         assert!(close.is_valid(&json!({"proofs": [2]})));
         assert!(!close.is_valid(&json!({"proofs": [0]})));
+    }
+
+    #[test]
+    fn upload_is_offered_only_with_files_and_names_only_them() {
+        let refs = ["e1".to_string()];
+        let choices = |files| Choices {
+            refs: &refs,
+            facts: 0,
+            credentials: &[],
+            fragments: &[],
+            files,
+        };
+        let upload = |files: Value| json!({"actions": [{"type": "upload", "target": {"ref": "e1"}, "files": files}], "complete": true});
+        let download =
+            json!({"actions": [{"type": "download", "target": {"ref": "e1"}}], "complete": true});
+        let none = plan_schema(&choices(&[]));
+        let types = &none["properties"]["actions"]["items"]["properties"]["type"]["enum"];
+        assert!(
+            !types.as_array().unwrap().contains(&json!("upload")),
+            "{types}"
+        );
+        assert!(
+            types.as_array().unwrap().contains(&json!("download")),
+            "{types}"
+        );
+        let v = validator(&none);
+        assert!(!v.is_valid(&upload(json!(["invoice.txt"]))));
+        assert!(v.is_valid(&download));
+        let files = ["invoice.txt".to_string(), "photo.png".to_string()];
+        let v = validator(&plan_schema(&choices(&files)));
+        assert!(v.is_valid(&upload(json!(["invoice.txt"]))));
+        assert!(v.is_valid(&upload(json!(["invoice.txt", "photo.png"]))));
+        assert!(!v.is_valid(&upload(json!(["secret.pdf"]))));
+        assert!(!v.is_valid(&upload(json!(["../windup.toml"]))));
+        assert!(!v.is_valid(&upload(json!([]))));
+        assert!(v.is_valid(&download));
+        // Without refs there is nothing to upload to or download from.
+        let v = validator(&plan_schema(&Choices {
+            refs: &[],
+            ..choices(&files)
+        }));
+        assert!(!v.is_valid(&download));
     }
 }

@@ -2,7 +2,8 @@
 //! model was shown, turned into that element's selector; every proof a listed fact), sanitized,
 //! then validated (JSON Schema, the plan's semantic rules, the trust boundary every plan passes
 //! (known credential names, the app's origins), then the planner's own: prefixed selectors,
-//! existing fragments, used only on a page their start matches). A plan is data; nothing here ever runs it.
+//! existing fragments, used only on a page their start matches, upload files that are in
+//! `e2e/files/`). A plan is data; nothing here ever runs it.
 
 use std::collections::BTreeSet;
 
@@ -29,6 +30,8 @@ pub struct Rules<'a> {
     pub observation: &'a Observation,
     /// How many facts the prompt listed: proofs are numbers from 1 to this.
     pub facts: usize,
+    /// The files in the project's `e2e/files/`: an upload's `files` must name only these.
+    pub files: &'a [String],
 }
 
 /// The steps of one accepted answer.
@@ -121,6 +124,21 @@ fn own_rules(i: usize, a: &Action, rules: &Rules<'_>) -> Vec<String> {
             out.push(format!(
                 "actions[{i}].{field}: `{s}` does not start with an engine (fix: write role=…, text=…, label=…, placeholder=…, testid=… or css=… in every part of the chain)"
             ));
+        }
+    }
+    if a.kind == windup_model::ActionType::Upload {
+        for (k, name) in a.files.iter().flatten().enumerate() {
+            if !rules.files.contains(name) {
+                out.push(format!(
+                    "actions[{i}].files[{k}]: `{name}` is not in {}/ (fix: name only files listed in FILES{})",
+                    windup_model::plan::FILES_DIR,
+                    if rules.files.is_empty() {
+                        ", which is empty: there is nothing to upload".to_string()
+                    } else {
+                        format!(": {}", rules.files.join(", "))
+                    }
+                ));
+            }
         }
     }
     out.extend(
@@ -308,6 +326,13 @@ fn misfit(kind: &str, item: &Item) -> Option<&'static str> {
                 && !checkable
                 && !matches!(input, "button" | "submit" | "reset" | "image" | "file"));
     let list = matches!(role, "combobox" | "listbox") || item.tag == "select";
+    let file = item.tag == "input" && input == "file";
+    // What starts a download: a link, or a button-like control that is not a file input.
+    let clickable = item.control
+        && !file
+        && (matches!(role, "link" | "button" | "menuitem")
+            || matches!(item.tag.as_str(), "a" | "button")
+            || item.tag == "input" && matches!(input, "button" | "submit" | "image"));
     match kind {
         "check" | "uncheck" if !checkable => Some(
             "check and uncheck tick a checkbox or radio; they never verify (fix: leave the outcome to WHAT CHANGED, or target a checkbox)",
@@ -316,6 +341,12 @@ fn misfit(kind: &str, item: &Item) -> Option<&'static str> {
         "select" if !list => {
             Some("select chooses an option of a list box (fix: target a list box)")
         }
+        "upload" if !file => {
+            Some("upload sets files on a file input (fix: target an element listed with type=file)")
+        }
+        "download" if !clickable => Some(
+            "download clicks the link or button that starts a download (fix: target that link or button)",
+        ),
         _ => None,
     }
 }
@@ -410,6 +441,7 @@ fn sanitize(value: Value, rules: &Rules<'_>) -> Result<(Vec<Value>, bool), Vec<S
             "use" => kind == "use",
             "value" => kind == "fill" || kind == "select",
             "value_ref" => kind == "fill",
+            "files" => kind == "upload",
             "target" => !matches!(kind.as_str(), "goto" | "use"),
             _ => true,
         };
@@ -549,6 +581,7 @@ mod tests {
             taken_ids: BTreeSet::new(),
             observation: &page,
             facts,
+            files: &[],
         };
         accept(text, &stub(), &rules)
     }
@@ -627,6 +660,7 @@ mod tests {
             taken_ids: BTreeSet::new(),
             observation: &page,
             facts: 0,
+            files: &[],
         };
         let answer = json!({"actions": [{"type": "fill", "target": {"ref": "e1"}, "value": "x"}], "complete": true});
         let seg = accept(&answer.to_string(), &stub(), &rules).unwrap();
@@ -706,6 +740,7 @@ mod tests {
             taken_ids: ["a1".to_string(), "a2".to_string()].into(),
             observation: &page,
             facts: 0,
+            files: &[],
         };
         let next =
             json!({"actions": [{"type": "click", "target": {"ref": "e2"}}], "complete": false})
@@ -723,5 +758,85 @@ mod tests {
                 .contains("would have 501 steps, over the limit of 500"),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn uploads_name_listed_files_on_file_inputs_and_downloads_click_links() {
+        let mut page = page();
+        page.items.push(Item {
+            selector: "label=\"Invoice\"".into(),
+            role: Some("button".into()),
+            name: "Invoice".into(),
+            tag: "input".into(),
+            input_type: Some("file".into()),
+            ..page.items[1].clone()
+        });
+        page.items.push(Item {
+            selector: "role=link[name=\"Report\"]".into(),
+            role: Some("link".into()),
+            name: "Report".into(),
+            tag: "a".into(),
+            ..page.items[1].clone()
+        });
+        let boundary = boundary(&[]);
+        let files = ["invoice.txt".to_string()];
+        let rules = Rules {
+            boundary: &boundary,
+            fragments: &Fragments::default(),
+            taken_ids: BTreeSet::new(),
+            observation: &page,
+            facts: 0,
+            files: &files,
+        };
+        let answer = |a: Value| json!({"actions": a, "complete": true}).to_string();
+        let seg = accept(
+            &answer(json!([
+                {"type": "upload", "target": {"ref": "e3"}, "files": ["invoice.txt"], "value": "x"},
+                {"type": "download", "target": {"ref": "e4"}, "files": ["invoice.txt"]}
+            ])),
+            &stub(),
+            &rules,
+        )
+        .unwrap();
+        assert_eq!(seg.actions[0].files, Some(vec!["invoice.txt".to_string()]));
+        assert_eq!(seg.actions[0].value, None);
+        assert_eq!(seg.actions[1].files, None);
+        assert_eq!(
+            seg.actions[0].target.as_ref().unwrap().selector,
+            "label=\"Invoice\""
+        );
+        let err = accept(
+            &answer(json!([
+                {"type": "upload", "target": {"ref": "e3"}, "files": ["invoice.txt", "secret.pdf"]}
+            ])),
+            &stub(),
+            &rules,
+        )
+        .unwrap_err()
+        .join("\n");
+        assert!(
+            err.contains("actions[0].files[1]: `secret.pdf` is not in e2e/files/ (fix: name only files listed in FILES: invoice.txt)"),
+            "{err}"
+        );
+        let err = accept(
+            &answer(json!([
+                {"type": "upload", "target": {"ref": "e3"}, "files": ["invoice.txt"]},
+                {"type": "upload", "target": {"ref": "e2"}, "files": ["invoice.txt"]},
+                {"type": "download", "target": {"ref": "e1"}},
+                {"type": "download", "target": {"ref": "e3"}}
+            ])),
+            &stub(),
+            &rules,
+        )
+        .unwrap_err()
+        .join("\n");
+        assert!(
+            err.contains(
+                "actions[1]: `upload` on e2 (button \"Go\"): upload sets files on a file input"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("actions[2]: `download` on e1"), "{err}");
+        assert!(err.contains("actions[3]: `download` on e3"), "{err}");
     }
 }

@@ -43,6 +43,8 @@ pub(crate) struct Project<'a> {
     pub fragments: &'a Fragments,
     pub secrets: &'a ProjectSecrets,
     pub budget: &'a Budget,
+    /// The names of the files in `e2e/files/` an upload may set (names only, never contents).
+    pub files: &'a [String],
 }
 
 /// Why planning gave up.
@@ -110,11 +112,12 @@ impl Planner {
             taken_ids: ask.done.iter().map(|a| a.id.clone()).collect(),
             observation: ask.page,
             facts,
+            files: project.files,
         };
         // Credential values never reach a prompt, even when the page shows one in a field.
         let user = project
             .secrets
-            .redact(&prompt::user_message(ask, &credentials));
+            .redact(&prompt::user_message(ask, &credentials, project.files));
         let system = prompt::SYSTEM.to_string();
         // Only the fragments that start on this page may be named.
         let fragments = project.fragments.usable_on(&page_path(&ask.page.url));
@@ -123,6 +126,7 @@ impl Planner {
             facts,
             credentials: &allowed.iter().cloned().collect::<Vec<_>>(),
             fragments: &fragments,
+            files: project.files,
         });
         let mut rejected: Vec<String> = Vec::new();
         spend.own_ms += own.elapsed().as_millis() as u64;

@@ -21,6 +21,8 @@ Steps:
 - press {key, target?}: a key such as "Enter", "Tab", "Escape"
 - goto {url}: a path on the app such as "/login"
 - use {use}: a fragment from FRAGMENTS
+- upload {target, files}: attach files named in FILES to a file input (listed with type=file)
+- download {target}: click the link or button that downloads a file; the file is checked
 Plan the steps whose targets are in ELEMENTS. "complete": true when they finish the task; false when it goes on with elements not shown yet (a dialog, a new row, another page): you will see the page again.
 WHAT CHANGED lists, numbered, what your previous steps changed. "proofs": the numbers of the facts showing those steps did their part.
 Example, for "send the message "hi"" with e3 textbox "Message": {"actions": [{"type": "fill", "target": {"ref": "e3"}, "value": "hi"}, {"type": "press", "key": "Enter", "target": {"ref": "e3"}}], "complete": true}
@@ -106,7 +108,7 @@ pub(super) const CLOSE: &str = "</untrusted_page_content>";
 
 /// The user message: the task, what is known, then the page (and what the last steps changed)
 /// as untrusted data.
-pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)]) -> String {
+pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], files: &[String]) -> String {
     let s = ask.scenario;
     let mut out = task_lines(s);
     if !credentials.is_empty() {
@@ -115,6 +117,10 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)]) -> String {
             let _ = write!(out, " {what}={env}");
         }
         out.push('\n');
+    }
+    if !files.is_empty() {
+        // Names from the project's own folder, not the page: outside the untrusted block.
+        let _ = writeln!(out, "FILES (for upload): {}", files.join(", "));
     }
     if !ask.fragments.is_empty() {
         out.push_str("FRAGMENTS:\n");

@@ -116,6 +116,7 @@ impl Runner {
             fragments: &fragments,
             secrets: &secrets,
             budget: &self.budget,
+            files: &[],
         };
         let mut spend = Spend::default();
         let started = OffsetDateTime::now_utc();

@@ -48,6 +48,7 @@ impl Runner {
             fragments,
             secrets: &self.secrets,
             budget: &self.budget,
+            files: &[],
         };
         let results: Vec<&ScenarioResult> = failed.iter().map(|&i| &outcomes[i].result).collect();
         let mut spend = Spend::default();

@@ -28,6 +28,7 @@ impl Runner {
             fragments,
             secrets: &self.secrets,
             budget: &self.budget,
+            files: &[],
         };
         for o in outcomes
             .iter_mut()

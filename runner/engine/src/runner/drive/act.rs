@@ -279,6 +279,7 @@ impl Drive {
                 .collect::<BTreeSet<_>>(),
             observation: shown,
             facts: 0,
+            files: &crate::executor::upload_file_names(&self.runner.config.root),
         };
         let segment = check::accept(&step.answer().to_string(), &stub, &rules)
             .map_err(|problems| DriveError(problems.join("\n")))?;

@@ -1,9 +1,11 @@
 //! The steps a planning has run, each with the facts it changed, and how each gets its
 //! postcondition: a fact the model picked by number, one the task's quoted words name, else
 //! the engine's own pick among the step's facts. A step whose page did not change gets none;
-//! only a last step that changed nothing visible is given its own target as the check.
+//! only a last step that changed nothing visible is given its own target as the check. A
+//! download is checked on its file: named as the one planning saw, any number in the name
+//! free to change (a date, an id), and not empty.
 
-use windup_model::{Action, Expect};
+use windup_model::{Action, DownloadExpect, Expect};
 
 use crate::planner::facts::{self, Fact, FactKind, StepFacts};
 
@@ -130,4 +132,52 @@ pub(super) fn finish(steps: &mut [Planned]) -> Vec<Action> {
         out.push(action);
     }
     out
+}
+
+/// A download's check from the file planning downloaded: its name as a glob where each run of
+/// digits is `*` (`report-2026-12-02.csv` → `report-*-*-*.csv`) and glob characters match any
+/// one character, and at least one byte when it had any.
+pub(super) fn download_expect(name: &str, size: u64) -> DownloadExpect {
+    let mut glob = String::new();
+    for c in name.chars() {
+        if c.is_ascii_digit() {
+            if !glob.ends_with('*') {
+                glob.push('*');
+            }
+        } else if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '!') {
+            glob.push('?');
+        } else {
+            glob.push(c);
+        }
+    }
+    DownloadExpect {
+        name: (!glob.is_empty() && glob.len() <= 255).then_some(glob),
+        min_size: (size > 0).then_some(1),
+        ..DownloadExpect::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_download_is_expected_by_its_name_with_numbers_free_and_not_empty() {
+        let e = download_expect("report-2026-12-02.csv", 8);
+        assert_eq!(e.name.as_deref(), Some("report-*-*-*.csv"));
+        assert_eq!((e.min_size, e.size, e.max_size), (Some(1), None, None));
+        let glob = globset::Glob::new(e.name.as_deref().unwrap())
+            .unwrap()
+            .compile_matcher();
+        assert!(glob.is_match("report-2027-01-15.csv"));
+        assert!(!glob.is_match("invoice-2027-01-15.csv"));
+        assert_eq!(download_expect("export.json", 0).min_size, None);
+        assert_eq!(
+            download_expect("a*[1].csv", 3).name.as_deref(),
+            Some("a??*?.csv")
+        );
+        // A glob character matches itself too.
+        let odd = globset::Glob::new("a??*?.csv").unwrap().compile_matcher();
+        assert!(odd.is_match("a*[12].csv"));
+    }
 }

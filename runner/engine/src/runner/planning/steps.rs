@@ -119,11 +119,13 @@ impl Runner {
         };
         let miss = windup_model::CacheOutcome::Miss;
         let settings = planner.settings();
+        let files = crate::executor::upload_file_names(&self.config.root);
         let project = Project {
             boundary: self.boundary(),
             fragments: shared.fragments,
             secrets: &self.secrets,
             budget: &self.budget,
+            files: &files,
         };
         let base = self.boundary().base_url().clone();
         let stop = |stop: Stop| stop.result(&scenario.id, miss);
@@ -184,6 +186,17 @@ impl Runner {
                     failure = Some((action.clone(), execution));
                     break;
                 }
+                let mut action = action.clone();
+                // What the download was is its check on the next run.
+                if let Some(d) = execution
+                    .actions
+                    .iter()
+                    .rev()
+                    .find_map(|r| r.download.as_ref())
+                {
+                    let expect = action.expect.get_or_insert_with(Default::default);
+                    expect.download = Some(proofs::download_expect(&d.name, d.size));
+                }
                 ran.extend(execution.actions);
                 page = self
                     .observe(session, &scenario.task, phases)
@@ -199,7 +212,7 @@ impl Runner {
                 let changed = facts::holding(session, changed, &base).await;
                 pending.push(steps.len());
                 steps.push(Planned {
-                    action: action.clone(),
+                    action,
                     facts: changed,
                     picked: Vec::new(),
                     engine_chosen: false,

@@ -67,7 +67,13 @@ impl Runner {
             Ok(p) => p,
             Err(m) => return failed(&scenario.id, cache_outcome, FailureClass::PlanRejected, m),
         };
-        if let Some(expect) = plan.actions.last().and_then(|a| a.expect.as_ref()) {
+        // A download's own check was its file, seen as the step ran.
+        if let Some(expect) = plan
+            .actions
+            .last()
+            .and_then(|a| a.expect.as_ref())
+            .filter(|e| e.has_page_checks())
+        {
             let holds = match Check::compile(expect) {
                 Ok(check) => check
                     .wait(

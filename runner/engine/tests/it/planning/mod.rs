@@ -16,3 +16,4 @@ mod security;
 mod setups;
 mod suites;
 pub(crate) mod support;
+mod transfers;
