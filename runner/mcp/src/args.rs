@@ -51,6 +51,15 @@ pub(crate) struct SelectArgs {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct UploadArgs {
+    /// The file input's ref from the last observation (`e3`).
+    #[serde(rename = "ref")]
+    pub target: String,
+    /// Names of files in the project's `e2e/files/` folder (`invoice.pdf`), at least one.
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct PressArgs {
     /// The key: `Enter`, `Tab`, `Escape`, `ArrowDown`, a character…
     pub key: String,

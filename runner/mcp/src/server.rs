@@ -11,12 +11,12 @@ use windup_engine::runner::drive::{DriveError, Step, StepKind};
 
 use crate::args::{
     ExpectArgs, FillArgs, ObserveArgs, OpenArgs, PressArgs, RecallArgs, RecordArgs, RefArgs,
-    SaveArgs, SelectArgs,
+    SaveArgs, SelectArgs, UploadArgs,
 };
 
 /// How the server introduces itself to the agent.
 const INSTRUCTIONS: &str = "Windup drives the app under test in Chromium and turns what you do into an end-to-end test that replays with no LLM. \
-Work like this: browser_open a page of the app; read the ELEMENTS it lists, each with a ref (e1, e2...); act with click, fill, select, check, uncheck, press or hover on a ref from the LAST page shown (refs change after every step); \
+Work like this: browser_open a page of the app; read the ELEMENTS it lists, each with a ref (e1, e2...); act with click, fill, select, check, uncheck, press, hover, upload or download on a ref from the LAST page shown (refs change after every step); \
 after a step, WHAT CHANGED lists numbered facts: call expect with the numbers that prove the step worked (or an element that must be visible or hidden); \
 when the flow is done, save_scenario with an id and a plain-language task: Windup replays it from a fresh browser context and caches it only if that passes. \
 Credentials go only by value_ref (an ENV name from e2e/manifest.yaml), never as values. \
@@ -72,6 +72,7 @@ fn on(kind: StepKind, target: Option<String>) -> Step {
         value_ref: None,
         key: None,
         url: None,
+        files: Vec::new(),
     }
 }
 
@@ -144,6 +145,22 @@ impl WindupMcp {
         let mut step = on(StepKind::Press, args.target);
         step.key = Some(args.key);
         self.step(step).await
+    }
+
+    #[tool(
+        description = "Set files on the file input with this ref: names of files in the project's e2e/files/ folder (nothing else can be uploaded)."
+    )]
+    async fn upload(&self, Parameters(args): Parameters<UploadArgs>) -> CallToolResult {
+        let mut step = on(StepKind::Upload, Some(args.target));
+        step.files = args.files;
+        self.step(step).await
+    }
+
+    #[tool(
+        description = "Click the link or button with this ref and wait for the file it downloads; it is saved under the run, and its name (numbers free) and a non-empty size become the step's check."
+    )]
+    async fn download(&self, Parameters(args): Parameters<RefArgs>) -> CallToolResult {
+        self.step(on(StepKind::Download, Some(args.target))).await
     }
 
     #[tool(

@@ -378,3 +378,62 @@ fn select_uncheck_hover_and_click_are_grounded_and_replay_like_the_rest() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(report(&root.join("r.json"))["scenarios"][0]["llm_calls"], 0);
 }
+
+#[test]
+fn upload_and_download_are_grounded_and_the_saved_scenario_replays_them() {
+    let app = crate::transfers::files_app();
+    let dir = crate::transfers::project("accounts: {}\n");
+    let root = dir.path();
+    std::fs::write(
+        root.join("windup.toml"),
+        format!("base_url = \"{}\"\n", app.base),
+    )
+    .unwrap();
+    let mut mcp = Client::start(root, &[]);
+    let page = mcp.ok("browser_open", json!({"url": "/upload.html"}));
+    let input = ref_of(&page, &["Invoice"]);
+    // Only files of e2e/files/ can be uploaded; the refusal names the ones there.
+    let (text, error) = mcp.tool("upload", json!({"ref": input, "files": ["secret.pdf"]}));
+    assert!(
+        error && text.contains("secret.pdf") && text.contains("invoice.txt"),
+        "{text}"
+    );
+    let after = mcp.ok("upload", json!({"ref": input, "files": ["invoice.txt"]}));
+    let n = fact_of(&after, &["invoice.txt (13 bytes): hello, upload"]);
+    mcp.ok("expect", json!({"facts": [n]}));
+    let page = mcp.ok("browser_open", json!({"url": "/download.html"}));
+    let link = ref_of(&page, &["link", "Report"]);
+    let done = mcp.ok("download", json!({"ref": link}));
+    assert!(
+        done.contains("report-2026.csv (8 bytes)") && done.contains("report-*.csv"),
+        "{done}"
+    );
+    mcp.ok(
+        "save_scenario",
+        json!({"id": "files", "task": "Upload the invoice, then download the report"}),
+    );
+    mcp.close();
+    let cached = std::fs::read_to_string(root.join("e2e/.windup/cache/files.json")).unwrap();
+    for part in [
+        "\"type\": \"upload\"",
+        "\"invoice.txt\"",
+        "\"type\": \"download\"",
+        "\"name\": \"report-*.csv\"",
+    ] {
+        assert!(cached.contains(part), "{part}: {cached}");
+    }
+    let out = windup(root, &["run", "files", "--report", "json=r.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let r = report(&root.join("r.json"));
+    assert_eq!(r["scenarios"][0]["llm_calls"], 0);
+    let saved = r["scenarios"][0]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|a| a["download"]["path"].as_str())
+        .expect("the replay saved the download");
+    assert_eq!(
+        std::fs::read_to_string(root.join(saved)).unwrap(),
+        "a,b\n1,2\n"
+    );
+}

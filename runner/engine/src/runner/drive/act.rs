@@ -1,12 +1,13 @@
-//! Opening the flow's start page, and one step on a ref: grounded and checked as a planned step
-//! is, run, and the page read again; what the step changed becomes its numbered facts.
+//! Opening the flow's start page, and one step on a ref (click … upload, download): grounded and
+//! checked as a planned step is, run, and the page read again; what the step changed becomes its
+//! numbered facts, a download its check.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 use windup_model::{Plan, plan::PLAN_VERSION};
 
-use super::super::planning::Planned;
+use super::super::planning::{Planned, download_expect};
 use super::super::shared::{RunShared, Storages};
 use super::super::site::Site;
 use super::state::{Drive, DriveError, Seen, origin_of};
@@ -34,6 +35,11 @@ pub enum StepKind {
     Select,
     /// Press a key, on the target when there is one.
     Press,
+    /// Set files from `e2e/files/` on a file input.
+    Upload,
+    /// Click a link or button that downloads a file; the file is saved under the run and
+    /// becomes the step's check (its name, any number in it free, and not empty).
+    Download,
 }
 
 impl StepKind {
@@ -47,6 +53,8 @@ impl StepKind {
             StepKind::Fill => "fill",
             StepKind::Select => "select",
             StepKind::Press => "press",
+            StepKind::Upload => "upload",
+            StepKind::Download => "download",
         }
     }
 }
@@ -66,6 +74,8 @@ pub struct Step {
     pub key: Option<String>,
     /// Where `goto` goes.
     pub url: Option<String>,
+    /// The names of the files in `e2e/files/` an upload sets.
+    pub files: Vec<String>,
 }
 
 impl Step {
@@ -85,6 +95,9 @@ impl Step {
             if let Some(v) = v {
                 step.insert(field.into(), v.clone().into());
             }
+        }
+        if !self.files.is_empty() {
+            step.insert("files".into(), json!(self.files));
         }
         json!({ "actions": [step], "complete": false })
     }
@@ -177,8 +190,8 @@ impl Drive {
                 "no page is open yet (fix: call browser_open first)",
             ));
         };
-        let action = self.ground(&step, &shown)?;
-        let summary = self.runner.secrets.redact(&action.summary());
+        let mut action = self.ground(&step, &shown)?;
+        let mut summary = self.runner.secrets.redact(&action.summary());
         // What changed since the agent looked changed on its own: never a fact of this step.
         let before = self.peek().await?;
         let drifting = facts::drifted(&shown, &before);
@@ -212,6 +225,22 @@ impl Drive {
                 "{summary} failed ({}): {message}\nIt was not recorded. The page now:\n{now}",
                 f.class
             )));
+        }
+        // What the download was is the step's check on every replay, as in planning.
+        if let Some(d) = execution
+            .actions
+            .iter()
+            .rev()
+            .find_map(|r| r.download.as_ref())
+        {
+            let expect = download_expect(&d.name, d.size);
+            summary.push_str(&self.runner.secrets.redact(&format!(
+                "; saved {} ({} bytes), checked on replay as {}",
+                d.path,
+                d.size,
+                serde_json::to_string(&expect).expect("an expect serializes"),
+            )));
+            action.expect.get_or_insert_with(Default::default).download = Some(expect);
         }
         let after = self.read("").await?;
         let base = self.runner.boundary().base_url().clone();

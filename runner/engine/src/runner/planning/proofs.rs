@@ -137,7 +137,7 @@ pub(super) fn finish(steps: &mut [Planned]) -> Vec<Action> {
 /// A download's check from the file planning downloaded: its name as a glob where each run of
 /// digits is `*` (`report-2026-12-02.csv` → `report-*-*-*.csv`) and glob characters match any
 /// one character, and at least one byte when it had any.
-pub(super) fn download_expect(name: &str, size: u64) -> DownloadExpect {
+pub(in crate::runner) fn download_expect(name: &str, size: u64) -> DownloadExpect {
     let mut glob = String::new();
     for c in name.chars() {
         if c.is_ascii_digit() {
