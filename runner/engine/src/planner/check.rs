@@ -196,8 +196,9 @@ fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<St
             };
             match rules.observation.item(&r) {
                 Some(item) if let Some(why) = misfit(kind, item) => problems.push(format!(
-                    "actions[{i}]: `{kind}` on {r} ({}): {why}",
-                    describe_item(item)
+                    "actions[{i}]: `{kind}` on {r} ({}): {why}; {}",
+                    describe_item(item),
+                    fitting(kind, rules.observation)
                 )),
                 Some(item) => {
                     a.insert(
@@ -309,6 +310,28 @@ fn next_fit(kind: &str, r: &str, observation: &Observation) -> Option<String> {
     let next = observation.items.get(n)?;
     (!here.control && next.control && next.context == here.context && misfit(kind, next).is_none())
         .then(|| format!("e{}", n + 1))
+}
+
+/// The refs a step of type `kind` could act on, for a rejection to name: a small model told
+/// only "target a field" tends to answer the same ref again.
+fn fitting(kind: &str, observation: &Observation) -> String {
+    const SHOWN: usize = 5;
+    let fit: Vec<String> = observation
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.control && misfit(kind, item).is_none())
+        .map(|(n, item)| format!("e{} ({})", n + 1, describe_item(item)))
+        .collect();
+    match fit.len() {
+        0 => format!("no element in ELEMENTS takes `{kind}`: use another step type"),
+        n if n > SHOWN => format!(
+            "`{kind}` fits {}, and {} more in ELEMENTS",
+            fit[..SHOWN].join(", "),
+            n - SHOWN
+        ),
+        _ => format!("`{kind}` fits {}", fit.join(", ")),
+    }
 }
 
 /// Why a step of type `kind` cannot act on `item`, when it cannot: a `check` on a text (a
@@ -631,11 +654,16 @@ mod tests {
         ], "complete": true}))
         .unwrap_err()
         .join("\n");
+        // The rejection names the elements that would fit (a small model told only "target
+        // a field" answers the same ref again), or that none does.
         assert!(
-            err.contains("actions[0]: `fill` on e2 (button \"Go\")"),
+            err.contains("actions[0]: `fill` on e2 (button \"Go\"): fill types into a text field (fix: target a field); `fill` fits e1 (textbox \"Password\")"),
             "{err}"
         );
-        assert!(err.contains("actions[1]: `select` on e1"), "{err}");
+        assert!(
+            err.contains("actions[1]: `select` on e1 (textbox \"Password\"): select chooses an option of a list box (fix: target a list box); no element in ELEMENTS takes `select`: use another step type"),
+            "{err}"
+        );
         // "Check that it is saved" read as a step: a check on what cannot be ticked goes.
         let seg = check(json!({"actions": [
             {"type": "click", "target": {"ref": "e2"}},
