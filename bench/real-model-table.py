@@ -27,7 +27,7 @@ def main():
         sid = r["scenario_id"]
         if r["cache"] == "miss" and sid not in first:
             first[sid] = r
-        elif r["cache"] == "hit":
+        elif r["cache"].startswith("hit"):  # hit, or hit_changed_page (the page's signature moved)
             replay[sid] = r
     rows = []
     print("| task | plan valid | verified | calls (plan+cont.) | correction-free | prompt tokens (mean per call) | s | replay, 0 calls |")
