@@ -43,7 +43,7 @@ def main():
         rp_ok = rp is not None and rp["status"] == "passed" and sum(rp["calls"].values()) == 0
         log = os.path.join(sys.argv[2], f"{sid}.log") if len(sys.argv) > 2 else None
         corrected = log is not None and os.path.exists(log) and "correcting a step" in open(log).read()
-        rows.append((sid, valid, verified and not corrected, n, per_call, rp_ok))
+        rows.append((sid, valid, verified and not corrected, n, per_call, rp_ok, verified))
         print(
             f"| {sid} | {'yes' if valid else 'no'} | {'yes' if verified else 'no'} | "
             f"{n} ({calls.get('planning', 0)}+{calls.get('continuation', 0)}) | "
@@ -58,7 +58,8 @@ def main():
     todo = [r for r in rows if r[0].startswith("todomvc")]
     if todo:
         print(f"highest mean prompt tokens per call on TodoMVC: {max(r[4] for r in todo):.0f}")
-    print(f"replays with 0 calls: {sum(1 for r in rows if r[5])} of {verified} verified")
+    cached = sum(1 for r in rows if r[6])
+    print(f"replays with 0 calls: {sum(1 for r in rows if r[5])} of {cached} plans verified and cached")
 
 
 if __name__ == "__main__":
