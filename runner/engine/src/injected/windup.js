@@ -36,7 +36,8 @@
 //                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
 //                                  counts: {role: n}, total}: visible controls and texts in document
 //                                  order, the task's and the viewport's first when over the limit; a file input hidden
-//                                  behind its visible label is listed as the input, where the label is
+//                                  behind its visible label is listed as the input, where the label is; one hidden
+//                                  with no visible label (a drop zone's) is listed where it is
 //   signature()                 → ["tag|role|type", …]
 //   inventory(limit)            → {tokens: signature(), controls: [[role, name], …] (≤ limit), title}
 //   diagnose(parts)             → {visible, hidden, nearest: [names]}
@@ -2896,8 +2897,8 @@ if (!window.__windup) {
     }
 
     /**
-     * The page as a planner or an agent sees it: the visible controls and texts in
-     * document order, each with its role, name, state, context and a selector that
+     * The page as a planner or an agent sees it: the visible controls and texts (and the
+     * file inputs an upload sets unseen) in document order, each with its role, name, state, context and a selector that
      * resolves to it alone; at most `limit`, those in the viewport and those whose
      * words the task uses first. Also the number of visible elements of a few roles.
      */
@@ -2928,6 +2929,11 @@ if (!window.__windup) {
       eachElement((el) => {
         if (NON_TEXT_TAGS.has(htmlTag(el))) return false;
         if (!isVisible(el, ctx)) {
+          // A file input hidden with no visible label to stand for it (a drop zone's, opened by
+          // a script): listed all the same, since an upload sets it unseen.
+          if (isHiddenFileInput(el, ctx) && !Array.prototype.some.call(el.labels || [], (l) => isVisible(l, ctx))) {
+            found.push({ el, control: true, unseen: true });
+          }
           // Hidden elements may still hold visible children (visibility: visible), but the
           // subtrees a person cannot see hold none.
           return isSubtreeHidden(el, ctx) ? false : undefined;
@@ -2990,7 +2996,8 @@ if (!window.__windup) {
       const items = chosen.map((f) => {
         const el = f.el;
         const tag = htmlTag(el);
-        const selector = f.label ? hiddenFileSelector(el, f.label, ctx, index, budget) : selectorFor(el, ctx, index, budget);
+        const selector = f.label ? hiddenFileSelector(el, f.label, ctx, index, budget)
+          : f.unseen ? unseenFileSelector(el, ctx) : selectorFor(el, ctx, index, budget);
         const item = { role: f.role || null, name: truncate(f.name || '', f.control ? 120 : 100), tag: el.localName, control: f.control, score: f.score, selector };
         if (f.context) item.context = f.context;
         if (!f.control) return item;
@@ -3028,6 +3035,25 @@ if (!window.__windup) {
         if (all.length === 1 && all[0] === input) return 'label=' + quoteValue(lt);
       }
       return selectorFor(label, ctx, index, budget);
+    }
+
+    /**
+     * A selector for a file input no one can see and no label stands for. `fileInput` takes the
+     * first match when none is visible, so the selector matches this input alone among every
+     * element, hidden ones included: its test id, its id, its name, else its CSS path.
+     */
+    function unseenFileSelector(input, ctx) {
+      const alone = (parts) => {
+        const all = resolve(parts, ctx);
+        return all.length === 1 && all[0] === input;
+      };
+      const testid = input.getAttribute('data-testid');
+      if (testid && alone(testIdSel(testid).parts)) return testIdSel(testid).sel;
+      const css = [];
+      if (input.id && isStableId(input.id)) css.push('#' + CSS.escape(input.id));
+      if (input.name) css.push('input[type="file"][name=' + JSON.stringify(input.name) + ']');
+      for (const sel of css) if (alone([{ kind: 'css', value: sel }])) return 'css=' + sel;
+      return 'css=' + cssPath(input);
     }
 
     function signature() {

@@ -1,5 +1,5 @@
-//! Planned uploads and downloads: the planner is shown the project's `e2e/files/` by name and a
-//! file input hidden behind its label as one ref; it answers an `upload` and a `download` on
+//! Planned uploads and downloads: the planner is shown the project's `e2e/files/` by name, a
+//! file input hidden behind its label as one ref, and one hidden with no label (a drop zone's); it answers an `upload` and a `download` on
 //! refs; they run in real Chromium against a loopback app, and the saved download step checks
 //! the file by a name whose numbers may change, so the cached plan replays with no call.
 
@@ -30,11 +30,29 @@ document.getElementById('f').addEventListener('change', (e) => {
 });
 </script>"#;
 
-/// The app: the page, and a report whose file name carries a number that changes each time.
+/// A drop zone: a script opens a file input no one sees and no label names.
+const DROP_PAGE: &str = r#"<!doctype html><title>Photo</title>
+<div id="drop" role="button" tabindex="0">Drop a photo here</div>
+<input type="file" name="photo" hidden>
+<ul id="attached"></ul>
+<script>
+const input = document.querySelector('input[name=photo]');
+document.getElementById('drop').addEventListener('click', () => input.click());
+input.addEventListener('change', (e) => {
+  for (const f of e.target.files) {
+    const li = document.createElement('li');
+    li.textContent = f.name;
+    document.getElementById('attached').appendChild(li);
+  }
+});
+</script>"#;
+
+/// The app: the pages, and a report whose file name carries a number that changes each time.
 fn app() -> App {
     let served = Arc::new(AtomicU32::new(41));
     App::start(move |r: &AppRequest| match r.path.as_str() {
         "/files.html" => AppResponse::html(FILES_PAGE),
+        "/drop.html" => AppResponse::html(DROP_PAGE),
         "/report" => {
             let n = served.fetch_add(1, Ordering::SeqCst);
             AppResponse {
@@ -141,5 +159,46 @@ fn an_upload_naming_a_file_not_in_e2e_files_is_rejected_back_to_the_model() {
         );
         let plan = p.cached("invoices").expect("the corrected plan is cached");
         assert_eq!(plan["plan"]["actions"][0]["files"], json!(["invoice.txt"]));
+    });
+}
+
+#[test]
+fn a_file_input_hidden_with_no_label_is_listed_and_its_upload_replays() {
+    let app = app();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "upload", "target": {"ref": "@button \"Choose File\""}, "files": ["invoice.txt"]}
+        ], "complete": true})));
+        let p = Project::new(&app.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.write("e2e/files/invoice.txt", "hello, upload");
+        p.scenario(
+            "photo",
+            "Attach \"invoice.txt\" to the drop zone and check it is listed",
+            "/drop.html",
+        );
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let body = fake.requests()[0].json();
+        let user = body["messages"][1]["content"].as_str().unwrap();
+        // The drop zone a person clicks, and the input an upload sets, each with its ref.
+        assert!(user.contains("button \"Drop a photo here\""), "{user}");
+        assert!(user.contains("button \"Choose File\" type=file"), "{user}");
+        let plan = p.cached("photo").expect("verified and cached");
+        let action = &plan["plan"]["actions"][0];
+        // The selector matches that input alone among every element, hidden ones included.
+        assert_eq!(
+            action["target"]["selector"], "css=input[type=\"file\"][name=\"photo\"]",
+            "{plan}"
+        );
+        assert_eq!(
+            action["expect"]["visible"], "text=\"invoice.txt\"",
+            "{plan}"
+        );
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        assert_eq!((r.cache, r.llm_calls), (CacheOutcome::Hit, 0));
     });
 }
