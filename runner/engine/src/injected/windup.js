@@ -2931,7 +2931,7 @@ if (!window.__windup) {
         if (!isVisible(el, ctx)) {
           // A file input hidden with no visible label to stand for it (a drop zone's, opened by
           // a script): listed all the same, since an upload sets it unseen.
-          if (isHiddenFileInput(el, ctx) && !Array.prototype.some.call(el.labels || [], (l) => isVisible(l, ctx))) {
+          if (htmlTag(el) === 'input' && inputType(el) === 'file' && !Array.prototype.some.call(el.labels || [], (l) => isVisible(l, ctx))) {
             found.push({ el, control: true, unseen: true });
           }
           // Hidden elements may still hold visible children (visibility: visible), but the
@@ -3031,10 +3031,15 @@ if (!window.__windup) {
      */
     function hiddenFileSelector(input, label, ctx, index, budget) {
       for (const lt of labelTexts(input, ctx)) {
-        const all = resolve([{ kind: 'label', value: lt, exact: true }], ctx);
-        if (all.length === 1 && all[0] === input) return 'label=' + quoteValue(lt);
+        if (matchesAlone([{ kind: 'label', value: lt, exact: true }], input, ctx)) return 'label=' + quoteValue(lt);
       }
       return selectorFor(label, ctx, index, budget);
+    }
+
+    /** Whether `parts` match `el` and nothing else, hidden elements included. */
+    function matchesAlone(parts, el, ctx) {
+      const all = resolve(parts, ctx);
+      return all.length === 1 && all[0] === el;
     }
 
     /**
@@ -3043,16 +3048,13 @@ if (!window.__windup) {
      * element, hidden ones included: its test id, its id, its name, else its CSS path.
      */
     function unseenFileSelector(input, ctx) {
-      const alone = (parts) => {
-        const all = resolve(parts, ctx);
-        return all.length === 1 && all[0] === input;
-      };
       const testid = input.getAttribute('data-testid');
-      if (testid && alone(testIdSel(testid).parts)) return testIdSel(testid).sel;
+      const byTestId = testid && testIdSel(testid);
+      if (byTestId && matchesAlone(byTestId.parts, input, ctx)) return byTestId.sel;
       const css = [];
       if (input.id && isStableId(input.id)) css.push('#' + CSS.escape(input.id));
       if (input.name) css.push('input[type="file"][name=' + JSON.stringify(input.name) + ']');
-      for (const sel of css) if (alone([{ kind: 'css', value: sel }])) return 'css=' + sel;
+      for (const sel of css) if (matchesAlone([{ kind: 'css', value: sel }], input, ctx)) return 'css=' + sel;
       return 'css=' + cssPath(input);
     }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value, json};
 use windup_model::{Plan, plan::PLAN_VERSION};
 
-use super::super::planning::{Planned, download_expect};
+use super::super::planning::{Planned, check_download};
 use super::super::shared::{RunShared, Storages};
 use super::super::site::Site;
 use super::state::{Drive, DriveError, Seen, origin_of};
@@ -226,21 +226,14 @@ impl Drive {
                 f.class
             )));
         }
-        // What the download was is the step's check on every replay, as in planning.
-        if let Some(d) = execution
-            .actions
-            .iter()
-            .rev()
-            .find_map(|r| r.download.as_ref())
-        {
-            let expect = download_expect(&d.name, d.size);
+        if let Some(d) = check_download(&mut action, &execution.actions) {
+            let check = action.expect.as_ref().and_then(|e| e.download.as_ref());
             summary.push_str(&self.runner.secrets.redact(&format!(
                 "; saved {} ({} bytes), checked on replay as {}",
                 d.path,
                 d.size,
-                serde_json::to_string(&expect).expect("an expect serializes"),
+                serde_json::to_string(&check).expect("an expect serializes"),
             )));
-            action.expect.get_or_insert_with(Default::default).download = Some(expect);
         }
         let after = self.read("").await?;
         let base = self.runner.boundary().base_url().clone();

@@ -11,5 +11,5 @@ mod start;
 mod steps;
 mod verify;
 
-pub(in crate::runner) use proofs::{Planned, download_expect};
+pub(in crate::runner) use proofs::{Planned, check_download};
 pub(in crate::runner) use start::{Phases, Start, Stop, passed_steps, plan_misfit};

@@ -5,7 +5,7 @@
 //! download is checked on its file: named as the one planning saw, any number in the name
 //! free to change (a date, an id), and not empty.
 
-use windup_model::{Action, DownloadExpect, Expect};
+use windup_model::{Action, ActionResult, DownloadExpect, Downloaded, Expect};
 
 use crate::planner::facts::{self, Fact, FactKind, StepFacts};
 
@@ -134,10 +134,22 @@ pub(super) fn finish(steps: &mut [Planned]) -> Vec<Action> {
     out
 }
 
+/// Makes what `action` downloaded, when its run `ran` saved a file, the step's check on every
+/// later run (planning's steps and an agent's alike); returns that file.
+pub(in crate::runner) fn check_download<'a>(
+    action: &mut Action,
+    ran: &'a [ActionResult],
+) -> Option<&'a Downloaded> {
+    let d = ran.iter().rev().find_map(|r| r.download.as_ref())?;
+    action.expect.get_or_insert_with(Default::default).download =
+        Some(download_expect(&d.name, d.size));
+    Some(d)
+}
+
 /// A download's check from the file planning downloaded: its name as a glob where each run of
 /// digits is `*` (`report-2026-12-02.csv` → `report-*-*-*.csv`) and glob characters match any
 /// one character, and at least one byte when it had any.
-pub(in crate::runner) fn download_expect(name: &str, size: u64) -> DownloadExpect {
+fn download_expect(name: &str, size: u64) -> DownloadExpect {
     let mut glob = String::new();
     for c in name.chars() {
         if c.is_ascii_digit() {

@@ -187,16 +187,7 @@ impl Runner {
                     break;
                 }
                 let mut action = action.clone();
-                // What the download was is its check on the next run.
-                if let Some(d) = execution
-                    .actions
-                    .iter()
-                    .rev()
-                    .find_map(|r| r.download.as_ref())
-                {
-                    let expect = action.expect.get_or_insert_with(Default::default);
-                    expect.download = Some(proofs::download_expect(&d.name, d.size));
-                }
+                proofs::check_download(&mut action, &execution.actions);
                 ran.extend(execution.actions);
                 page = self
                     .observe(session, &scenario.task, phases)

@@ -78,9 +78,14 @@ fn app() -> App {
 const TASK: &str = "Attach \"invoice.txt\" and check it is listed, then download the report";
 
 fn project(app: &App, fake: &FakeLlm) -> Project {
+    project_with(app, fake, "invoices", TASK, "/files.html")
+}
+
+/// A project with `e2e/files/invoice.txt` and the one scenario `id`.
+fn project_with(app: &App, fake: &FakeLlm, id: &str, task: &str, start_url: &str) -> Project {
     let p = Project::new(&app.base, &provider_toml(fake, Wire::OpenAi, ""));
     p.write("e2e/files/invoice.txt", "hello, upload");
-    p.scenario("invoices", TASK, "/files.html");
+    p.scenario(id, task, start_url);
     p
 }
 
@@ -170,9 +175,9 @@ fn a_file_input_hidden_with_no_label_is_listed_and_its_upload_replays() {
         fake.push(Reply::Grounded(json!({"actions": [
             {"type": "upload", "target": {"ref": "@button \"Choose File\""}, "files": ["invoice.txt"]}
         ], "complete": true})));
-        let p = Project::new(&app.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.write("e2e/files/invoice.txt", "hello, upload");
-        p.scenario(
+        let p = project_with(
+            &app,
+            &fake,
             "photo",
             "Attach \"invoice.txt\" to the drop zone and check it is listed",
             "/drop.html",
