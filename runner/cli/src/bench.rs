@@ -128,6 +128,22 @@ fn table(r: &BenchReport) -> String {
             );
         }
     }
+    let caught = r.mutants.iter().filter(|m| m.caught).count();
+    let _ = writeln!(
+        out,
+        "{:<5} break the app: {caught} of {} mutants caught (each step's events kept from the app; the plan must fail)",
+        mark(r.checks.mutants),
+        r.mutants.len()
+    );
+    for m in r.mutants.iter().filter(|m| !m.caught) {
+        let _ = writeln!(
+            out,
+            "      survived: {} {}: {}",
+            m.action_id,
+            m.step,
+            m.detail.as_deref().unwrap_or("")
+        );
+    }
     let _ = writeln!(
         out,
         "\n{}",

@@ -77,11 +77,17 @@ enum Command {
     /// Check every scenario, fragment, cached plan and the config (or the files named), and
     /// name each problem.
     Validate {
-        /// Files to check instead of the whole project.
+        /// Files to check instead of the whole project; with --prove, scenario ids (default:
+        /// every scenario).
         files: Vec<PathBuf>,
-        /// The project root.
-        #[arg(long, default_value = ".")]
-        root: PathBuf,
+        /// Also prove each cached plan in Chromium, with no LLM: every check must be false
+        /// before its step and true after, every step needed (the plan run without it fails),
+        /// and the task's quoted strings, numbers and named controls shown. Exit 1 when a plan
+        /// does not prove its task.
+        #[arg(long)]
+        prove: bool,
+        #[command(flatten)]
+        common: Common,
     },
     /// Upload a run's report and ledger records to the team dashboard (default: the last run),
     /// then send every upload spooled while it was unreachable.
@@ -234,7 +240,11 @@ fn main() -> ProcessExit {
         "warn"
     });
     let code = match cli.command {
-        Command::Validate { files, root } => validate::run(&root, &files),
+        Command::Validate {
+            files,
+            prove,
+            common,
+        } => validate::run(&files, prove, common),
         Command::Costs(args) => costs::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Fragment(args) => fragment::run(args),

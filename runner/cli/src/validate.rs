@@ -1,4 +1,6 @@
-//! `windup validate`: every input file checked, every problem named, exit 0 or 2.
+//! `windup validate`: every input file checked, every problem named, exit 0 or 2. With
+//! `--prove`, each cached plan is then proven in Chromium with no LLM (the engine's `audit`):
+//! exit 1 when one does not prove its task.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +10,7 @@ use windup_engine::config::{Config, Overrides};
 use windup_engine::fragments::Fragments;
 use windup_engine::fsutil::read_capped;
 use windup_engine::project::{Layout, display, load_scenarios};
+use windup_engine::runner::{PlanAudit, Selection};
 use windup_engine::secrets::ProjectSecrets;
 use windup_model::limits::InputFile;
 use windup_model::validate::{
@@ -15,7 +18,73 @@ use windup_model::validate::{
 };
 use windup_model::{ExitCode, InputError, Problems};
 
-pub(crate) fn run(root: &Path, files: &[PathBuf]) -> ExitCode {
+use crate::{Common, PlanningArgs};
+
+pub(crate) fn run(files: &[PathBuf], prove: bool, common: Common) -> ExitCode {
+    let root = common.project.root.clone();
+    if prove {
+        let code = check(&root, &[]);
+        if code != ExitCode::Success {
+            return code;
+        }
+        let ids: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        return prove_plans(ids, common);
+    }
+    check(&root, files)
+}
+
+/// Proves the cached plans of `ids` (every scenario when empty) and prints what each lacks.
+fn prove_plans(ids: Vec<String>, common: Common) -> ExitCode {
+    let planning = PlanningArgs {
+        require_cached: true,
+        ..PlanningArgs::default()
+    };
+    let verbose = common.verbose;
+    crate::with_runner(
+        &common,
+        &planning,
+        move |runner, _| {
+            Box::pin(async move {
+                let selection = Selection {
+                    ids,
+                    ..Selection::default()
+                };
+                runner.audit(&selection).await
+            })
+        },
+        move |audits: Vec<PlanAudit>, _, _| {
+            let unproven = audits.iter().filter(|a| !a.proven()).count();
+            for a in &audits {
+                let file = a.file.as_deref().unwrap_or("(no plan)");
+                if a.proven() {
+                    println!("proven   {} ({file})", a.scenario_id);
+                } else {
+                    println!("UNPROVEN {} ({file})", a.scenario_id);
+                    for p in &a.problems {
+                        println!("  - {p}");
+                    }
+                }
+                if verbose {
+                    for n in &a.notes {
+                        println!("    {n}");
+                    }
+                }
+            }
+            eprintln!(
+                "\n{} of {} plans prove their task",
+                audits.len() - unproven,
+                audits.len()
+            );
+            if unproven == 0 {
+                ExitCode::Success
+            } else {
+                ExitCode::ScenarioFailed
+            }
+        },
+    )
+}
+
+fn check(root: &Path, files: &[PathBuf]) -> ExitCode {
     let (problems, checked) = if files.is_empty() {
         project(root)
     } else {

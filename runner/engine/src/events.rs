@@ -128,6 +128,12 @@ pub enum Purpose {
         /// The new step that failed.
         failure: StepFailure,
     },
+    /// The model called the task done, but the plan does not show all of the task's own words
+    /// (`planner::words`): plan what is missing, on the page as it is.
+    Finish {
+        /// What is unproven, one line each, in the task's own words.
+        unproven: Vec<String>,
+    },
     /// The steps ran and the task is done: pick the facts that prove it.
     Prove,
     /// A cached plan failed on replay: plan the rest from where it failed.

@@ -99,6 +99,17 @@ impl Locator {
         Ok(Value::Null)
     }
 
+    /// Makes the first visible match deaf to the page from now on: the events input on it
+    /// fires never reach the page's listeners (`windup bench`'s mutants). Whether one was found.
+    pub async fn mute(&self, session: &Session) -> Result<bool, BrowserError> {
+        for (realm, parts) in scopes(session, &self.parts).await? {
+            if injected::mute(session, &realm, &parts).await? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Match counts and the nearest names on the page, for the message of a selector that
     /// found nothing usable.
     pub async fn diagnose(&self, session: &Session) -> Result<Diagnosis, BrowserError> {

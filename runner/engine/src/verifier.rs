@@ -201,6 +201,33 @@ impl Check {
         }
     }
 
+    /// Whether every postcondition holds now, read once (after a document being replaced has
+    /// settled, for at most a second): a plan's check that already holds before its step runs
+    /// proves nothing.
+    pub async fn holds_now(
+        &self,
+        session: &Session,
+        base: &url::Url,
+        expect: &Expect,
+    ) -> Result<bool, BrowserError> {
+        let settle = Instant::now() + std::time::Duration::from_secs(1);
+        let mut attempt = 0;
+        loop {
+            match observe(session, &self.spec).await {
+                Ok(obs) if !obs.navigating || Instant::now() >= settle => {
+                    return Ok(!obs.navigating && self.failures(&obs, base, expect).is_empty());
+                }
+                Ok(_) | Err(BrowserError::ContextLost) => {}
+                Err(e) => return Err(e),
+            }
+            if Instant::now() >= settle {
+                return Ok(false);
+            }
+            tokio::time::sleep(crate::timeouts::poll_pause(attempt)).await;
+            attempt += 1;
+        }
+    }
+
     fn failures(&self, obs: &Observed, base: &url::Url, expect: &Expect) -> Vec<String> {
         let mut out = Vec::new();
         if let (Some(false), Some(s)) = (obs.visible, &expect.visible) {

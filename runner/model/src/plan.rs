@@ -263,6 +263,105 @@ impl Expect {
         } != Expect::default()
     }
 
+    /// Each page postcondition on its own (one field set each), in field order: `visible`,
+    /// `hidden`, `url`, `value`, `count`. `download` is checked on the file, not the page, and
+    /// is left out.
+    pub fn clauses(&self) -> Vec<Expect> {
+        let mut out = Vec::new();
+        if let Some(s) = &self.visible {
+            out.push(Expect {
+                visible: Some(s.clone()),
+                ..Expect::default()
+            });
+        }
+        if let Some(s) = &self.hidden {
+            out.push(Expect {
+                hidden: Some(s.clone()),
+                ..Expect::default()
+            });
+        }
+        if let Some(u) = &self.url {
+            out.push(Expect {
+                url: Some(u.clone()),
+                ..Expect::default()
+            });
+        }
+        if let Some(v) = &self.value {
+            out.push(Expect {
+                value: Some(v.clone()),
+                ..Expect::default()
+            });
+        }
+        if let Some(c) = &self.count {
+            out.push(Expect {
+                count: Some(c.clone()),
+                ..Expect::default()
+            });
+        }
+        out
+    }
+
+    /// The postconditions as one line each, as people read them: `visible: text="Saved"`.
+    pub fn clause_line(&self) -> String {
+        let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+        let mut parts = Vec::new();
+        if let Some(s) = &self.visible {
+            parts.push(format!("visible: {s}"));
+        }
+        if let Some(s) = &self.hidden {
+            parts.push(format!("hidden: {s}"));
+        }
+        if let Some(u) = &self.url {
+            parts.push(format!("url: {u}"));
+        }
+        if let Some(v) = &self.value {
+            parts.push(format!("value: {} = {}", v.selector, quote(&v.equals)));
+        }
+        if let Some(c) = &self.count {
+            parts.push(format!("count: {} = {}", c.selector, c.equals));
+        }
+        if let Some(d) = &self.download {
+            parts.push(format!(
+                "download: {}",
+                d.name.as_deref().unwrap_or("a file")
+            ));
+        }
+        parts.join("; ")
+    }
+
+    /// Whether `clause` (one field) can be added without replacing a postcondition already
+    /// set.
+    pub fn has_room_for(&self, clause: &Expect) -> bool {
+        !((clause.visible.is_some() && self.visible.is_some())
+            || (clause.hidden.is_some() && self.hidden.is_some())
+            || (clause.url.is_some() && self.url.is_some())
+            || (clause.value.is_some() && self.value.is_some())
+            || (clause.count.is_some() && self.count.is_some())
+            || (clause.download.is_some() && self.download.is_some()))
+    }
+
+    /// Adds the fields of `other` that this one does not set.
+    pub fn absorb(&mut self, other: &Expect) {
+        if self.visible.is_none() {
+            self.visible.clone_from(&other.visible);
+        }
+        if self.hidden.is_none() {
+            self.hidden.clone_from(&other.hidden);
+        }
+        if self.url.is_none() {
+            self.url.clone_from(&other.url);
+        }
+        if self.value.is_none() {
+            self.value.clone_from(&other.value);
+        }
+        if self.count.is_none() {
+            self.count.clone_from(&other.count);
+        }
+        if self.download.is_none() {
+            self.download.clone_from(&other.download);
+        }
+    }
+
     /// Every selector the postconditions use, with the field that holds it.
     pub fn selectors(&self) -> Vec<(&'static str, &str)> {
         let mut out = Vec::new();

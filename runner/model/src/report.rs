@@ -36,6 +36,10 @@ pub enum FailureClass {
     LlmError,
     /// The LLM's plan was still invalid after the retries.
     PlanRejected,
+    /// The plan's steps ran, but they do not prove the task: a string it quotes, a number it
+    /// states, a control it names or a step it asks for shows nowhere in the plan, or no step
+    /// is proven by a check it changes.
+    PlanIncomplete,
     /// A call could have overshot the spend budget, so it was not made.
     BudgetExceeded,
     /// `--require-cached` and no cached plan.
@@ -69,6 +73,7 @@ impl FailureClass {
             FailureClass::NoPlan => "no_plan",
             FailureClass::LlmError => "llm_error",
             FailureClass::PlanRejected => "plan_rejected",
+            FailureClass::PlanIncomplete => "plan_incomplete",
             FailureClass::BudgetExceeded => "budget_exceeded",
             FailureClass::NotCached => "not_cached",
         }

@@ -437,3 +437,65 @@ fn upload_and_download_are_grounded_and_the_saved_scenario_replays_them() {
         "a,b\n1,2\n"
     );
 }
+
+#[test]
+fn a_flow_whose_checks_prove_nothing_is_refused_naming_the_step() {
+    let server = Server::start(&fixtures().todomvc);
+    let dir = project(&server);
+    let root = dir.path();
+    let mut mcp = Client::start(root, &[]);
+    // A click on the heading, "proven" by the heading being visible: it held before.
+    let page = mcp.ok(
+        "browser_open",
+        json!({"url": "/examples/vanillajs/index.html"}),
+    );
+    let heading = ref_of(&page, &["heading", "todos"]);
+    mcp.ok("click", json!({"ref": heading}));
+    mcp.ok("expect", json!({"visible": heading}));
+    let (text, error) = mcp.tool(
+        "save_scenario",
+        json!({"id": "hollow", "task": "Look at the todos"}),
+    );
+    assert!(error, "{text}");
+    assert!(text.contains("already held before a1 ran"), "{text}");
+    // A todo added and proven, then an idle click on the heading: named, nothing saved.
+    let page = mcp.ok(
+        "browser_open",
+        json!({"url": "/examples/vanillajs/index.html"}),
+    );
+    let field = ref_of(&page, &["What needs to be done"]);
+    mcp.ok("fill", json!({"ref": field, "value": "Buy milk"}));
+    let after = mcp.ok("press", json!({"key": "Enter", "ref": field}));
+    let n = fact_of(&after, &["Buy milk"]);
+    mcp.ok("expect", json!({"facts": [n]}));
+    let heading = ref_of(&after, &["heading", "todos"]);
+    mcp.ok("click", json!({"ref": heading}));
+    let (text, error) = mcp.tool(
+        "save_scenario",
+        json!({"id": "idle", "task": "Add a todo \"Buy milk\""}),
+    );
+    assert!(error, "{text}");
+    assert!(text.contains("a3 (click"), "{text}");
+    assert!(text.contains("changes nothing a check sees"), "{text}");
+    // The task's own words: a quoted string the flow never shows is refused.
+    let page = mcp.ok(
+        "browser_open",
+        json!({"url": "/examples/vanillajs/index.html"}),
+    );
+    let field = ref_of(&page, &["What needs to be done"]);
+    mcp.ok("fill", json!({"ref": field, "value": "Buy milk"}));
+    let after = mcp.ok("press", json!({"key": "Enter", "ref": field}));
+    let n = fact_of(&after, &["Buy milk"]);
+    mcp.ok("expect", json!({"facts": [n]}));
+    let (text, error) = mcp.tool(
+        "save_scenario",
+        json!({"id": "walk", "task": "Add a todo \"Walk dog\""}),
+    );
+    assert!(error, "{text}");
+    assert!(text.contains("\"Walk dog\""), "{text}");
+    mcp.close();
+    for id in ["hollow", "idle", "walk"] {
+        assert!(!root.join(format!("e2e/scenarios/{id}.yaml")).exists());
+        assert!(!root.join(format!("e2e/.windup/cache/{id}.json")).exists());
+    }
+}

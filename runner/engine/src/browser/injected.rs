@@ -407,6 +407,16 @@ pub(crate) async fn is_checked(
     call_in(session, realm, "isChecked", &[arg(&parts)]).await
 }
 
+/// Makes the first visible match deaf to the page (its input events never reach the page's
+/// listeners); whether there was one.
+pub(crate) async fn mute(
+    session: &Session,
+    realm: &Realm,
+    parts: &[Part],
+) -> Result<bool, BrowserError> {
+    call_in(session, realm, "mute", &[arg(&parts)]).await
+}
+
 /// Match counts and the nearest accessible names, for a selector that found nothing usable.
 pub(crate) async fn diagnose(
     session: &Session,

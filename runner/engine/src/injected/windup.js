@@ -29,6 +29,8 @@
 //   select(parts, value)        → Promise<{status:"ok", x, y, describe} | same failures as locate>
 //   check(spec)                 → {url, visible?, hidden?, value?:{ok, actual}, count?:{ok, actual}, navigating}
 //   isChecked(parts)            → true | false | "mixed" | null
+//   mute(parts)                 → whether the first visible match was made deaf to the page (its
+//                                  input events stop before the page's listeners; `windup bench`)
 //   frameOwner(parts)           → the first visible frame element of parts (ending in a frame
 //                                  step), as a handle for DOM.describeNode; installed() → true
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
@@ -2405,6 +2407,38 @@ if (!window.__windup) {
       return checkedState(retarget(el, 'check', ctx).subject, ctx);
     }
 
+    // The events a person's input on an element fires, which mute() keeps from the page.
+    const MUTED_EVENTS = [
+      'pointerdown', 'pointerup', 'pointerover', 'pointerenter', 'mousedown', 'mouseup',
+      'mouseover', 'mouseenter', 'click', 'dblclick', 'auxclick', 'contextmenu', 'keydown',
+      'keypress', 'keyup', 'beforeinput', 'input', 'change', 'submit', 'focusin', 'focusout',
+    ];
+
+    /**
+     * Makes the first visible match of parts deaf to the page, until the document goes: the
+     * events input on it fires, and its form's submit, stop before any of the page's listeners
+     * hear them; a click on a link loses its navigation and a submit its submission. What the
+     * browser does by itself stays: text still lands in a field, a box still ticks. This is the
+     * mutant `windup bench` breaks an app with: a plan still passing has not proven the step.
+     * Returns whether a match was muted.
+     */
+    function mute(parts) {
+      const ctx = newCtx();
+      const el = firstVisible(resolve(parts, ctx), ctx);
+      if (!el) return false;
+      const form = el.form || (el.closest ? el.closest('form') : null);
+      const link = el.closest ? el.closest('a[href], area[href]') : null;
+      const stop = (e) => {
+        const onIt = e.composedPath().includes(el);
+        const onForm = e.type === 'submit' && form && e.target === form;
+        if (!onIt && !onForm) return;
+        if (e.type === 'submit' || (e.type === 'click' && link)) e.preventDefault();
+        e.stopImmediatePropagation();
+      };
+      for (const type of MUTED_EVENTS) el.ownerDocument.defaultView.addEventListener(type, stop, true);
+      return true;
+    }
+
     // ---------------- accessibility snapshot ----------------
 
     // ARIA "Children Presentational: True": their content is their name.
@@ -3575,6 +3609,7 @@ if (!window.__windup) {
       select,
       check,
       isChecked,
+      mute,
       frameOwner,
       installed: () => true,
       snapshot,

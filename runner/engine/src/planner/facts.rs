@@ -53,20 +53,7 @@ pub enum FactKind {
 impl Fact {
     /// The fact as the prompt lists it: `visible: text="Buy milk"`.
     pub fn line(&self) -> String {
-        let e = &self.expect;
-        if let Some(u) = &e.url {
-            format!("url: {u}")
-        } else if let Some(s) = &e.visible {
-            format!("visible: {s}")
-        } else if let Some(s) = &e.hidden {
-            format!("hidden: {s}")
-        } else if let Some(v) = &e.value {
-            format!("value: {} = {}", v.selector, quote(&v.equals))
-        } else if let Some(c) = &e.count {
-            format!("count: {} = {}", c.selector, c.equals)
-        } else {
-            String::new()
-        }
+        self.expect.clause_line()
     }
 }
 
@@ -81,22 +68,7 @@ pub struct StepFacts {
 
 /// Adds `fact` to `expect`, unless `expect` already checks that field.
 pub fn merge(expect: &mut Expect, fact: &Fact) {
-    let f = &fact.expect;
-    if expect.visible.is_none() {
-        expect.visible.clone_from(&f.visible);
-    }
-    if expect.hidden.is_none() {
-        expect.hidden.clone_from(&f.hidden);
-    }
-    if expect.url.is_none() {
-        expect.url.clone_from(&f.url);
-    }
-    if expect.value.is_none() {
-        expect.value.clone_from(&f.value);
-    }
-    if expect.count.is_none() {
-        expect.count.clone_from(&f.count);
-    }
+    expect.absorb(&fact.expect);
 }
 
 type Key = (bool, Option<String>, String, Option<String>);

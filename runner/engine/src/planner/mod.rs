@@ -7,7 +7,7 @@
 //! changed on it, the only postconditions a plan gets; `plan` holds the `Planner` and its
 //! questions; `prompt` what it says; `answer` the schema it asks for, built per observation;
 //! `check` how an answer is grounded and validated; `call` the budget gate; `spend` what the
-//! calls cost; `suggest` the opt-in advice on a failure; `debrief` the opt-in reading of all a run's failures; `author` `windup new`'s scenario writing.
+//! calls cost; `suggest` the opt-in advice on a failure; `debrief` the opt-in reading of all a run's failures; `author` `windup new`'s scenario writing; `words` the task's own words, which a finished plan must show.
 
 mod answer;
 pub mod author;
@@ -22,6 +22,7 @@ pub mod prompt;
 mod settings;
 mod spend;
 mod suggest;
+pub mod words;
 
 pub use crate::events::{Purpose, StepFailure};
 pub(crate) use budget::Budget;

@@ -142,6 +142,13 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], files: &[St
         // A correction reads as a continuation that failed: the page is the one it failed on.
         Purpose::Continue { failure } => continue_from(&mut out, failure.as_ref()),
         Purpose::Correct { failure } => continue_from(&mut out, Some(failure)),
+        Purpose::Finish { unproven } => {
+            out.push_str("The task is not done yet: the steps so far leave this unproven:\n");
+            for line in unproven {
+                let _ = writeln!(out, "- {line}");
+            }
+            out.push_str("Plan the missing steps from the page below. A check is proven only by what a step changes on the page.\n");
+        }
         Purpose::Repair { failure } => {
             let _ = writeln!(
                 out,

@@ -30,9 +30,10 @@ impl Spend {
     pub(super) fn count(&mut self, purpose: &Purpose) {
         let counter = match purpose {
             Purpose::Plan => &mut self.calls.planning,
-            Purpose::Continue { .. } | Purpose::Correct { .. } | Purpose::Prove => {
-                &mut self.calls.continuation
-            }
+            Purpose::Continue { .. }
+            | Purpose::Correct { .. }
+            | Purpose::Finish { .. }
+            | Purpose::Prove => &mut self.calls.continuation,
             Purpose::Repair { .. } => &mut self.calls.repair,
         };
         *counter += 1;

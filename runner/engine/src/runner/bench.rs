@@ -1,8 +1,9 @@
 //! `windup bench`: the validation protocol for one scenario, in a scratch plan cache so the
 //! project's committed plans are never touched. Five generations (at least four verified), ten
 //! replays (all with zero calls and $0), replay at least five times faster than the first run,
-//! and recovery from a broken selector (the replay fails, the re-plan passes, the stale entry
-//! is kept). Every call is recorded in the ledger like any other.
+//! recovery from a broken selector (the replay fails, the re-plan passes, the stale entry is
+//! kept), and "break the app" (`mutants`: the verified plan fails whenever one step's events
+//! never reach the app). Every call is recorded in the ledger like any other.
 
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -99,6 +100,9 @@ pub struct Checks {
     pub free_replays: bool,
     /// The broken plan failed, the re-plan passed and the stale entry was kept.
     pub recovery: bool,
+    /// The verified plan failed on every mutant of the app (each step's events kept from it):
+    /// its checks see what every step does.
+    pub mutants: bool,
 }
 
 /// What `windup bench` found for one scenario, printed as a table or written as JSON.
@@ -125,6 +129,9 @@ pub struct BenchReport {
     pub speedup: Option<f64>,
     /// The broken-selector recovery; `None` when there was no verified plan to break.
     pub recovery: Option<Recovery>,
+    /// "Break the app": the verified plan run once per step with that step's element deaf to
+    /// the app; each must fail. Empty when there was no verified plan.
+    pub mutants: Vec<super::Mutant>,
     /// The protocol's verdict on each criterion.
     pub checks: Checks,
     /// Every check held.
@@ -272,8 +279,20 @@ impl Runner {
 
         let mut replays = Vec::new();
         let mut recovery = None;
+        let mut mutants = Vec::new();
         if let Some(dir) = &verified_dir {
             let cache = PlanCache::new(dir.path());
+            if let Ok(Some(entry)) = cache.load(&scenario.id) {
+                let shared = RunShared {
+                    storage: &storages,
+                    cache: &cache,
+                    fragments: &fragments,
+                    run_id: &run_id,
+                    events,
+                    site: &site,
+                };
+                mutants = self.break_app(&scenario, &entry.plan, &shared).await;
+            }
             for _ in 0..REPLAYS {
                 let r = once(&cache, &mut outcomes).await;
                 replays.push(Replay {
@@ -304,12 +323,14 @@ impl Runner {
             recovery: recovery
                 .as_ref()
                 .is_some_and(|r| r.replay_failed && r.replanned_and_passed && r.stale_kept),
+            mutants: !mutants.is_empty() && mutants.iter().all(|m| m.caught),
         };
         let passed = checks.generations
             && checks.replays
             && checks.speedup
             && checks.free_replays
-            && checks.recovery;
+            && checks.recovery
+            && checks.mutants;
         let report = self.report(
             run_id,
             started_at,
@@ -327,6 +348,7 @@ impl Runner {
             replay_median_ms,
             speedup,
             recovery,
+            mutants,
             checks,
             passed,
         })

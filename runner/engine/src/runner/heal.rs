@@ -2,7 +2,8 @@
 //! shows exactly one element the target became (the same role under the same container with a
 //! close name, or the same test id, label or placeholder in a moved container), the step is
 //! tried on it and the rest of the plan runs on in the same context. Only when every later step
-//! and every postcondition, unchanged, passes is the healed plan cached, with 0 calls and $0:
+//! and every postcondition, unchanged, passes, and the plan run without the healed step fails
+//! (so the new target does something the checks see), is the healed plan cached, with 0 calls and $0:
 //! the old plan moves to `stale/` first with the step diff, as a re-plan's does. Postconditions
 //! are never healed, so a removed feature, a changed message or a wrong URL still fails.
 
@@ -195,6 +196,37 @@ impl Runner {
                     f.message
                 ),
             };
+        }
+        // A healed step onto an element that does nothing would pass on weak checks: the plan
+        // must fail without it.
+        match self
+            .step_needed(scenario, &healed.actions, index, shared)
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => {
+                return Healing::Failed {
+                    session,
+                    why: format!(
+                        "`{}` was tried for {} ({}) and the rest passed, but the plan passes without that step too: the healed target changes nothing its checks see",
+                        mend.heal.to,
+                        mend.heal.action_id,
+                        rule.as_str()
+                    ),
+                };
+            }
+            Err(r) => {
+                return Healing::Failed {
+                    session,
+                    why: format!(
+                        "`{}` was tried for {} ({}), but the plan could not be run again without it: {}",
+                        mend.heal.to,
+                        mend.heal.action_id,
+                        rule.as_str(),
+                        r.message.unwrap_or_default()
+                    ),
+                };
+            }
         }
         Healing::Healed(Box::new(
             self.keep_healed(

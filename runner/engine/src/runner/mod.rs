@@ -7,9 +7,11 @@
 //! retries), `scenario` (one scenario: replay, stale, repair, plan), `planning` (planning and
 //! the verifying run), `execute` (one plan in one browser context), `site` (the site map: the
 //! planner's slice, plans at risk, what the run saw); then what a run leaves:
-//! `results`, `report`, `ledger`, `suggest`, `dashboard`. `replay`, `bench` and `extract`
-//! (`windup fragment extract`) are the other commands that run plans; `drive` is `windup mcp`'s: an agent's steps, saved as a plan.
+//! `results`, `report`, `ledger`, `suggest`, `dashboard`. `replay`, `bench`, `audit` (`windup
+//! validate --prove`) and `extract` (`windup fragment extract`) are the other commands that run
+//! plans; `drive` is `windup mcp`'s: an agent's steps, saved as a plan.
 
+mod audit;
 mod author;
 mod bench;
 mod dashboard;
@@ -20,6 +22,7 @@ mod execute;
 mod extract;
 mod heal;
 mod ledger;
+mod mutants;
 mod planning;
 mod replay;
 mod report;
@@ -33,11 +36,13 @@ mod site;
 mod storage;
 mod suggest;
 
+pub use audit::PlanAudit;
 pub use author::Authored;
 pub use bench::BenchReport;
 pub use drive::Drive;
 pub use error::RunError;
 pub use extract::{Extract, Extracted};
+pub use mutants::Mutant;
 pub use selection::{Selection, parse_shard, shard_of};
 pub use setup::Runner;
 

@@ -235,6 +235,7 @@ fn retryable(class: FailureClass) -> bool {
             | FailureClass::NotCached
             | FailureClass::BudgetExceeded
             | FailureClass::PlanRejected
+            | FailureClass::PlanIncomplete
             | FailureClass::PlanInvalid
     )
 }

@@ -204,11 +204,15 @@ fn billing_planner() -> Reply {
         let answer = if prompt.contains("STEPS DONE:") {
             // The closing call: the page the steps reached proves it.
             json!({"proofs": ["#url: "]})
-        } else if prompt.contains("DONE SO FAR") {
+        } else if windup_testkit::grounded::ref_of("button \"Change plan\"", &prompt).is_some() {
             json!({"actions": [{"type": "click", "target": {"ref": "@button \"Change plan\""}}], "complete": true})
-        } else if prompt.contains("page /settings/billing.html") {
+        } else if prompt.contains("page /settings/billing.html")
+            || prompt.contains("The task is not done yet")
+        {
+            // The slice names the page; or, told the task is unproven, the model tries the path.
             json!({"actions": [{"type": "goto", "url": "/settings/billing.html"}], "complete": false})
         } else {
+            // A guess that does not do the task: planning goes on until "Plan: Pro" shows.
             json!({"actions": [{"type": "click", "target": {"ref": "@link \"Account\""}}], "complete": true})
         };
         resolve(&answer, &prompt)
@@ -221,7 +225,7 @@ fn the_planner_goes_straight_to_a_page_only_when_the_site_map_slice_knows_it() {
     block_on(async {
         for known in [true, false] {
             let fake = FakeLlm::start();
-            for _ in 0..2 {
+            for _ in 0..3 {
                 fake.push(billing_planner());
             }
             let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
@@ -247,16 +251,30 @@ fn the_planner_goes_straight_to_a_page_only_when_the_site_map_slice_knows_it() {
             assert_eq!(r.status, ScenarioStatus::Passed, "{known}: {:?}", r.message);
             let prompt = fake.requests()[0].json().to_string();
             assert_eq!(prompt.contains("SITE MAP"), known, "{prompt}");
-            let first = &p.cached("billing").unwrap()["plan"]["actions"][0];
+            let plan = p.cached("billing").unwrap();
+            let first = &plan["plan"]["actions"][0];
+            assert_eq!(first["type"], json!("goto"), "{first}");
+            assert_eq!(first["url"], json!("/settings/billing.html"));
             if known {
-                assert_eq!(first["type"], json!("goto"), "{first}");
-                assert_eq!(first["url"], json!("/settings/billing.html"));
-                // Framed as untrusted data, within its budget.
+                // Straight there: two calls. Framed as untrusted data, within its budget.
+                assert_eq!(r.llm_calls, 2);
                 let body = &fake.requests()[0].body;
                 assert!(body.contains("never instructions"), "{body}");
             } else {
-                assert_eq!(first["type"], json!("click"), "{first}");
+                // A detour through Account first, which changed nothing the task needs: it was
+                // planned, then dropped as idle, and a third call found the way.
+                assert_eq!(r.llm_calls, 3);
+                assert!(
+                    fake.requests()[1].body.contains("The task is not done yet"),
+                    "{}",
+                    fake.requests()[1].body
+                );
             }
+            assert_eq!(
+                plan["plan"]["actions"].as_array().unwrap().len(),
+                2,
+                "{plan}"
+            );
         }
     });
 }

@@ -143,6 +143,7 @@ impl Drive {
             old.close().await;
         }
         self.steps.clear();
+        self.controls.clear();
         self.page = None;
         self.start_url = None;
         let session = self

@@ -1,12 +1,14 @@
 //! Saving a flow: the scenario the agent names, and the plan crystallised from its steps (refs
-//! already selectors, postconditions from the facts picked), replayed from a fresh context and
-//! cached only when that replay passes. Nothing is written when it fails.
+//! already selectors, postconditions from the facts picked), proven and replayed from fresh
+//! contexts as a planned plan is (a check that held before its step, or a step no check needs,
+//! is refused, naming it; so is a task whose own words the flow does not show) and cached only
+//! when that passes. Nothing is written when it fails.
 
 use std::path::PathBuf;
 
 use windup_model::{CacheOutcome, Scenario, ScenarioStatus};
 
-use super::super::planning::Phases;
+use super::super::planning::{Phases, Strictness};
 use super::super::shared::{RunShared, Storages};
 use super::super::site::Site;
 use super::state::{Drive, DriveError};
@@ -99,7 +101,9 @@ impl Drive {
             .verify_and_cache(
                 &checked,
                 self.steps.clone(),
+                &self.controls,
                 "mcp",
+                Strictness::Refuse,
                 CacheOutcome::None,
                 &shared,
                 &mut phases,
@@ -115,6 +119,11 @@ impl Drive {
                 .unwrap_or_default();
             let why = self.runner.secrets.redact(&why);
             self.log.write("save_scenario", id, Some(&why));
+            if result.failure_class == Some(windup_model::FailureClass::PlanIncomplete) {
+                return Err(DriveError(format!(
+                    "the flow does not prove its task, so nothing was saved or cached: {why}"
+                )));
+            }
             return Err(DriveError(format!(
                 "the flow did not replay from a fresh context{at}, so nothing was saved or cached: {why}"
             )));

@@ -48,6 +48,8 @@ pub struct Drive {
     pub(super) page: Option<Observation>,
     /// The steps since the start page, with the facts each changed and those picked as proofs.
     pub(super) steps: Vec<Planned>,
+    /// The controls the pages showed since the start page: a task naming one must use it.
+    pub(super) controls: std::collections::BTreeSet<crate::planner::words::Seen>,
     pub(super) log: ActionLog,
 }
 
@@ -64,6 +66,7 @@ impl Drive {
             start_url: None,
             page: None,
             steps: Vec::new(),
+            controls: Default::default(),
             log: ActionLog::new(&root),
             runner,
         })
@@ -125,6 +128,12 @@ impl Drive {
                     origin_of(&url)
                 )),
             })?;
+        self.controls.extend(
+            page.items
+                .iter()
+                .filter(|i| i.control && !i.name.trim().is_empty())
+                .map(|i| (i.role.clone(), i.name.clone())),
+        );
         self.page = Some(page.clone());
         Ok(page)
     }

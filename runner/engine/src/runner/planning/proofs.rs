@@ -1,13 +1,16 @@
 //! The steps a planning has run, each with the facts it changed, and how each gets its
-//! postcondition: a fact the model picked by number, one the task's quoted words name, else
-//! the engine's own pick among the step's facts. A step whose page did not change gets none;
-//! only a last step that changed nothing visible is given its own target as the check. A
-//! download is checked on its file: named as the one planning saw, any number in the name
-//! free to change (a date, an id), and not empty.
+//! postcondition: a fact the model picked by number, one showing the task's own words
+//! (`planner::words`), else the engine's own pick among the step's facts. A step whose page
+//! did not change gets none: the proving runs decide whether it is needed. A download is
+//! checked on its file: named as the one planning saw, any number in the name free to change
+//! (a date, an id), and not empty.
 
-use windup_model::{Action, ActionResult, DownloadExpect, Downloaded, Expect};
+use std::collections::BTreeSet;
+
+use windup_model::{Action, ActionResult, ActionType, DownloadExpect, Downloaded, Expect};
 
 use crate::planner::facts::{self, Fact, FactKind, StepFacts};
+use crate::planner::words::{Seen, TaskWords, checks_show, expect_shows};
 
 /// One step of the plan being made.
 #[derive(Debug, Clone)]
@@ -76,18 +79,6 @@ fn quoted_facts(
     (quotes, found)
 }
 
-/// Picks, among `pending` steps, the appeared facts that show a string the task quotes.
-/// Returns whether any was found (then no closing call is needed).
-pub(super) fn pick_quoted(steps: &mut [Planned], pending: &[usize], task: &str) -> bool {
-    let (_, found) = quoted_facts(steps, pending, task);
-    for &(i, k) in &found {
-        if !steps[i].picked.contains(&k) {
-            steps[i].picked.push(k);
-        }
-    }
-    !found.is_empty()
-}
-
 /// Whether the task quotes strings and every one appeared after one of `pending`.
 pub(super) fn quotes_shown(steps: &[Planned], pending: &[usize], task: &str) -> bool {
     let (quotes, found) = quoted_facts(steps, pending, task);
@@ -98,11 +89,12 @@ pub(super) fn quotes_shown(steps: &[Planned], pending: &[usize], task: &str) -> 
 }
 
 /// Every step's `expect` from its picked facts; a step with facts but no pick gets the
-/// engine's; a last step with no postcondition at all is checked on its own target.
+/// engine's. A step that changed nothing gets no postcondition: a check of what already held
+/// (its own target, a heading) proves nothing, and the proving runs (`prove`) decide whether
+/// the step is needed at all.
 pub(super) fn finish(steps: &mut [Planned]) -> Vec<Action> {
-    let last = steps.len().saturating_sub(1);
     let mut out = Vec::with_capacity(steps.len());
-    for (i, s) in steps.iter_mut().enumerate() {
+    for s in steps.iter_mut() {
         if s.picked.is_empty()
             && !s.facts.is_empty()
             && let Some(k) = facts::engine_pick(&s.action, &s.facts)
@@ -118,20 +110,91 @@ pub(super) fn finish(steps: &mut [Planned]) -> Vec<Action> {
             }
             action.expect = Some(expect);
         }
-        let unproven = action.expect.as_ref().is_none_or(Expect::is_empty);
-        if i == last
-            && unproven
-            && let Some(t) = &action.target
-        {
-            action.expect = Some(Expect {
-                visible: Some(t.selector.clone()),
-                ..Expect::default()
-            });
-            s.engine_chosen = true;
-        }
         out.push(action);
     }
     out
+}
+
+/// Whether `clause` only restates what `action` did to its own target: the value it typed or
+/// selected, the checked state it set. Such a check holds on any page that takes the input,
+/// whatever the app makes of it, so it proves the typing, never the task.
+pub(in crate::runner) fn own_state(action: &Action, clause: &Expect) -> bool {
+    let Some(target) = action.target.as_ref().map(|t| t.selector.as_str()) else {
+        return false;
+    };
+    match action.kind {
+        ActionType::Fill | ActionType::Select => {
+            clause.value.as_ref().is_some_and(|v| v.selector == target)
+        }
+        // Its box's ticked state, and how many boxes are ticked: the browser sets both by
+        // itself, whatever the app makes of the click.
+        ActionType::Check | ActionType::Uncheck | ActionType::Click => {
+            clause
+                .visible
+                .as_deref()
+                .and_then(|v| v.strip_prefix(target))
+                .is_some_and(|rest| rest.starts_with("[checked="))
+                || clause.count.as_ref().is_some_and(|c| {
+                    let last = c.selector.rsplit(" >> ").next().unwrap_or_default();
+                    last.contains("[checked=")
+                        && (last.starts_with("role=checkbox") || last.starts_with("role=radio"))
+                })
+        }
+        _ => false,
+    }
+}
+
+/// For each of the task's words no target or check of the plan shows yet (a typed value does
+/// not count here), picks a fact that shows it (never a restatement of a step's own input), the
+/// latest step's first, where that step has room for it. Returns whether any was picked.
+pub(super) fn pick_words(steps: &mut [Planned], words: &TaskWords, seen: &BTreeSet<Seen>) -> bool {
+    let mut any = false;
+    for word in words.checkable(seen) {
+        let actions = current(steps);
+        if checks_show(&actions, &word) {
+            continue;
+        }
+        let found = (0..steps.len()).rev().find_map(|i| {
+            let room = actions[i].expect.clone().unwrap_or_default();
+            steps[i]
+                .facts
+                .iter()
+                .position(|f| {
+                    expect_shows(&f.expect, &word)
+                        && !own_state(&steps[i].action, &f.expect)
+                        && room.has_room_for(&f.expect)
+                })
+                .map(|k| (i, k))
+        });
+        if let Some((i, k)) = found {
+            steps[i].picked.push(k);
+            any = true;
+        }
+    }
+    any
+}
+
+/// The steps with the facts picked so far as their postconditions.
+fn current(steps: &[Planned]) -> Vec<Action> {
+    steps
+        .iter()
+        .map(|s| {
+            let mut a = s.action.clone();
+            if !s.picked.is_empty() {
+                let mut e = a.expect.take().unwrap_or_default();
+                for &k in &s.picked {
+                    facts::merge(&mut e, &s.facts[k]);
+                }
+                a.expect = Some(e);
+            }
+            a
+        })
+        .collect()
+}
+
+/// What the steps leave unproven of the task, with the facts picked so far.
+pub(super) fn unproven(steps: &[Planned], words: &TaskWords, seen: &BTreeSet<Seen>) -> Vec<String> {
+    words.unproven(&current(steps), seen)
 }
 
 /// Makes what `action` downloaded, when its run `ran` saved a file, the step's check on every

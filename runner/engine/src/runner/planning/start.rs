@@ -12,13 +12,11 @@ use crate::browser::{BrowserError, Session};
 use crate::planner::StepFailure;
 use crate::project::display;
 
-/// What planning made: the steps with their facts, what running them did, and whether a
-/// correction happened on the way.
+/// What planning made: the steps with their facts.
 pub(in crate::runner) struct Made {
     pub(in crate::runner) steps: Vec<Planned>,
-    pub(in crate::runner) ran: Vec<windup_model::ActionResult>,
-    pub(in crate::runner) corrected: bool,
-    pub(in crate::runner) final_url: String,
+    /// The controls the pages showed while planning (for the task's implicit control names).
+    pub(in crate::runner) seen: std::collections::BTreeSet<crate::planner::words::Seen>,
 }
 
 /// Where planning starts.

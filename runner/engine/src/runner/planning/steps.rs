@@ -2,6 +2,8 @@
 //! they run in the one context planning works in, the page is observed again, and what they
 //! changed becomes the facts that prove them.
 
+use std::collections::BTreeSet;
+
 use windup_model::{Action, FailureClass, Scenario, ScenarioResult};
 
 use super::super::Runner;
@@ -9,10 +11,12 @@ use super::super::results::failed;
 use super::super::setup::Planning;
 use super::super::shared::RunShared;
 use super::proofs::{self, Planned};
+use super::prove::Strictness;
 use super::start::{Made, Phases, Start, Stop, plan_misfit, with_cache};
 use crate::browser::Session;
 use crate::events::Event;
 use crate::fragments::page_path;
+use crate::planner::words::{Seen, TaskWords};
 use crate::planner::{Ask, Project, Purpose, Spend, StepFailure, facts};
 
 impl Runner {
@@ -26,10 +30,9 @@ impl Runner {
         spend: &mut Spend,
         phases: &mut Phases,
     ) -> ScenarioResult {
-        // A plan made from the start page in a fresh context, with no step corrected on the
-        // way, was verified as it was made: every step ran in order and every postcondition it
-        // got is a fact seen holding right after it. Anything else gets a verifying run.
-        let (mut session, start_sig, steps, purpose) = match start {
+        // Planning's own run is never the verifying run: every plan is proven from fresh
+        // contexts before it is cached.
+        let (mut session, steps, purpose) = match start {
             Start::Plan => match self
                 .open_start(
                     scenario,
@@ -39,7 +42,7 @@ impl Runner {
                 )
                 .await
             {
-                Ok((session, sig)) => (session, Some(sig), Vec::new(), Purpose::Plan),
+                Ok((session, _sig)) => (session, Vec::new(), Purpose::Plan),
                 Err(result) => return with_cache(result, cache_outcome),
             },
             Start::Repair {
@@ -48,12 +51,10 @@ impl Runner {
                 session,
             } => (
                 session,
-                None,
                 done.into_iter().map(Planned::kept).collect(),
                 Purpose::Repair { failure },
             ),
         };
-        let started = std::time::Instant::now();
         let made = self
             .make_plan(
                 &mut session,
@@ -65,35 +66,23 @@ impl Runner {
                 phases,
             )
             .await;
+        session.close().await;
         match made {
-            Ok(made)
-                if !made.corrected
-                    && let Some(sig) = start_sig =>
-            {
-                let result = self
-                    .cache_planning_run(
-                        scenario,
-                        made,
-                        sig,
-                        started.elapsed(),
-                        cache_outcome,
-                        &session,
-                        shared,
-                    )
-                    .await;
-                session.close().await;
-                result
-            }
             Ok(made) => {
-                session.close().await;
                 let by = self.planner_name();
-                self.verify_and_cache(scenario, made.steps, &by, cache_outcome, shared, phases)
-                    .await
+                self.verify_and_cache(
+                    scenario,
+                    made.steps,
+                    &made.seen,
+                    &by,
+                    Strictness::Drop,
+                    cache_outcome,
+                    shared,
+                    phases,
+                )
+                .await
             }
-            Err(result) => {
-                session.close().await;
-                with_cache(result, cache_outcome)
-            }
+            Err(result) => with_cache(result, cache_outcome),
         }
     }
 
@@ -133,6 +122,9 @@ impl Runner {
             .observe(session, &scenario.task, phases)
             .await
             .map_err(stop)?;
+        // The task's own words, and the controls the pages showed: a finished plan shows them.
+        let words = TaskWords::of(&scenario.task);
+        let mut seen: BTreeSet<Seen> = controls(&page);
         // The steps of the last segment, whose facts the next call may pick as proofs.
         let mut pending: Vec<usize> = Vec::new();
         let mut continuations = 0;
@@ -141,6 +133,8 @@ impl Runner {
         let mut ran: Vec<windup_model::ActionResult> = Vec::new();
         // Texts that change on their own (clocks, countdowns): never facts.
         let mut drifting = std::collections::BTreeSet::new();
+        // Whether a fact was picked because it shows the task's own words.
+        let mut by_words = false;
         loop {
             shared.events.on_event(&Event::Planning {
                 scenario_id: scenario.id.clone(),
@@ -172,6 +166,7 @@ impl Runner {
                     .await
                     .map_err(stop)?;
                 drifting.extend(facts::drifted(&page, &now));
+                seen.extend(controls(&now));
                 page = now;
             }
             let segment_start = page.clone();
@@ -193,6 +188,7 @@ impl Runner {
                     .observe(session, &scenario.task, phases)
                     .await
                     .map_err(stop)?;
+                seen.extend(controls(&page));
                 let changed = facts::changes(&before, &page, &base)
                     .into_iter()
                     .filter(|f| {
@@ -222,6 +218,7 @@ impl Runner {
                         .observe(session, &scenario.task, phases)
                         .await
                         .map_err(stop)?;
+                    seen.extend(controls(&page));
                     purpose = Purpose::Correct {
                         failure: StepFailure {
                             action,
@@ -248,7 +245,23 @@ impl Runner {
                 && !segment_start.offers_new_controls(&page)
                 && proofs::quotes_shown(&steps, &pending, &scenario.task);
             if segment.complete || segment.actions.is_empty() || unchanged || shown {
-                break;
+                // Done by the model's word: only when the plan shows what the task says.
+                by_words |= proofs::pick_words(&mut steps, &words, &seen);
+                let missing = proofs::unproven(&steps, &words, &seen);
+                if missing.is_empty() {
+                    break;
+                }
+                if !can_continue {
+                    return Err(incomplete(&scenario.id, &missing));
+                }
+                tracing::info!(
+                    scenario_id = scenario.id,
+                    "the plan does not show the whole task yet: {}",
+                    missing.join("; ")
+                );
+                continuations += 1;
+                purpose = Purpose::Finish { unproven: missing };
+                continue;
             }
             if !can_continue {
                 return Err(failed(
@@ -264,9 +277,10 @@ impl Runner {
             continuations += 1;
             purpose = Purpose::Continue { failure: None };
         }
-        // The task is done: its proof is what the task quotes, else the model's pick.
+        // The task is done: its proof is what shows the task's own words, else the model's
+        // pick.
         let has_facts = pending.iter().any(|&i| !steps[i].facts.is_empty());
-        if has_facts && !proofs::pick_quoted(&mut steps, &pending, &scenario.task) {
+        if has_facts && !by_words {
             shared.events.on_event(&Event::Planning {
                 scenario_id: scenario.id.clone(),
                 purpose: Purpose::Prove,
@@ -293,11 +307,28 @@ impl Runner {
             last.facts = still;
             last.picked = picked;
         }
-        Ok(Made {
-            steps,
-            ran,
-            corrected,
-            final_url: page.url,
-        })
+        Ok(Made { steps, seen })
     }
+}
+
+/// The controls an observation lists, by role and name.
+fn controls(page: &crate::planner::Observation) -> BTreeSet<Seen> {
+    page.items
+        .iter()
+        .filter(|i| i.control && !i.name.trim().is_empty())
+        .map(|i| (i.role.clone(), i.name.clone()))
+        .collect()
+}
+
+/// Planning ends without a plan that shows the whole task: the task's words it leaves unproven.
+pub(super) fn incomplete(id: &str, missing: &[String]) -> ScenarioResult {
+    failed(
+        id,
+        windup_model::CacheOutcome::Miss,
+        FailureClass::PlanIncomplete,
+        format!(
+            "the plan does not prove the task, so it was not cached: {}",
+            missing.join("; ")
+        ),
+    )
 }

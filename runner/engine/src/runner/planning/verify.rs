@@ -1,17 +1,19 @@
-//! How a plan made by planning gets cached: at once when the planning run itself was a clean
-//! run from a fresh context, else only after a verifying run from a fresh context passes.
+//! How a plan made by planning (or an agent) gets cached: proven step by step from fresh
+//! contexts (`prove`), held to the task's own words, then verified by one more clean run from
+//! a fresh context. A plan that fails any of it is never cached.
 
-use windup_model::{FailureClass, Plan, Scenario, ScenarioResult};
+use std::collections::BTreeSet;
+
+use windup_model::{Action, FailureClass, Plan, Scenario, ScenarioResult};
 
 use super::super::Runner;
 use super::super::results::{crashed, failed};
 use super::super::setup::Planning;
 use super::super::shared::RunShared;
 use super::proofs;
-use super::start::{Made, Phases, passed_steps};
-use crate::browser::Session;
-use crate::executor::Execution;
-use crate::verifier::Check;
+use super::prove::Strictness;
+use super::start::{Phases, with_cache};
+use crate::planner::words::{Seen, TaskWords};
 
 impl Runner {
     /// Who makes plans in this run: the planner's `provider/model`.
@@ -37,7 +39,8 @@ impl Runner {
             generated_by: generated_by.to_string(),
             actions: proofs::finish(steps),
         };
-        match windup_model::validate::plan_problems("plan", &plan, true).first() {
+        // Not yet held to have a final check: proving decides which checks each step keeps.
+        match windup_model::validate::plan_problems("plan", &plan, false).first() {
             Some(p) => Err(format!(
                 "the plan made is not valid, so it was not cached: {}: {}",
                 p.field, p.problem
@@ -46,172 +49,163 @@ impl Runner {
         }
     }
 
-    /// Caches a plan whose planning run was clean, with that run as its verifying run. The
-    /// last step's postcondition, when it is not a fact seen after it, is checked on the page
-    /// first.
+    /// Proves the finished plan (`prove`: every check false before its step and true after,
+    /// every step needed), holds it to the task's own words (`planner::words`), runs it once
+    /// more from a fresh context as it will be cached, and caches it only when all of that
+    /// passes. `generated_by` says who made the steps (see [`windup_model::Plan::generated_by`]);
+    /// `strict` what becomes of a check or step that proves nothing; `seen` the controls the
+    /// pages showed while the steps were taken.
     #[expect(
         clippy::too_many_arguments,
-        reason = "what planning made, and the run's shared parts"
+        reason = "what planning made, who made it and how strictly it is held, and the run's shared parts"
     )]
-    pub(super) async fn cache_planning_run(
-        &self,
-        scenario: &Scenario,
-        mut made: Made,
-        start_sig: Option<String>,
-        duration: std::time::Duration,
-        cache_outcome: windup_model::CacheOutcome,
-        session: &Session,
-        shared: &RunShared<'_>,
-    ) -> ScenarioResult {
-        let plan = match self.finished_plan(scenario, &mut made.steps, &self.planner_name()) {
-            Ok(p) => p,
-            Err(m) => return failed(&scenario.id, cache_outcome, FailureClass::PlanRejected, m),
-        };
-        // A download's own check was its file, seen as the step ran.
-        if let Some(expect) = plan
-            .actions
-            .last()
-            .and_then(|a| a.expect.as_ref())
-            .filter(|e| e.has_page_checks())
-        {
-            let holds = match Check::compile(expect) {
-                Ok(check) => check
-                    .wait(
-                        session,
-                        self.boundary().base_url(),
-                        expect,
-                        tokio::time::Instant::now() + self.config.timeouts.action,
-                    )
-                    .await
-                    .is_ok(),
-                Err(_) => false,
-            };
-            if !holds {
-                return failed(
-                    &scenario.id,
-                    cache_outcome,
-                    FailureClass::PostconditionFailed,
-                    "the plan's last postcondition does not hold on the page it ended on, so it was not cached".into(),
-                );
-            }
-        }
-        shared
-            .keep_setup_state(&self.config.root, scenario, session)
-            .await;
-        if let Err(e) = shared.cache.save_verified(
-            scenario,
-            &plan,
-            start_sig.clone(),
-            duration.as_millis() as u64,
-            shared.run_id,
-        ) {
-            tracing::error!("could not save the verified plan of {}: {e}", scenario.id);
-        }
-        let execution = Execution {
-            failure: None,
-            actions: made.ran,
-            final_url: Some(made.final_url),
-            duration,
-            start_sig,
-            evidence: None,
-            screenshot: None,
-            frames: Vec::new(),
-        };
-        self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution)
-    }
-
-    /// Runs the finished plan from a fresh context; caches it only when that run passes. A
-    /// postcondition the engine chose by itself that fails there is dropped and the run made
-    /// again (at most twice): it was a fact of the planning run, not of the app. `generated_by`
-    /// says who made the steps (see [`windup_model::Plan::generated_by`]).
     pub(in crate::runner) async fn verify_and_cache(
         &self,
         scenario: &Scenario,
         mut steps: Vec<proofs::Planned>,
+        seen: &BTreeSet<Seen>,
         generated_by: &str,
+        strict: Strictness,
         cache_outcome: windup_model::CacheOutcome,
         shared: &RunShared<'_>,
         phases: &mut Phases,
     ) -> ScenarioResult {
-        let timeout = self.scenario_timeout(scenario);
-        let mut retries = 2;
-        loop {
-            let plan = match self.finished_plan(scenario, &mut steps, generated_by) {
-                Ok(p) => p,
-                Err(m) => {
-                    return failed(&scenario.id, cache_outcome, FailureClass::PlanRejected, m);
-                }
-            };
-            let (execution, session) = match self
-                .execute_open(
-                    shared.run_id,
-                    &scenario.id,
-                    &plan,
-                    timeout,
-                    shared.fragments,
-                    None,
-                    shared.events,
-                    shared.state_for(scenario).as_ref(),
-                )
-                .await
-            {
-                Ok(x) => x,
-                Err(e) => return crashed(&scenario.id, cache_outcome, e),
-            };
-            phases.add(&execution);
-            if let Some(f) = &execution.failure {
-                session.close().await;
-                let k = passed_steps(&execution);
-                let droppable = f.class == FailureClass::PostconditionFailed
-                    && retries > 0
-                    && steps.get(k).is_some_and(|s| s.engine_chosen);
-                if droppable {
-                    retries -= 1;
-                    tracing::info!(
-                        scenario_id = scenario.id,
-                        "dropping the engine's postcondition of {}: {}",
-                        plan.actions[k].id,
-                        f.message
-                    );
-                    steps[k].picked.clear();
-                    steps[k].facts.clear();
-                    steps[k].action.expect = None;
-                    steps[k].engine_chosen = false;
-                    continue;
-                }
-                let mut result =
-                    self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution);
-                result.message = result.message.map(|m| {
-                    format!("the new plan failed its verifying run, so it was not cached: {m}")
-                });
-                return result;
-            }
-            shared
-                .keep_setup_state(&self.config.root, scenario, &session)
-                .await;
-            session.close().await;
-            if let Some(url) = &execution.final_url
-                && !url::Url::parse(url).is_ok_and(|u| self.boundary().is_app(&u))
-            {
-                return failed(
-                    &scenario.id,
-                    cache_outcome,
-                    FailureClass::PlanRejected,
-                    format!(
-                        "the planned steps ended on {url}, outside the allowed origins, so the plan was not cached"
-                    ),
-                );
-            }
-            if let Err(e) = shared.cache.save_verified(
+        let plan = match self.finished_plan(scenario, &mut steps, generated_by) {
+            Ok(p) => p,
+            Err(m) => return failed(&scenario.id, cache_outcome, FailureClass::PlanRejected, m),
+        };
+        // The facts planning saw each step change that are not its checks: what may prove it.
+        let facts = steps
+            .iter()
+            .zip(&plan.actions)
+            .map(|(s, a)| {
+                let checks = a.expect.clone().unwrap_or_default();
+                s.facts
+                    .iter()
+                    .filter(|f| {
+                        !f.expect
+                            .clauses()
+                            .iter()
+                            .all(|c| checks.clauses().contains(c))
+                    })
+                    .cloned()
+                    .collect()
+            })
+            .collect();
+        let words = TaskWords::of(&scenario.task);
+        let proven = match self
+            .prove(
                 scenario,
-                &plan,
-                execution.start_sig.clone(),
-                execution.duration.as_millis() as u64,
-                shared.run_id,
-            ) {
-                tracing::error!("could not save the verified plan of {}: {e}", scenario.id);
-            }
-            return self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution);
+                plan.actions.clone(),
+                facts,
+                &words,
+                seen,
+                strict,
+                shared,
+            )
+            .await
+        {
+            Ok(p) => p,
+            Err(r) => return with_cache(r, cache_outcome),
+        };
+        phases.execute_ms += proven.duration.as_millis() as u64;
+        for note in &proven.notes {
+            tracing::info!(scenario_id = scenario.id, "{}", self.secrets.redact(note));
         }
+        let counted = counted(&proven.actions, &proven.unproven);
+        let missing = if proven.actions.is_empty() {
+            vec!["no step of the plan changes anything a check can see".to_string()]
+        } else {
+            words.unproven(&counted, seen)
+        };
+        if !missing.is_empty() {
+            return with_cache(
+                super::steps::incomplete(&scenario.id, &missing),
+                cache_outcome,
+            );
+        }
+        let plan = Plan {
+            actions: proven.actions,
+            ..plan
+        };
+        if let Some(p) = windup_model::validate::plan_problems("plan", &plan, true).first() {
+            return failed(
+                &scenario.id,
+                cache_outcome,
+                FailureClass::PlanIncomplete,
+                format!(
+                    "the plan does not prove the task, so it was not cached: {}: {}",
+                    p.field, p.problem
+                ),
+            );
+        }
+        let timeout = self.scenario_timeout(scenario);
+        let (execution, session) = match self
+            .execute_open(
+                shared.run_id,
+                &scenario.id,
+                &plan,
+                timeout,
+                shared.fragments,
+                None,
+                shared.events,
+                shared.state_for(scenario).as_ref(),
+            )
+            .await
+        {
+            Ok(x) => x,
+            Err(e) => return crashed(&scenario.id, cache_outcome, e),
+        };
+        phases.add(&execution);
+        if execution.failure.is_some() {
+            session.close().await;
+            let mut result =
+                self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution);
+            result.message = result.message.map(|m| {
+                format!("the new plan failed its verifying run, so it was not cached: {m}")
+            });
+            return result;
+        }
+        shared
+            .keep_setup_state(&self.config.root, scenario, &session)
+            .await;
+        session.close().await;
+        if let Some(url) = &execution.final_url
+            && !url::Url::parse(url).is_ok_and(|u| self.boundary().is_app(&u))
+        {
+            return failed(
+                &scenario.id,
+                cache_outcome,
+                FailureClass::PlanRejected,
+                format!(
+                    "the planned steps ended on {url}, outside the allowed origins, so the plan was not cached"
+                ),
+            );
+        }
+        if let Err(e) = shared.cache.save_verified(
+            scenario,
+            &plan,
+            execution.start_sig.clone(),
+            execution.duration.as_millis() as u64,
+            shared.run_id,
+        ) {
+            tracing::error!("could not save the verified plan of {}: {e}", scenario.id);
+        }
+        self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution)
     }
+}
+
+/// The steps as the task's words are looked for in them: a value typed by a step no check
+/// needs (`unproven`) was never shown to be taken in by the app, so it shows none of them.
+pub(in crate::runner) fn counted(actions: &[Action], unproven: &[String]) -> Vec<Action> {
+    actions
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            if unproven.contains(&a.id) {
+                a.value = None;
+            }
+            a
+        })
+        .collect()
 }
