@@ -5,6 +5,10 @@
 //! `…/models/{model}:generateContent` is Gemini. Successful replies report usage
 //! deterministically in the wire format's own fields: input tokens = request body characters / 4,
 //! output tokens = output text characters / 4 (both rounded up, see [`tokens`]), cached 0.
+//!
+//! Like llama.cpp's server, it answers HTTP 400 ([`GRAMMAR_ERROR`]) to a request whose response
+//! schema holds an empty `enum` anywhere, without taking a scripted reply: the engine must
+//! never send one.
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -196,16 +200,23 @@ async fn read_request(
 async fn serve(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
     let mut buf = Vec::new();
     while let Some(request) = read_request(&mut stream, &mut buf).await? {
+        let wire = wire(&request.path);
+        let rejected = wire.is_some_and(|w| empty_enum(&request, w));
         let reply = {
             let mut s = state.lock().unwrap();
             s.received.push(request.clone());
-            s.script.pop_front()
+            // The server refuses the schema before a model would answer: no reply is used.
+            if rejected { None } else { s.script.pop_front() }
         };
-        let Some(wire) = wire(&request.path) else {
+        let Some(wire) = wire else {
             let body = json!({"error": {"message": format!("no route {}", request.path)}});
             respond(&mut stream, 404, &[], &body.to_string()).await?;
             continue;
         };
+        if rejected {
+            respond(&mut stream, 400, &[], GRAMMAR_ERROR).await?;
+            continue;
+        }
         let model = model_of(&request, wire);
         let input = tokens(&request.body);
         match reply {
@@ -268,6 +279,35 @@ async fn serve(mut stream: TcpStream, state: &Mutex<State>) -> std::io::Result<(
         }
     }
     Ok(())
+}
+
+/// What llama.cpp's server answers when the grammar compiled from a request's schema does not
+/// parse (an empty `enum` compiles to the empty alternative `()`): its own body, word for word.
+pub const GRAMMAR_ERROR: &str =
+    r#"{"error":{"code":400,"message":"Failed to parse grammar","type":"invalid_request_error"}}"#;
+
+/// Whether the response schema a request sends holds an empty `enum` anywhere, which no value
+/// can match and llama.cpp's grammar cannot express.
+fn empty_enum(request: &Received, wire: Wire) -> bool {
+    let Ok(body) = serde_json::from_str::<Value>(&request.body) else {
+        return false;
+    };
+    let pointer = match wire {
+        Wire::OpenAi => "/response_format/json_schema/schema",
+        Wire::Gemini => "/generationConfig/responseJsonSchema",
+    };
+    body.pointer(pointer).is_some_and(has_empty_enum)
+}
+
+fn has_empty_enum(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => {
+            matches!(o.get("enum"), Some(Value::Array(values)) if values.is_empty())
+                || o.values().any(has_empty_enum)
+        }
+        Value::Array(items) => items.iter().any(has_empty_enum),
+        _ => false,
+    }
 }
 
 /// The model asked for: in the body for OpenAI, in the path for Gemini.

@@ -1,6 +1,7 @@
 //! `windup new`: a scenario written from a rough instruction by one ledgered call to a fake
 //! provider whose answer depends on the prompt it was sent; literal credentials registered
-//! before anything leaves the process.
+//! before anything leaves the process. The fake refuses an empty `enum` in the schema as
+//! llama.cpp's server does (HTTP 400), and the example project has no setup scenario.
 
 use std::sync::Arc;
 
@@ -48,6 +49,9 @@ fn new_writes_a_valid_scenario_registers_a_literal_credential_and_never_overwrit
         format!("sign in as carol@acme.test with password {secret} and archive Apollo");
     let out = windup(root, &["new", &instruction, "--base-url", &base]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // No setups: `needs` is not offered (an empty enum is what llama.cpp refuses).
+    let schema = &llm.requests()[0].json()["response_format"]["json_schema"]["schema"];
+    assert!(schema["properties"].get("needs").is_none(), "{schema:#}");
 
     let file = root.join("e2e/scenarios/archive-apollo.yaml");
     let yaml = std::fs::read_to_string(&file).unwrap();
@@ -127,4 +131,68 @@ fn new_without_a_provider_says_what_to_configure_and_exits_2() {
         stderr(&out)
     );
     assert_eq!(tree(root), before, "nothing written");
+}
+
+/// Answers with `needs`, whatever the schema offers (a provider that does not enforce it).
+fn needing(needs: Value) -> Reply {
+    Reply::Json(json!({
+        "id": "archive-apollo",
+        "task": "Archive Apollo and check that \"Archived Apollo\" appears.",
+        "start_url": "/",
+        "hints": [],
+        "needs": needs
+    }))
+}
+
+#[test]
+fn new_offers_the_setup_scenarios_as_needs_and_takes_no_other() {
+    let project = example();
+    let root = project.path();
+    let (_server, base) = serve(root);
+    let llm = FakeLlm::start();
+    with_fake_provider(root, &llm);
+    std::fs::write(
+        root.join("e2e/scenarios/signed-in.yaml"),
+        "id: signed-in\ntask: Sign in as the admin.\nstart_url: /login.html\nsetup: true\n",
+    )
+    .unwrap();
+
+    llm.push(needing(json!(["signed-in", "signed-in"])));
+    let out = windup(root, &["new", "archive Apollo", "--base-url", &base]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let schema = &llm.requests()[0].json()["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["properties"]["needs"]["items"]["enum"],
+        json!(["signed-in"]),
+        "{schema:#}"
+    );
+    let yaml = std::fs::read_to_string(root.join("e2e/scenarios/archive-apollo.yaml")).unwrap();
+    assert!(yaml.contains("needs:\n- signed-in\n"), "once: {yaml}");
+    let valid = windup(root, &["validate"]);
+    assert_eq!(valid.status.code(), Some(0), "{}", stderr(&valid));
+
+    // A setup that is not one: nothing written, and the call is still in the ledger.
+    llm.push(needing(json!(["not-a-setup"])));
+    let out = windup(
+        root,
+        &[
+            "new",
+            "archive Apollo",
+            "--id",
+            "other",
+            "--base-url",
+            &base,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("needs `not-a-setup`, which is not a setup scenario"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!root.join("e2e/scenarios/other.yaml").exists());
+    let ledger = std::fs::read_to_string(root.join("e2e/.windup/ledger.jsonl")).unwrap();
+    let record: Value = serde_json::from_str(ledger.lines().last().unwrap()).unwrap();
+    assert_eq!(record["calls"]["author"], 1, "{record}");
+    assert_eq!(record["failure_class"], "plan_rejected", "{record}");
 }

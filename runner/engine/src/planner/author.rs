@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use windup_model::FailureClass;
 
 use super::{PlanFailure, Planner, Project, Spend};
@@ -63,20 +63,14 @@ impl Planner {
         project: &Project<'_>,
         spend: &mut Spend,
     ) -> Result<Draft, PlanFailure> {
-        let pages: Vec<&str> = ask.pages.iter().map(|(p, _)| p.as_str()).collect();
-        let setups: Vec<&str> = ask.setups.iter().map(|(id, _)| id.as_str()).collect();
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 60},
-                "task": {"type": "string"},
-                "start_url": {"type": "string", "enum": pages},
-                "hints": {"type": "array", "maxItems": 3, "items": {"type": "string"}},
-                "needs": {"type": "array", "items": {"type": "string", "enum": setups}},
-            },
-            "required": ["id", "task", "start_url", "hints", "needs"],
-            "additionalProperties": false
-        });
+        if ask.pages.is_empty() {
+            // An enum of no pages would match nothing (and llama.cpp rejects it).
+            return Err(PlanFailure {
+                class: FailureClass::PlanRejected,
+                message: "no start page is known, so none can be chosen".into(),
+            });
+        }
+        let schema = author_schema(ask);
         let request = LlmRequest {
             system: AUTHOR_SYSTEM.to_string(),
             user: project.secrets.redact(&author_message(ask)),
@@ -101,6 +95,32 @@ impl Planner {
             message: format!("the scenario written is not the JSON asked for: {e}"),
         })
     }
+}
+
+/// The answer's schema: the start page one of those listed, and `needs` only setups listed.
+/// Without setups `needs` is left out (the draft's defaults to none) rather than sent as an
+/// empty `enum`, which no value matches and llama.cpp's grammar rejects (HTTP 400); OpenAI
+/// strict mode drops `maxItems`, so `maxItems: 0` would not hold there.
+fn author_schema(ask: &AuthorAsk<'_>) -> Value {
+    let pages: Vec<&str> = ask.pages.iter().map(|(p, _)| p.as_str()).collect();
+    let mut properties = json!({
+        "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 60},
+        "task": {"type": "string"},
+        "start_url": {"type": "string", "enum": pages},
+        "hints": {"type": "array", "maxItems": 3, "items": {"type": "string"}},
+    });
+    let mut required = vec!["id", "task", "start_url", "hints"];
+    if !ask.setups.is_empty() {
+        let setups: Vec<&str> = ask.setups.iter().map(|(id, _)| id.as_str()).collect();
+        properties["needs"] = json!({"type": "array", "items": {"type": "string", "enum": setups}});
+        required.push("needs");
+    }
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false
+    })
 }
 
 /// The user message: the instruction, what exists, and the start pages as untrusted data.
@@ -128,4 +148,71 @@ pub fn author_message(ask: &AuthorAsk<'_>) -> String {
     }
     out.push_str("</untrusted_page_content>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::schema;
+
+    fn has_empty_enum(v: &Value) -> bool {
+        match v {
+            Value::Object(o) => {
+                o.get("enum").is_some_and(|e| e == &json!([])) || o.values().any(has_empty_enum)
+            }
+            Value::Array(a) => a.iter().any(has_empty_enum),
+            _ => false,
+        }
+    }
+
+    fn ask<'a>(pages: &'a [(String, String)], setups: &'a [(String, String)]) -> AuthorAsk<'a> {
+        AuthorAsk {
+            instruction: "archive a project",
+            pages,
+            setups,
+            credentials: &[],
+            taken: &[],
+        }
+    }
+
+    #[test]
+    fn without_setups_the_schema_has_no_needs_and_no_empty_enum_for_any_provider() {
+        let pages = [("/".to_string(), "the home page".to_string())];
+        let s = author_schema(&ask(&pages, &[]));
+        assert!(s["properties"].get("needs").is_none(), "{s:#}");
+        assert!(!s["required"].as_array().unwrap().contains(&json!("needs")));
+        for sent in [
+            schema::openai_strict(&s),
+            schema::loose(&s),
+            schema::gemini(&s),
+        ] {
+            assert!(!has_empty_enum(&sent), "{sent:#}");
+        }
+        let v = jsonschema::validator_for(&s).unwrap();
+        let draft = json!({"id": "archive", "task": "t", "start_url": "/", "hints": []});
+        assert!(v.is_valid(&draft));
+        let parsed: Draft = serde_json::from_value(draft.clone()).unwrap();
+        assert!(parsed.needs.is_empty());
+        let mut with_needs = draft;
+        with_needs["needs"] = json!(["sign-in"]);
+        assert!(!v.is_valid(&with_needs), "no setup can be named");
+    }
+
+    #[test]
+    fn with_setups_needs_names_only_them() {
+        let pages = [("/".to_string(), "the home page".to_string())];
+        let setups = [("signed-in".to_string(), "sign in".to_string())];
+        let s = author_schema(&ask(&pages, &setups));
+        assert_eq!(
+            s["properties"]["needs"]["items"]["enum"],
+            json!(["signed-in"])
+        );
+        let v = jsonschema::validator_for(&s).unwrap();
+        let draft = |needs: Value| json!({"id": "archive", "task": "t", "start_url": "/", "hints": [], "needs": needs});
+        assert!(v.is_valid(&draft(json!(["signed-in"]))));
+        assert!(!v.is_valid(&draft(json!(["other"]))));
+        assert!(!v.is_valid(
+            &json!({"id": "a", "task": "t", "start_url": "/elsewhere", "hints": [], "needs": []})
+        ));
+    }
 }

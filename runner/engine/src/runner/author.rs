@@ -123,7 +123,7 @@ impl Runner {
         let clock = Instant::now();
         let drafted = planner.author(&ask, &project, &mut spend).await;
         let made = drafted.and_then(|d| {
-            self.scenario_of(d, id, &taken, &registered)
+            self.scenario_of(d, id, &ask, &registered)
                 .map_err(|message| PlanFailure {
                     class: windup_model::FailureClass::PlanRejected,
                     message,
@@ -201,15 +201,34 @@ impl Runner {
         Ok(())
     }
 
-    /// The model's draft as a scenario: the caller's id, or the model's made free; no value of
-    /// a credential anywhere in it.
+    /// The model's draft as a scenario: the caller's id, or the model's made free; a start page
+    /// and setups from those listed (a provider that does not enforce the schema could write
+    /// others); no value of a credential anywhere in it.
     fn scenario_of(
         &self,
         d: Draft,
         id: Option<&str>,
-        taken: &[String],
+        ask: &AuthorAsk<'_>,
         registered: &[Registered],
     ) -> Result<Scenario, String> {
+        let taken = ask.taken;
+        if !ask.pages.iter().any(|(p, _)| *p == d.start_url) {
+            return Err(format!(
+                "the scenario written starts on `{}`, which is not one of the start pages listed",
+                d.start_url
+            ));
+        }
+        let mut needs: Vec<String> = Vec::new();
+        for need in d.needs {
+            if !ask.setups.iter().any(|(s, _)| *s == need) {
+                return Err(format!(
+                    "the scenario written needs `{need}`, which is not a setup scenario"
+                ));
+            }
+            if !needs.contains(&need) {
+                needs.push(need);
+            }
+        }
         let id = match id {
             Some(id) => id.to_string(),
             None => {
@@ -239,7 +258,7 @@ impl Runner {
             tags: Vec::new(),
             timeout_ms: None,
             setup: false,
-            needs: d.needs,
+            needs,
         };
         let text = serde_json::to_string(&scenario).expect("a scenario serializes");
         if registered.iter().any(|r| text.contains(&r.value)) || self.secrets.redact(&text) != text
@@ -249,33 +268,35 @@ impl Runner {
         Ok(scenario)
     }
 
-    /// Start page candidates: the site map's pages, else the app's home page and the pages its
-    /// links on the base URL's origin lead to.
+    /// Start page candidates, never none: the site map's pages, else the app's home page and the
+    /// pages its links on the base URL's origin lead to.
     async fn start_pages(&self) -> Result<Vec<(String, String)>, RunError> {
         let map = SiteMapFile::new(&self.config.root).load()?;
-        if !map.pages.is_empty() {
-            return Ok(map
-                .pages
-                .iter()
-                .filter(|p| !p.route.contains(':') && !p.route.contains('*'))
-                .take(60)
-                .map(|p| {
-                    let controls: Vec<String> = p
-                        .controls
-                        .iter()
-                        .take(8)
-                        .map(|c| format!("{} \"{}\"", c.role, c.name))
-                        .collect();
-                    (
-                        p.route.clone(),
-                        format!(
-                            "\"{}\" {}",
-                            p.title.as_deref().unwrap_or(""),
-                            controls.join(", ")
-                        ),
-                    )
-                })
-                .collect());
+        // Routes with parameters are no page to start on; a map of only those lists none.
+        let mapped: Vec<(String, String)> = map
+            .pages
+            .iter()
+            .filter(|p| !p.route.contains(':') && !p.route.contains('*'))
+            .take(60)
+            .map(|p| {
+                let controls: Vec<String> = p
+                    .controls
+                    .iter()
+                    .take(8)
+                    .map(|c| format!("{} \"{}\"", c.role, c.name))
+                    .collect();
+                (
+                    p.route.clone(),
+                    format!(
+                        "\"{}\" {}",
+                        p.title.as_deref().unwrap_or(""),
+                        controls.join(", ")
+                    ),
+                )
+            })
+            .collect();
+        if !mapped.is_empty() {
+            return Ok(mapped);
         }
         let base = self.boundary().base_url().clone();
         let session = self

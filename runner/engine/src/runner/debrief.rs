@@ -2,10 +2,11 @@
 //! budgeted call reads them all together. Advice for people only: it changes no verdict, plan,
 //! cache entry or exit code.
 //!
-//! The ledger has one record per scenario per run, and a debrief is the run's: its call (made
-//! or refused) is counted in the record of the run's first failed scenario (by id) under
-//! `calls.debrief`, with its tokens and cost, so totals and spend stay whole. The budget gate
-//! counts it against the run's caps only, never that scenario's.
+//! The ledger has one record per scenario per run, and a debrief is the run's: its calls (one,
+//! or two when the first answer was cut off or not parseable) are counted in the record of the
+//! run's first failed scenario (by id) under `calls.debrief`, with their tokens and cost, so
+//! totals and spend stay whole. The budget gate counts them against the run's caps only, never
+//! that scenario's.
 
 use windup_model::{Debrief, ScenarioResult, ScenarioStatus};
 
@@ -18,7 +19,7 @@ use crate::planner::Spend;
 impl Runner {
     /// The debrief of a run whose `outcomes` (in report order) hold failures: `None` without
     /// one; otherwise the model's reading, or why none was made (no provider, `--require-cached`,
-    /// the budget, an unusable answer), also logged as a warning.
+    /// the budget, an answer still unusable after a second call), also logged as a warning.
     pub(super) async fn debrief(
         &self,
         outcomes: &mut [Outcome],

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 use windup_engine::llm::LlmError;
+use windup_testkit::block_on;
 use windup_testkit::fake_llm::{Reply, tokens};
 
 use crate::support::*;
@@ -33,6 +34,27 @@ fn a_401_is_rejected_at_once_with_the_providers_message() {
         assert_eq!(err.attempts(), 1);
         assert_eq!(fake.requests().len(), 1);
         assert_eq!(fake.pending(), 1);
+    });
+}
+
+#[test]
+fn a_schema_with_an_empty_enum_is_rejected_as_llama_cpp_does() {
+    each_kind(|_, fake, cfg| {
+        fake.push(Reply::Json(json!({})));
+        let mut req = request();
+        req.schema = json!({
+            "type": "object",
+            "properties": {"needs": {"type": "array", "items": {"type": "string", "enum": []}}},
+        });
+        let err = block_on(async { client_for(&cfg).complete(&req).await }).unwrap_err();
+        assert!(
+            matches!(&err, LlmError::Rejected { status: 400, message, attempts: 1, .. } if message == "Failed to parse grammar"),
+            "{err:?}"
+        );
+        assert_eq!(fake.pending(), 1, "the scripted answer was never reached");
+        // The same request with a value to choose from is answered.
+        req.schema["properties"]["needs"]["items"]["enum"] = json!(["signed-in"]);
+        assert!(block_on(async { client_for(&cfg).complete(&req).await }).is_ok());
     });
 }
 

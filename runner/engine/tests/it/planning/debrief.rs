@@ -1,16 +1,18 @@
 //! The run debrief (`--debrief`): after a run with failures, ONE budgeted call over all of them,
 //! their evidence only inside the untrusted block and every credential masked; the answer in
 //! the report (JSON, HTML, Markdown) and the call in the ledger; no call without failures; a
-//! clear note when the budget refuses it. It never changes a verdict.
+//! clear note when the budget refuses it. An answer bounded for a small model; one cut off gets
+//! one more call, both counted, and a plain note when that one is cut off too. It never changes
+//! a verdict.
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use windup_engine::cache::PlanCache;
 use windup_engine::config::Overrides;
 use windup_model::{FailureClass, Plan, ScenarioStatus};
-use windup_testkit::Canned;
-use windup_testkit::fake_llm::{FakeLlm, Reply};
+use windup_testkit::fake_llm::{FakeLlm, Reply, tokens};
+use windup_testkit::{Canned, Server};
 
 use super::support::*;
 use crate::support::*;
@@ -191,5 +193,189 @@ fn one_debrief_call_reads_every_failure_and_lands_in_every_report() {
             "{why}"
         );
         assert_eq!(report.totals.failed, 2);
+    });
+}
+
+/// A project whose `alpha` and `beta` fail (their pages answer 503), with a grammar-enforcing
+/// provider (`strict = false`, as for llama.cpp) served by `fake`.
+fn two_failures(server: &Server, fake: &FakeLlm, more_toml: &str) -> Project {
+    let p = Project::new(
+        &server.base,
+        &format!(
+            "{}{more_toml}",
+            provider_toml(fake, Wire::OpenAi, "strict = false\n")
+        ),
+    );
+    committed(&p, "alpha", "/basic.html", "Save");
+    committed(&p, "beta", "/second.html", "Save");
+    server.route("/basic.html", down());
+    server.route("/second.html", down());
+    p
+}
+
+async fn run_debriefed(p: &Project) -> windup_model::RunReport {
+    p.runner(Overrides {
+        debrief: true,
+        ..Overrides::default()
+    })
+    .run(
+        &["alpha".to_string(), "beta".to_string()],
+        &windup_engine::events::NoEvents,
+    )
+    .await
+    .unwrap()
+}
+
+/// The user message of a request.
+fn user_message(body: &Value) -> &str {
+    body["messages"][1]["content"].as_str().unwrap()
+}
+
+/// The calls, tokens and run totals of both calls are where a debrief's are counted.
+fn assert_both_counted(p: &Project, fake: &FakeLlm, report: &windup_model::RunReport) {
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "one call, then one more");
+    let alpha = p
+        .ledger()
+        .into_iter()
+        .rev()
+        .find(|l| l["scenario_id"] == "alpha")
+        .unwrap();
+    assert_eq!(alpha["calls"]["debrief"], 2, "{alpha}");
+    let input: u64 = requests.iter().map(|r| tokens(&r.body)).sum();
+    assert_eq!(alpha["tokens"]["input"], input, "{alpha}");
+    assert_eq!(report.totals.llm_calls, 2);
+    for s in &report.scenarios {
+        assert_eq!(s.status, ScenarioStatus::Failed, "{}", s.scenario_id);
+        assert_eq!(s.failure_class, Some(FailureClass::NavigationFailed));
+    }
+}
+
+#[test]
+fn a_debrief_cut_off_is_asked_once_more_with_its_answer_bounded() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        // A scenario's call cap is not the debrief's: both calls are made under a cap of one.
+        let p = two_failures(&server, &fake, "[budget]\ncalls_per_scenario = 1\n");
+        let cut = r#"{"shared_cause": "Both pages answered 503 because the backend"#;
+        let good = json!({
+            "shared_cause": "Both pages answered 503.",
+            "look_first": ["beta"],
+            "notes": "The app is down, not the tests."
+        });
+        fake.push(Reply::Length(cut.into()));
+        fake.push(Reply::Json(good.clone()));
+        let report = run_debriefed(&p).await;
+
+        let d = report.debrief.clone().expect("a debrief");
+        assert_eq!(d.not_made, None);
+        assert_eq!(d.shared_cause, "Both pages answered 503.");
+        assert_eq!(d.look_first, ["beta"]);
+        assert_both_counted(&p, &fake, &report);
+        let alpha = p
+            .ledger()
+            .into_iter()
+            .rev()
+            .find(|l| l["scenario_id"] == "alpha")
+            .unwrap();
+        assert_eq!(
+            alpha["tokens"]["output"],
+            tokens(cut) + tokens(&good.to_string()),
+            "{alpha}"
+        );
+
+        // The schema a grammar enforces bounds the answer, and the call may write all of it.
+        let first = fake.requests()[0].json();
+        let schema = &first["response_format"]["json_schema"]["schema"];
+        let text_max = schema["properties"]["shared_cause"]["maxLength"]
+            .as_u64()
+            .expect("a bounded text");
+        assert_eq!(schema["properties"]["notes"]["maxLength"], text_max);
+        assert_eq!(schema["properties"]["look_first"]["maxItems"], 5);
+        assert_eq!(
+            schema["properties"]["look_first"]["items"]["enum"],
+            json!(["alpha", "beta"])
+        );
+        let max_tokens = first["max_tokens"].as_u64().unwrap();
+        // At 1.5 characters a token, both texts and five long ids fit.
+        assert!(
+            max_tokens * 3 / 2 >= 2 * text_max + 5 * 100,
+            "{max_tokens} tokens for two texts of {text_max}"
+        );
+        let system = first["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            system.contains(&format!("at most {text_max} characters")),
+            "{system}"
+        );
+        // The second call is told why.
+        let second = fake.requests()[1].json();
+        assert!(
+            user_message(&second).contains(&format!("CUT OFF at {max_tokens} output tokens")),
+            "{}",
+            user_message(&second)
+        );
+        assert!(!user_message(&first).contains("CUT OFF"));
+    });
+}
+
+#[test]
+fn a_debrief_cut_off_twice_is_not_made_and_says_so() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = two_failures(&server, &fake, "");
+        fake.push(Reply::Length(r#"{"shared_cause": "Both pages"#.into()));
+        fake.push(Reply::Length(r#"{"shared_cause": "Both"#.into()));
+        fake.push(Reply::Json(
+            json!({"shared_cause": "", "look_first": [], "notes": ""}),
+        ));
+        let report = run_debriefed(&p).await;
+
+        let max_tokens = fake.requests()[0].json()["max_tokens"].as_u64().unwrap();
+        let d = report.debrief.clone().expect("a debrief note");
+        assert_eq!(
+            d.not_made.as_deref(),
+            Some(
+                format!(
+                    "llm_error: the model's answer was cut off at {max_tokens} output tokens twice"
+                )
+                .as_str()
+            )
+        );
+        assert!(d.shared_cause.is_empty() && d.look_first.is_empty());
+        assert_both_counted(&p, &fake, &report);
+        assert_eq!(fake.pending(), 1, "no third call");
+    });
+}
+
+#[test]
+fn a_second_debrief_call_the_budget_refuses_is_not_made_and_the_first_is_counted() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = two_failures(&server, &fake, "[budget]\ncalls_per_run = 1\n");
+        fake.push(Reply::Length(r#"{"shared_cause": "Both pages"#.into()));
+        fake.push(Reply::Json(
+            json!({"shared_cause": "", "look_first": [], "notes": ""}),
+        ));
+        let report = run_debriefed(&p).await;
+
+        assert_eq!(fake.requests().len(), 1, "the run's cap held");
+        let why = report.debrief.and_then(|d| d.not_made).expect("a note");
+        assert!(
+            why.starts_with("budget_exceeded: the model's answer was cut off at ")
+                && why.contains("output tokens, and a second call failed: no LLM call was made: the run already made 1 LLM calls"),
+            "{why}"
+        );
+        let alpha = p
+            .ledger()
+            .into_iter()
+            .rev()
+            .find(|l| l["scenario_id"] == "alpha")
+            .unwrap();
+        assert_eq!(alpha["calls"]["debrief"], 1, "{alpha}");
+        assert_eq!(alpha["tokens"]["input"], tokens(&fake.requests()[0].body));
+        assert_eq!(report.totals.llm_calls, 1);
     });
 }
