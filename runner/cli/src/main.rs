@@ -52,7 +52,8 @@ enum Command {
         common: Common,
     },
     /// Check one scenario against the validation protocol: 5 generations, 10 replays, the
-    /// speed-up, $0 replays and recovery from a broken selector. Uses a scratch plan cache.
+    /// speed-up, $0 replays, recovery from a broken selector, and the app broken step by step
+    /// (each mutant must fail the plan). Uses a scratch plan cache.
     Bench {
         /// The scenario id.
         scenario: String,
@@ -75,7 +76,7 @@ enum Command {
         common: Common,
     },
     /// Check every scenario, fragment, cached plan and the config (or the files named), and
-    /// name each problem.
+    /// name each problem; with --prove, also prove each cached plan in Chromium, with no LLM.
     Validate {
         /// Files to check instead of the whole project; with --prove, scenario ids (default:
         /// every scenario).

@@ -340,6 +340,28 @@ impl Expect {
             || (clause.download.is_some() && self.download.is_some()))
     }
 
+    /// Removes each field `clause` sets, where this one sets it to the same.
+    pub fn remove_clause(&mut self, clause: &Expect) {
+        if clause.visible.is_some() && self.visible == clause.visible {
+            self.visible = None;
+        }
+        if clause.hidden.is_some() && self.hidden == clause.hidden {
+            self.hidden = None;
+        }
+        if clause.url.is_some() && self.url == clause.url {
+            self.url = None;
+        }
+        if clause.value.is_some() && self.value == clause.value {
+            self.value = None;
+        }
+        if clause.count.is_some() && self.count == clause.count {
+            self.count = None;
+        }
+        if clause.download.is_some() && self.download == clause.download {
+            self.download = None;
+        }
+    }
+
     /// Adds the fields of `other` that this one does not set.
     pub fn absorb(&mut self, other: &Expect) {
         if self.visible.is_none() {

@@ -14,6 +14,7 @@ mod input;
 mod limits;
 mod mcp;
 mod new;
+mod prove;
 mod real_dashboard;
 mod replay;
 mod support;

@@ -196,3 +196,56 @@ fn new_offers_the_setup_scenarios_as_needs_and_takes_no_other() {
     assert_eq!(record["calls"]["author"], 1, "{record}");
     assert_eq!(record["failure_class"], "plan_rejected", "{record}");
 }
+
+#[test]
+fn new_holds_the_written_task_to_an_outcome_a_test_can_check() {
+    let project = example();
+    let root = project.path();
+    let (_server, base) = serve(root);
+    let llm = FakeLlm::start();
+    with_fake_provider(root, &llm);
+    let vague = |task: &str| {
+        Reply::Json(json!({
+            "id": "archive-apollo", "task": task, "start_url": "/", "hints": []
+        }))
+    };
+    // A task with nothing to check, then one that quotes what the page shows: the second is
+    // written, and the retry said what was missing.
+    llm.push(vague("Archive the first project."));
+    llm.push(vague(
+        "Archive the first project and check that \"Archived Apollo\" appears.",
+    ));
+    let out = windup(root, &["new", "archive Apollo", "--base-url", &base]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let retry = llm.requests()[1].body.clone();
+    assert!(
+        retry.contains("states no outcome a test can check"),
+        "{retry}"
+    );
+    let yaml = std::fs::read_to_string(root.join("e2e/scenarios/archive-apollo.yaml")).unwrap();
+    assert!(yaml.contains("Archived Apollo"), "{yaml}");
+    // Twice nothing to check: nothing written, exit 2, both calls in the ledger.
+    llm.push(vague("Archive the first project."));
+    llm.push(vague("Archive it."));
+    let out = windup(
+        root,
+        &[
+            "new",
+            "archive Apollo",
+            "--id",
+            "vague",
+            "--base-url",
+            &base,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("states no outcome a test can check"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!root.join("e2e/scenarios/vague.yaml").exists());
+    let ledger = std::fs::read_to_string(root.join("e2e/.windup/ledger.jsonl")).unwrap();
+    let record: Value = serde_json::from_str(ledger.lines().last().unwrap()).unwrap();
+    assert_eq!(record["calls"]["author"], 2, "{record}");
+}

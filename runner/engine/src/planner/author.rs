@@ -1,6 +1,8 @@
 //! `windup new`'s one call: a rough instruction in, a precise scenario out (an id, a task with a
 //! checkable outcome, a start page from those listed, hints, the setups it needs), through the
-//! same budget gate as every call. The answer's schema only allows the start pages and setups
+//! same budget gate as every call. The outcome is held to the rule plans are held to: the task
+//! must quote a text, state a count or name a control (`planner::words`), else the answer goes
+//! back once with what is missing. The answer's schema only allows the start pages and setups
 //! listed; credentials appear in the instruction by ENV name only (literal values were
 //! registered and replaced before the call).
 
@@ -10,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use windup_model::FailureClass;
 
+use super::words::TaskWords;
 use super::{PlanFailure, Planner, Project, Spend};
 use crate::llm::LlmRequest;
 
@@ -71,28 +74,51 @@ impl Planner {
             });
         }
         let schema = author_schema(ask);
-        let request = LlmRequest {
-            system: AUTHOR_SYSTEM.to_string(),
-            user: project.secrets.redact(&author_message(ask)),
-            schema_name: "windup_scenario".to_string(),
-            schema,
-            max_output_tokens: 600,
-            temperature: self.settings.temperature,
-        };
-        let result = self.call(&request, project, spend).await?;
-        spend.calls.author += 1;
-        let completion = result.map_err(|e| PlanFailure {
-            class: FailureClass::LlmError,
-            message: project.secrets.redact(&e.to_string()),
-        })?;
-        let text = completion.text.trim();
-        let json = text
-            .find('{')
-            .zip(text.rfind('}'))
-            .map_or(text, |(a, b)| &text[a..=b]);
-        serde_json::from_str(json).map_err(|e| PlanFailure {
-            class: FailureClass::LlmError,
-            message: format!("the scenario written is not the JSON asked for: {e}"),
+        let user = project.secrets.redact(&author_message(ask));
+        let mut rejected = None;
+        for _ in 0..=self.settings.semantic_retries {
+            let request = LlmRequest {
+                system: AUTHOR_SYSTEM.to_string(),
+                user: match &rejected {
+                    None => user.clone(),
+                    Some(why) => format!(
+                        "{user}{}",
+                        super::prompt::rejection(std::slice::from_ref(why))
+                    ),
+                },
+                schema_name: "windup_scenario".to_string(),
+                schema: schema.clone(),
+                max_output_tokens: 600,
+                temperature: self.settings.temperature,
+            };
+            let result = self.call(&request, project, spend).await?;
+            spend.calls.author += 1;
+            let completion = result.map_err(|e| PlanFailure {
+                class: FailureClass::LlmError,
+                message: project.secrets.redact(&e.to_string()),
+            })?;
+            let text = completion.text.trim();
+            let json = text
+                .find('{')
+                .zip(text.rfind('}'))
+                .map_or(text, |(a, b)| &text[a..=b]);
+            let draft: Draft = serde_json::from_str(json).map_err(|e| PlanFailure {
+                class: FailureClass::LlmError,
+                message: format!("the scenario written is not the JSON asked for: {e}"),
+            })?;
+            // The outcome is checked the way a plan is held to its task: by the task's words.
+            let words = TaskWords::of(&draft.task);
+            if !(words.quotes.is_empty() && words.numbers.is_empty() && words.named.is_empty()) {
+                return Ok(draft);
+            }
+            rejected = Some(format!(
+                "task: {:?} states no outcome a test can check (fix: quote the exact text the page shows when it is done, as in check that \"Archived Apollo\" appears, or name the control or the count it checks)",
+                draft.task
+            ));
+        }
+        Err(PlanFailure {
+            class: FailureClass::PlanIncomplete,
+            message: project.secrets.redact(&rejected.unwrap_or_default()),
         })
     }
 }

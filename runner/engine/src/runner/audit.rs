@@ -123,9 +123,9 @@ impl Runner {
             .await
         {
             Ok(proven) => {
+                let counted = super::planning::counted(&entry.plan.actions, &proven);
                 audit.problems.extend(proven.problems);
                 audit.notes.extend(proven.notes);
-                let counted = super::planning::counted(&entry.plan.actions, &proven.unproven);
                 audit
                     .problems
                     .extend(words.unproven(&counted, &proven.seen));

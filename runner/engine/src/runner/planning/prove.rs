@@ -62,6 +62,9 @@ pub(in crate::runner) struct Proven {
     /// value, a ticked box), which the server or a later scenario may need but which proves
     /// nothing of the task.
     pub unproven: Vec<String>,
+    /// Checks kept though they held before their step (what must stay true), by step id:
+    /// they show none of the task's words.
+    pub invariants: Vec<(String, Expect)>,
     /// How long the proving runs took.
     pub duration: Duration,
     /// With [`Strictness::Report`]: the controls the pages showed on the proving run (a task
@@ -88,6 +91,8 @@ struct Step {
     lasting: Vec<Expect>,
     /// Its checks that show the task's own words: proofs wherever they hold.
     telling: Vec<Expect>,
+    /// Its checks that already held before it ran: never proofs.
+    held_before: Vec<Expect>,
 }
 
 impl Step {
@@ -97,13 +102,15 @@ impl Step {
             facts,
             lasting: Vec::new(),
             telling: Vec::new(),
+            held_before: Vec::new(),
         }
     }
 
-    /// Whether `clause` (a check or a fact of this step) can prove it where it runs: it lasts,
-    /// or it shows the task's words.
+    /// Whether `clause` (a check or a fact of this step) can prove it where it runs: it did not
+    /// hold before the step, and it lasts or shows the task's words.
     fn proves(&self, clause: &Expect) -> bool {
-        self.lasting.contains(clause) || self.telling.contains(clause)
+        !self.held_before.contains(clause)
+            && (self.lasting.contains(clause) || self.telling.contains(clause))
     }
 }
 
@@ -225,9 +232,15 @@ impl Runner {
                 proven.unproven.push(id);
                 continue;
             }
-            let why = format!(
+            let mut why = format!(
                 "{id} ({step}) changes nothing a check sees: leaving it out, every check still holds"
             );
+            if let Some(held) = steps[k].held_before.first() {
+                why.push_str(&format!(
+                    " (its check `{}` already held before it ran)",
+                    held.clause_line()
+                ));
+            }
             match strict {
                 Strictness::Drop => {
                     proven.notes.push(format!("{why}, so it was dropped"));
@@ -247,6 +260,14 @@ impl Runner {
                 }
             }
         }
+        proven.invariants = steps
+            .iter()
+            .flat_map(|s| {
+                s.held_before
+                    .iter()
+                    .map(|c| (s.action.id.clone(), c.clone()))
+            })
+            .collect();
         proven.actions = steps.into_iter().map(|s| s.action).collect();
         proven.duration = started.elapsed();
         Ok(proven)
@@ -293,6 +314,9 @@ impl Runner {
     ) -> Result<bool, ScenarioResult> {
         let mut session = self.fresh_context(scenario, shared).await?;
         let base = self.boundary().base_url().clone();
+        for step in steps.iter_mut() {
+            step.held_before.clear();
+        }
         // `wait_for` steps right after a step are checks of it: read before that step too.
         let mut vacuous_waits: Vec<String> = Vec::new();
         for j in 0..steps.len() {
@@ -343,25 +367,22 @@ impl Runner {
                             clause.clause_line()
                         )
                     };
-                    match strict {
-                        Strictness::Drop => {
-                            proven.notes.push(format!("{why}: dropped"));
-                            if is_target {
-                                vacuous_waits.push(id);
-                            } else if let Some(e) = steps[owner].action.expect.as_mut() {
-                                remove_clause(e, &clause);
-                            }
+                    // Never a proof. A plan the planner made drops it (a fact of an observation,
+                    // not of the step), unless it shows the task's own words; a person's or an
+                    // agent's check of what stays true is kept, and the step still needs a
+                    // proof of its own.
+                    if strict == Strictness::Drop && !steps[owner].telling.contains(&clause) {
+                        proven.notes.push(format!("{why}: dropped"));
+                        if is_target {
+                            vacuous_waits.push(id);
+                        } else if let Some(e) = steps[owner].action.expect.as_mut() {
+                            e.remove_clause(&clause);
                         }
-                        Strictness::Refuse => {
-                            session.close().await;
-                            return Err(failed(
-                                &scenario.id,
-                                CacheOutcome::Miss,
-                                FailureClass::PlanIncomplete,
-                                format!("{why} (fix: expect what the step changes on the page)"),
-                            ));
-                        }
-                        Strictness::Report => proven.problems.push(why),
+                    } else {
+                        proven
+                            .notes
+                            .push(format!("{why}; kept as a check of what stays true"));
+                        steps[owner].held_before.push(clause);
                     }
                 }
             }
@@ -412,7 +433,7 @@ impl Runner {
                                 clause.clause_line()
                             ));
                             if let Some(e) = step.action.expect.as_mut() {
-                                remove_clause(e, clause);
+                                e.remove_clause(clause);
                             }
                         }
                         session.close().await;
@@ -798,7 +819,7 @@ fn has_room(action: &Action, clause: &Expect) -> bool {
     let mut kept = action.expect.clone().unwrap_or_default();
     for c in kept.clauses() {
         if own_state(action, &c) {
-            remove_clause(&mut kept, &c);
+            kept.remove_clause(&c);
         }
     }
     kept.has_room_for(clause)
@@ -815,7 +836,7 @@ fn add_check(action: &mut Action, clause: &Expect) {
         .collect();
     let expect = action.expect.get_or_insert_with(Expect::default);
     for c in own.iter().filter(|c| !c.has_room_for(clause)) {
-        remove_clause(expect, c);
+        expect.remove_clause(c);
     }
     expect.absorb(clause);
 }
@@ -829,25 +850,6 @@ async fn holds_now(
     match Check::compile(clause) {
         Ok(check) => check.holds_now(session, base, clause).await,
         Err(_) => Ok(false),
-    }
-}
-
-/// Removes from `expect` the field `clause` sets.
-fn remove_clause(expect: &mut Expect, clause: &Expect) {
-    if clause.visible.is_some() && expect.visible == clause.visible {
-        expect.visible = None;
-    }
-    if clause.hidden.is_some() && expect.hidden == clause.hidden {
-        expect.hidden = None;
-    }
-    if clause.url.is_some() && expect.url == clause.url {
-        expect.url = None;
-    }
-    if clause.value.is_some() && expect.value == clause.value {
-        expect.value = None;
-    }
-    if clause.count.is_some() && expect.count == clause.count {
-        expect.count = None;
     }
 }
 

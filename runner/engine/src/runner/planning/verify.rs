@@ -11,7 +11,7 @@ use super::super::results::{crashed, failed};
 use super::super::setup::Planning;
 use super::super::shared::RunShared;
 use super::proofs;
-use super::prove::Strictness;
+use super::prove::{Proven, Strictness};
 use super::start::{Phases, with_cache};
 use crate::planner::words::{Seen, TaskWords};
 
@@ -112,7 +112,7 @@ impl Runner {
         for note in &proven.notes {
             tracing::info!(scenario_id = scenario.id, "{}", self.secrets.redact(note));
         }
-        let counted = counted(&proven.actions, &proven.unproven);
+        let counted = counted(&proven.actions, &proven);
         let missing = if proven.actions.is_empty() {
             vec!["no step of the plan changes anything a check can see".to_string()]
         } else {
@@ -196,14 +196,22 @@ impl Runner {
 }
 
 /// The steps as the task's words are looked for in them: a value typed by a step no check
-/// needs (`unproven`) was never shown to be taken in by the app, so it shows none of them.
-pub(in crate::runner) fn counted(actions: &[Action], unproven: &[String]) -> Vec<Action> {
+/// needs was never shown to be taken in by the app, and a check that held before its step
+/// shows what was there anyway, so neither shows any of them.
+pub(in crate::runner) fn counted(actions: &[Action], proven: &Proven) -> Vec<Action> {
     actions
         .iter()
         .map(|a| {
             let mut a = a.clone();
-            if unproven.contains(&a.id) {
+            if proven.unproven.contains(&a.id) {
                 a.value = None;
+            }
+            for (id, clause) in &proven.invariants {
+                if *id == a.id
+                    && let Some(e) = a.expect.as_mut()
+                {
+                    e.remove_clause(clause);
+                }
             }
             a
         })
