@@ -117,6 +117,10 @@ fn bench_runs_the_validation_protocol_against_the_fake_provider() {
             "{rec:#?}"
         );
         assert!(b.checks.recovery);
+        // Break the app: the Save button deaf to the page; the plan must fail, and does.
+        assert_eq!(b.mutants.len(), 1, "{:#?}", b.mutants);
+        assert!(b.mutants[0].caught, "{:#?}", b.mutants);
+        assert!(b.checks.mutants && b.passed);
         assert_eq!(
             fake.requests().len(),
             6,
@@ -179,5 +183,52 @@ fn suggest_is_opt_in_budgeted_and_recorded() {
         assert!(body.contains("FAILURE: navigation_failed"), "{body}");
         assert!(body.contains("untrusted_page_content"), "{body}");
         assert_eq!(p.ledger().last().unwrap()["calls"]["suggest"], 1);
+    });
+}
+
+#[test]
+fn bench_breaks_the_app_step_by_step_and_names_a_step_no_check_sees() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        // A name typed that nothing reads, then the Save the task is about.
+        let answer = json!({"actions": [
+            {"type": "fill", "target": {"ref": "@textbox \"Name\""}, "value": "Ada"},
+            {"type": "click", "target": {"ref": "@button \"Save\""}}
+        ], "complete": true});
+        for _ in 0..6 {
+            fake.push(Reply::Grounded(answer.clone()));
+        }
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario("save", SAVE_TASK, "/proofs.html");
+        let b = p
+            .runner(Overrides::default())
+            .bench("save", &windup_engine::events::NoEvents)
+            .await
+            .unwrap();
+        assert!(b.checks.generations, "{:#?}", b.generations);
+        let caught: Vec<(&str, bool)> = b
+            .mutants
+            .iter()
+            .map(|m| (m.step.as_str(), m.caught))
+            .collect();
+        assert_eq!(
+            caught,
+            [
+                ("fill role=textbox[name=\"Name\"] value=\"Ada\"", false),
+                ("click role=button[name=\"Save\"]", true)
+            ],
+            "{:#?}",
+            b.mutants
+        );
+        assert!(
+            b.mutants[0]
+                .detail
+                .as_deref()
+                .is_some_and(|d| d.contains("still passed")),
+            "{:#?}",
+            b.mutants
+        );
+        assert!(!b.checks.mutants && !b.passed);
     });
 }
