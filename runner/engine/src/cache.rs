@@ -141,6 +141,8 @@ impl PlanCache {
                 last_duration_ms: duration_ms,
             },
             invalidation: None,
+            reviewed: None,
+            proposal: None,
         };
         write_json(&self.path(&scenario.id), &entry)?;
         Ok(entry)

@@ -68,6 +68,7 @@ fn scenario(id: &str, status: ScenarioStatus) -> ScenarioResult {
         suggestion: None,
         triage: None,
         heal: None,
+        proposal: None,
         actions: Vec::new(),
     }
 }

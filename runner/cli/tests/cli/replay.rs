@@ -173,7 +173,7 @@ fn replay_runs_a_plan_file_and_save_makes_it_the_cached_plan() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
-    assert_eq!(saved["cache_version"], "0.2");
+    assert_eq!(saved["cache_version"], "0.3");
     assert_eq!(saved["status"], "active");
     assert!(
         saved["key"]["start_sig"]
