@@ -21,6 +21,7 @@ mod extract;
 mod heal;
 mod ledger;
 mod planning;
+mod protect;
 mod replay;
 mod report;
 mod results;
