@@ -1,5 +1,6 @@
 //! `windup`: parse arguments, call the engine, map the outcome to a named exit code.
 
+mod accept;
 mod bench;
 mod browser;
 mod costs;
@@ -83,6 +84,9 @@ enum Command {
         #[arg(long, default_value = ".")]
         root: PathBuf,
     },
+    /// Adopt a scenario's proposal (a verified plan waiting in place of one written or accepted
+    /// by a person), or mark its cached plan as reviewed; --list shows the proposals.
+    Accept(accept::AcceptArgs),
     /// Upload a run's report and ledger records to the team dashboard (default: the last run),
     /// then send every upload spooled while it was unreachable.
     Push(push::PushArgs),
@@ -235,6 +239,7 @@ fn main() -> ProcessExit {
     });
     let code = match cli.command {
         Command::Validate { files, root } => validate::run(&root, &files),
+        Command::Accept(args) => accept::run(&args),
         Command::Costs(args) => costs::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Fragment(args) => fragment::run(args),
