@@ -8,7 +8,6 @@ pub mod access;
 pub mod admin;
 pub mod api;
 pub mod commands;
-pub mod diff;
 pub mod error;
 pub mod github;
 pub mod ingest;

@@ -1,5 +1,6 @@
 //! `windup`: parse arguments, call the engine, map the outcome to a named exit code.
 
+mod accept;
 mod bench;
 mod browser;
 mod costs;
@@ -90,6 +91,9 @@ enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Adopt a scenario's proposal (a verified plan waiting in place of one written or accepted
+    /// by a person), or mark its cached plan as reviewed; --list shows the proposals.
+    Accept(accept::AcceptArgs),
     /// Upload a run's report and ledger records to the team dashboard (default: the last run),
     /// then send every upload spooled while it was unreachable.
     Push(push::PushArgs),
@@ -246,6 +250,7 @@ fn main() -> ProcessExit {
             prove,
             common,
         } => validate::run(&files, prove, common),
+        Command::Accept(args) => accept::run(&args),
         Command::Costs(args) => costs::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Fragment(args) => fragment::run(args),

@@ -139,6 +139,18 @@ impl Terminal {
                         t.facts.join("; ")
                     ));
                 }
+                if let Some(p) = &result.proposal {
+                    text.push_str(&format!(
+                        "\n        proposal: {} ({}, {}): `windup accept {}` adopts it",
+                        p.file,
+                        p.source.as_str(),
+                        p.diff.headline(),
+                        result.scenario_id
+                    ));
+                    for line in p.diff.lines() {
+                        text.push_str(&format!("\n          {line}"));
+                    }
+                }
                 if let Some(shot) = result.evidence.as_ref().and_then(|e| e.screenshot.as_ref()) {
                     text.push_str(&format!("\n        screenshot: {shot}"));
                 }

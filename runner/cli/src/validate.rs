@@ -178,6 +178,20 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
             Err(p) => problems.extend(p.0),
         }
     }
+    // Proposals waiting for `windup accept`: the plan each would make active.
+    for (_, read) in cache.proposals() {
+        checked += 1;
+        match read {
+            Ok(entry) => {
+                let file = display(root, &cache.proposal_path(&entry.key.scenario_id));
+                problems.extend(fragments.check_uses(&file, "plan.", &entry.plan));
+                if let Some(b) = &boundary {
+                    problems.extend(b.plan_problems(&file, "plan.", &entry.plan));
+                }
+            }
+            Err(p) => problems.extend(p.0),
+        }
+    }
     // The site map, when there is one.
     let site_map = windup_engine::sitemap::SiteMapFile::new(root);
     if site_map.path().exists() {

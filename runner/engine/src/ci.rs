@@ -49,6 +49,17 @@ pub fn git_info(root: &Path, env: &Env) -> Option<GitInfo> {
     Some(GitInfo { commit, branch })
 }
 
+/// The person git says is committing here, `user.name <user.email>` (either alone when only one
+/// is set), for a plan they accept; none when git says neither.
+pub fn git_user(root: &Path) -> Option<String> {
+    let name = git(root, &["config", "user.name"]);
+    let email = git(root, &["config", "user.email"]);
+    match (name, email) {
+        (Some(n), Some(e)) => Some(format!("{n} <{e}>")),
+        (n, e) => n.or(e),
+    }
+}
+
 /// The CI system, when the run is in one.
 pub fn ci_info(env: &Env) -> Option<CiInfo> {
     let var = |k: &str| env.get(k).filter(|v| !v.is_empty());

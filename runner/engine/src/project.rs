@@ -36,6 +36,9 @@ impl Layout {
     pub const MEMORY_FILE: &str = "e2e/.windup/memory.json";
     /// Invalidated plans kept as evidence, under the cache folder.
     pub const STALE_DIR: &str = "e2e/.windup/cache/stale";
+    /// Verified plans proposed in place of protected ones (written or accepted by a person),
+    /// one per scenario, waiting for `windup accept` (committed, so a pull request shows them).
+    pub const PROPOSALS_DIR: &str = "e2e/.windup/cache/proposals";
     /// The run ledger, one JSON line per scenario per run.
     pub const LEDGER_FILE: &str = "e2e/.windup/ledger.jsonl";
     /// Uploads waiting for the dashboard to come back.

@@ -220,6 +220,7 @@ mod tests {
             suggestion: None,
             triage: None,
             heal: None,
+            proposal: None,
             actions: Vec::new(),
         }
     }

@@ -68,6 +68,7 @@ fn scenario(id: &str, status: ScenarioStatus) -> ScenarioResult {
         suggestion: None,
         triage: None,
         heal: None,
+        proposal: None,
         actions: Vec::new(),
     }
 }
@@ -258,6 +259,37 @@ fn healed() -> ScenarioResult {
     }
 }
 
+/// A person's plan that broke: kept, failed, and the verified re-plan proposed with its diff.
+fn proposed() -> ScenarioResult {
+    ScenarioResult {
+        task: Some("Invite a member to the team".into()),
+        failure_class: Some(FailureClass::SelectorNotFound),
+        failed_action_id: Some("a1".into()),
+        message: Some(
+            "no visible match for label=\"Email\"; the plan was written or accepted by a person, so it is kept: a verified re-plan was written as a proposal; review it, then adopt it with `windup accept invite-member`"
+                .into(),
+        ),
+        llm_calls: 2,
+        cost_micro_usd: 2_100,
+        duration_ms: 3_100,
+        proposal: Some(serde_json::from_value(serde_json::json!({
+            "file": "e2e/.windup/cache/proposals/invite-member.json", "source": "planned",
+            "diff": {"old_steps": 3, "new_steps": 4, "added": ["click role=button[name=\"<Continue>\"]"],
+                "changed": [{"from": "fill label=\"Email\" value_ref=ACME_ADMIN_EMAIL",
+                    "to": "fill label=\"Work email\" value_ref=ACME_ADMIN_EMAIL"}]}
+        })).unwrap()),
+        actions: vec![action(
+            "a1",
+            ActionType::Fill,
+            "fill label=\"Email\" with {{ACME_ADMIN_EMAIL}}",
+            ActionStatus::Failed,
+            0,
+            [1_500, 0, 0],
+        )],
+        ..scenario("invite-member", ScenarioStatus::Failed)
+    }
+}
+
 fn skipped() -> ScenarioResult {
     ScenarioResult {
         message: Some("skipped: depends on checkout, which failed".into()),
@@ -307,7 +339,14 @@ fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
 }
 
 fn fixed() -> RunReport {
-    report(vec![passed(), failed(), flaky(), healed(), skipped()])
+    report(vec![
+        passed(),
+        failed(),
+        flaky(),
+        healed(),
+        proposed(),
+        skipped(),
+    ])
 }
 
 /// A project root holding the failed scenario's screenshot.
@@ -358,8 +397,8 @@ fn html_is_self_contained_and_puts_failures_first() {
     assert!(at("<b>search-projects</b>") < at("<b>sign-in</b>"));
     assert!(page.contains("<details class=\"sc failed\" open>"));
     assert!(page.contains("<details class=\"sc passed\">"));
-    // Integer micro-dollars shown as dollars: 4 321 + 1 250 µ$ = $0.0056 (rounded up).
-    assert!(page.contains("<dd>$0.0056</dd>"), "total cost");
+    // Integer micro-dollars shown as dollars: 4 321 + 1 250 + 2 100 µ$ = $0.0077 (rounded up).
+    assert!(page.contains("<dd>$0.0077</dd>"), "total cost");
 }
 
 #[test]
@@ -457,7 +496,7 @@ fn junit_maps_every_status() {
     assert_eq!(parsed.test_suites.len(), 1);
     let suite = &parsed.test_suites[0];
     assert_eq!(suite.name.as_str(), "windup");
-    assert_eq!((suite.tests, suite.failures, suite.errors), (5, 1, 0));
+    assert_eq!((suite.tests, suite.failures, suite.errors), (6, 2, 0));
     let case = |id: &str| {
         suite
             .test_cases

@@ -1,31 +1,57 @@
-//! A plan-cache entry, `cache_version: "0.2"`, at `e2e/.windup/cache/<scenario_id>.json`.
+//! A plan-cache entry, `cache_version: "0.3"`, at `e2e/.windup/cache/<scenario_id>.json` (kept
+//! in `stale/` once invalidated, and written to `proposals/` while it waits for a person).
+//!
+//! One rule for replacing a plan, [`CacheEntry::protected`]: a plan written or accepted by a
+//! person is never replaced automatically. A verified re-plan or heal of it is kept as a
+//! proposal (`status: proposed`, with its `proposal`) until `windup accept` adopts it.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::plan::Plan;
-use crate::report::FailureClass;
+use crate::plan::{BY_HUMAN, Plan};
+use crate::report::{FailureClass, ProposalSource};
 
-/// The `cache_version` this windup writes and reads.
-pub const CACHE_VERSION: &str = "0.2";
+/// The `cache_version` this windup writes. 0.3 added `reviewed`, the status `proposed` and its
+/// `proposal`, all optional for a reader of 0.2.
+pub const CACHE_VERSION: &str = "0.3";
+
+/// Every `cache_version` this windup reads: a 0.2 entry is read as it was (never reviewed).
+pub const CACHE_VERSIONS_READ: [&str; 2] = ["0.2", CACHE_VERSION];
 
 /// One scenario's cached plan: replayed without an LLM while its key still matches the scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CacheEntry {
-    /// The format's version, `"0.2"`.
+    /// The format's version, `"0.3"` (`"0.2"` is still read).
     pub cache_version: String,
     /// What the plan was verified for; a scenario that no longer matches it is a miss.
     pub key: CacheKey,
     /// The verified plan, replayed as it is.
     pub plan: Plan,
-    /// `active` in `cache/`, `stale` once moved to `stale/`.
+    /// `active` in `cache/`, `stale` once moved to `stale/`, `proposed` in `proposals/`.
     pub status: CacheStatus,
     /// When the plan was made and last verified, and how often it passed.
     pub stats: CacheStats,
     /// Set on entries moved to `stale/`: why the plan stopped being trusted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invalidation: Option<Invalidation>,
+    /// Set when a person accepted the plan (`windup accept`): it is protected, never replaced
+    /// automatically, like a plan written by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reviewed: Option<Reviewed>,
+    /// Set on proposals (`status: proposed`): why and how the plan was proposed, and the
+    /// protected plan it would replace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<Proposal>,
+}
+
+impl CacheEntry {
+    /// Whether the plan was written or accepted by a person (`generated_by: "human"`, or
+    /// `reviewed`): then it is never replaced, moved to `stale/` or healed over automatically,
+    /// only by a person's command. The one rule every road that writes the cache follows.
+    pub fn protected(&self) -> bool {
+        self.plan.generated_by == BY_HUMAN || self.reviewed.is_some()
+    }
 }
 
 /// Environment-portable key: the start URL is a path, never a host.
@@ -43,7 +69,9 @@ pub struct CacheKey {
 }
 
 /// Whether an entry may be replayed: `active`, a plan trusted for replay; `stale`, a plan kept in
-/// `stale/` as evidence (see `invalidation`) and never replayed.
+/// `stale/` as evidence (see `invalidation`) and never replayed; `proposed`, a verified plan in
+/// `proposals/` waiting for a person to accept it in place of a protected one (see `proposal`),
+/// never replayed until then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[expect(
@@ -54,6 +82,7 @@ pub struct CacheKey {
 pub enum CacheStatus {
     Active,
     Stale,
+    Proposed,
 }
 
 /// The plan's track record.
@@ -101,4 +130,32 @@ pub struct Invalidation {
     /// The run that invalidated it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+}
+
+/// A person's acceptance of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Reviewed {
+    /// When it was accepted (RFC 3339).
+    #[serde(with = "time::serde::rfc3339")]
+    #[schemars(with = "String")]
+    pub at: OffsetDateTime,
+    /// Who accepted it, as git's `user.name <user.email>` where the command ran; absent when
+    /// git did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// Why a plan was proposed instead of cached: the protected plan failed, and a verified re-plan
+/// or heal of it is waiting for `windup accept`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Proposal {
+    /// How the proposed plan was made.
+    pub source: ProposalSource,
+    /// What happened to the protected plan in the run that proposed this one (`reason`: "replay
+    /// failed", "scenario changed", "outside the trust boundary"; the failure's class, step,
+    /// message and URL when it failed; the run).
+    pub why: Invalidation,
+    /// The protected plan it would replace, as it was when proposed: `windup accept` refuses a
+    /// proposal made against another plan than the active one.
+    pub replaces: Plan,
 }

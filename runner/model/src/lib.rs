@@ -12,6 +12,7 @@
 
 pub mod api;
 pub mod cache;
+pub mod diff;
 pub mod exit;
 pub mod fragment;
 pub mod keys;
@@ -29,7 +30,8 @@ pub mod sitemap;
 #[cfg(feature = "validate")]
 pub mod validate;
 
-pub use cache::{CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation};
+pub use cache::{CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation, Proposal, Reviewed};
+pub use diff::StepDiff;
 pub use exit::ExitCode;
 pub use fragment::Fragment;
 pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
@@ -38,8 +40,8 @@ pub use plan::{
 };
 pub use report::{
     ActionResult, ActionStatus, CacheOutcome, CiInfo, Debrief, Downloaded, Evidence, FailureClass,
-    GitInfo, Heal, HealRule, Rect, RunReport, ScenarioResult, ScenarioStatus, Suggestion, Totals,
-    TraceFrame, Triage, Verdict,
+    GitInfo, Heal, HealRule, ProposalSource, ProposedPlan, Rect, RunReport, ScenarioResult,
+    ScenarioStatus, Suggestion, Totals, TraceFrame, Triage, Verdict,
 };
 pub use scenario::Scenario;
 pub use selector::{FrameBy, Part, Selector, SelectorError};

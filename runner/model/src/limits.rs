@@ -34,6 +34,9 @@ pub enum InputFile {
     CacheEntry,
     /// The site map, `e2e/.windup/sitemap.json` (written within 512 KiB; read up to 1 MiB).
     SiteMap,
+    /// A proposal, `e2e/.windup/cache/proposals/<id>.json`: a cache entry holding two plans,
+    /// the proposed one and the one it would replace.
+    Proposal,
 }
 
 impl InputFile {
@@ -44,6 +47,7 @@ impl InputFile {
             InputFile::Plan | InputFile::Fragment | InputFile::CacheEntry | InputFile::SiteMap => {
                 PLAN_BYTES
             }
+            InputFile::Proposal => 2 * PLAN_BYTES,
         }
     }
 
@@ -55,6 +59,7 @@ impl InputFile {
             InputFile::Fragment => "a fragment",
             InputFile::CacheEntry => "a cache entry",
             InputFile::SiteMap => "a site map",
+            InputFile::Proposal => "a proposal",
         }
     }
 }

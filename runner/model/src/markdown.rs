@@ -67,6 +67,7 @@ pub fn run_summary(reports: &[RunReport], opts: &SummaryOptions) -> String {
     }
     md.push_str(&scenario_table(&scenarios));
     md.push_str(&stale_plans(&scenarios));
+    md.push_str(&proposals(&scenarios));
     md.push_str(&failures(&scenarios, opts.scenario_dir.as_deref()));
     for r in reports {
         md.push_str(&debrief(r));
@@ -237,6 +238,8 @@ fn stale_plans(scenarios: &[&ScenarioResult]) -> String {
                     Some(h) => format!("healed without an LLM: `{}`", code(&h.describe())),
                     None => "healed without an LLM".to_string(),
                 },
+                // A protected plan stays in place: its proposal is listed on its own.
+                _ if s.proposal.is_some() => return None,
                 (CacheOutcome::Hit, Some(c)) if c.invalidates_plan() => {
                     "not re-planned: see its failure below".to_string()
                 }
@@ -249,8 +252,47 @@ fn stale_plans(scenarios: &[&ScenarioResult]) -> String {
         return String::new();
     }
     format!(
-        "**Stale plans** (a cached plan that no longer fits the app; it is kept with its evidence in `e2e/.windup/cache/stale/`):\n\n{}\n",
+        "**Stale plans** (a cached plan that no longer fits the app; one made by a model is kept with its evidence in `e2e/.windup/cache/stale/`, one written or accepted by a person stays in the cache):\n\n{}\n",
         stale.concat()
+    )
+}
+
+/// Steps of a proposal's diff shown at most; the file holds the rest.
+const PROPOSAL_LINES: usize = 12;
+
+/// Protected plans that failed and were kept, each with the verified plan proposed in its place
+/// and the step diff, for a person to adopt with `windup accept`.
+fn proposals(scenarios: &[&ScenarioResult]) -> String {
+    let mut md = String::new();
+    for s in scenarios {
+        let Some(p) = &s.proposal else { continue };
+        md.push_str(&format!(
+            "- `{}`: {} (`{}`): {}; adopt it with `windup accept {}`\n",
+            code(&s.scenario_id),
+            match p.source {
+                crate::report::ProposalSource::Planned => "re-planned",
+                crate::report::ProposalSource::Healed => "healed without an LLM",
+            },
+            code(&p.file),
+            cell(&p.diff.headline()),
+            code(&s.scenario_id),
+        ));
+        let lines = p.diff.lines();
+        for line in lines.iter().take(PROPOSAL_LINES) {
+            md.push_str(&format!("  - `{}`\n", code(line)));
+        }
+        if lines.len() > PROPOSAL_LINES {
+            md.push_str(&format!(
+                "  - … and {} more in the file\n",
+                lines.len() - PROPOSAL_LINES
+            ));
+        }
+    }
+    if md.is_empty() {
+        return md;
+    }
+    format!(
+        "**Proposals** (a plan written or accepted by a person is never replaced automatically: it stays in the cache, the scenario fails, and a verified plan is proposed beside it):\n\n{md}\n"
     )
 }
 
@@ -439,7 +481,7 @@ mod tests {
 | `search` | ⚠️ flaky | cached | 0 | $0.0000 | 1.20 s |
 | `check\\|out` | ❌ failed | cached | 0 | $0.0000 | 1.20 s |
 
-**Stale plans** (a cached plan that no longer fits the app; it is kept with its evidence in `e2e/.windup/cache/stale/`):
+**Stale plans** (a cached plan that no longer fits the app; one made by a model is kept with its evidence in `e2e/.windup/cache/stale/`, one written or accepted by a person stays in the cache):
 
 - `check\\|out`: not re-planned: see its failure below
 
@@ -480,6 +522,42 @@ mod tests {
         assert!(md.ends_with("[dashboard run](http://dash.test/p/x/runs/r-1)\n\n"));
         let empty = run_summary(&[run(vec![])], &SummaryOptions::default());
         assert!(empty.contains("No scenario ran"), "{empty}");
+    }
+
+    #[test]
+    fn a_proposal_is_listed_with_its_diff_and_how_to_adopt_it() {
+        let mut failed = scenario("todos", ScenarioStatus::Failed, false);
+        failed.failure_class = Some(FailureClass::SelectorNotFound);
+        failed.failed_action_id = Some("a1".into());
+        failed.message = Some("the plan is kept; a proposal was written".into());
+        failed.proposal = Some(crate::report::ProposedPlan {
+            file: "e2e/.windup/cache/proposals/todos.json".into(),
+            source: crate::report::ProposalSource::Planned,
+            diff: crate::diff::StepDiff {
+                old_steps: 2,
+                new_steps: 3,
+                changed: vec![crate::diff::ChangedStep {
+                    from: "fill placeholder=\"What needs to be done?\" value=\"Buy milk\"".into(),
+                    to: "fill placeholder=\"Add a task\" value=\"Buy milk\"".into(),
+                }],
+                removed: Vec::new(),
+                added: vec!["click text=\"<b>`x`</b>\"".into()],
+            },
+        });
+        let md = run_summary(&[run(vec![failed])], &SummaryOptions::default());
+        let expected = "**Proposals** (a plan written or accepted by a person is never replaced automatically: it stays in the cache, the scenario fails, and a verified plan is proposed beside it):
+
+- `todos`: re-planned (`e2e/.windup/cache/proposals/todos.json`): 2 steps \u{2192} 3 steps: 1 changed, 1 added; adopt it with `windup accept todos`
+  - `~ fill placeholder=\"What needs to be done?\" value=\"Buy milk\" \u{2192} fill placeholder=\"Add a task\" value=\"Buy milk\"`
+  - `+ click text=\"&lt;b&gt;'x'&lt;/b&gt;\"`
+
+**Failures**
+";
+        assert!(md.contains(expected), "{md}");
+        assert!(
+            !md.contains("**Stale plans**"),
+            "the plan stayed in place: {md}"
+        );
     }
 
     #[test]

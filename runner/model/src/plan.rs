@@ -23,6 +23,10 @@ pub fn since_version(kind: ActionType) -> &'static str {
 /// with this constant).
 pub const FILES_DIR: &str = "e2e/files";
 
+/// `generated_by` of a plan written by a person: protected, never replaced automatically (see
+/// [`crate::CacheEntry::protected`]).
+pub const BY_HUMAN: &str = "human";
+
 /// Why `name` cannot name a file directly in the files folder: an upload reads nothing else.
 pub fn file_name_problem(name: &str) -> Option<String> {
     if name.trim().is_empty() {

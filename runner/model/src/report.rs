@@ -4,12 +4,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use crate::diff::StepDiff;
 use crate::plan::ActionType;
 
 /// 0.2 added, all optional for readers of 0.1: `totals.flaky`, and per scenario `task`,
 /// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`; later, still as
-/// optional fields of 0.2: per scenario `triage` and `heal`, per action `trace` and `download`,
-/// and the run's `debrief`; and the cache outcome `healed`.
+/// optional fields of 0.2: per scenario `triage`, `heal` and `proposal`, per action `trace` and
+/// `download`, and the run's `debrief`; and the cache outcome `healed`.
 pub const REPORT_VERSION: &str = "0.2";
 
 /// Why a scenario failed. One meaning each.
@@ -307,6 +308,10 @@ pub struct ScenarioResult {
     /// Passed, but never silently green: every report flags it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heal: Option<Heal>,
+    /// Of a failed scenario whose protected plan (written or accepted by a person) was kept:
+    /// the verified re-plan or heal written beside it as a proposal, for `windup accept`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proposal: Option<ProposedPlan>,
     /// The steps of the last attempt, in the order they finished; a fragment's steps come
     /// before its `use` step.
     pub actions: Vec<ActionResult>,
@@ -340,6 +345,42 @@ impl Heal {
             self.to,
             self.rule.as_str()
         )
+    }
+}
+
+/// A verified plan written as a proposal instead of replacing a protected plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ProposedPlan {
+    /// The proposal file, relative to the project root
+    /// (`e2e/.windup/cache/proposals/<scenario_id>.json`).
+    pub file: String,
+    /// How it was made.
+    pub source: ProposalSource,
+    /// What it changes in the protected plan.
+    pub diff: StepDiff,
+}
+
+/// How a proposed plan was made: `planned` (a verified re-plan, by a model or an agent) or
+/// `healed` (a step healed without an LLM, the rest of the plan verified unchanged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts; the \
+              variants are described above"
+)]
+pub enum ProposalSource {
+    Planned,
+    Healed,
+}
+
+impl ProposalSource {
+    /// The name as serialised.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalSource::Planned => "planned",
+            ProposalSource::Healed => "healed",
+        }
     }
 }
 

@@ -12,8 +12,8 @@ use super::super::artifacts::screenshot_url;
 use super::super::error::{PageError, PageResult};
 use super::super::layout::Layout;
 use crate::AppState;
-use crate::diff::{DiffRow, diff_steps};
 use crate::time::display;
+use windup_model::diff::diff_steps;
 
 /// A stale plan as either source stores it, with the run whose result is its evidence.
 pub(super) struct Stale {
@@ -128,13 +128,32 @@ fn steps(entry: &CacheEntry) -> Vec<String> {
         .collect()
 }
 
+/// One row of the step diff as the page shows it: numbered from 1, blank where absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct DiffRow {
+    /// `same`, `removed` (only in the old plan) or `added` (only in the new one).
+    pub kind: &'static str,
+    pub old_no: String,
+    pub new_no: String,
+    pub text: String,
+}
+
 /// The old plan's steps against the new one's, or the old plan alone while nothing replaced it.
 fn diff(old: &CacheEntry, new: Option<&CacheEntry>) -> Vec<DiffRow> {
     let old_steps = steps(old);
-    match new {
+    let rows = match new {
         Some(n) => diff_steps(&old_steps, &steps(n)),
         None => diff_steps(&old_steps, &old_steps),
-    }
+    };
+    let no = |i: Option<usize>| i.map(|i| (i + 1).to_string()).unwrap_or_default();
+    rows.into_iter()
+        .map(|r| DiffRow {
+            kind: r.kind.as_str(),
+            old_no: no(r.old),
+            new_no: no(r.new),
+            text: r.text,
+        })
+        .collect()
 }
 
 /// The invalidation's reason and message, one line.

@@ -29,6 +29,9 @@ fn credentials_from_env_local_never_reach_reports_evidence_or_the_terminal() {
     let cache = dir.path().join("e2e/.windup/cache/sign-in.json");
     let mut entry: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
     entry["plan"]["actions"][1]["expect"] = serde_json::json!({"value": {"selector": "label=\"Password\"", "equals": "something else"}});
+    // Made by a model, so the failed plan moves to stale, whose evidence is checked too (a
+    // person's plan would stay where it is).
+    entry["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
     std::fs::write(&cache, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
     let (_server, base) = serve(dir.path());
     let out = Command::new(env!("CARGO_BIN_EXE_windup"))

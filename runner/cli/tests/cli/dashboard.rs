@@ -249,7 +249,15 @@ fn restore_takes_the_dashboard_plan_only_for_the_same_scenario_and_when_newer() 
     let sign_in = marked("sign-in", "dashboard", NEWER);
     std::fs::remove_file(dir.path().join("e2e/.windup/cache/sign-in.json")).unwrap();
     fake.set_plan("main", NEWER, sign_in.clone());
-    // archive-project: cached locally, newer on the run's own branch.
+    // archive-project: cached locally (made by a model: a person's plan would be kept), newer on
+    // the run's own branch.
+    let mut local_archive = committed(dir.path(), "archive-project");
+    local_archive["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
+    std::fs::write(
+        dir.path().join("e2e/.windup/cache/archive-project.json"),
+        serde_json::to_string_pretty(&local_archive).unwrap(),
+    )
+    .unwrap();
     let archive = marked("archive-project", "dashboard", NEWER);
     fake.set_plan("feature/x", NEWER, archive.clone());
     // search-projects: the dashboard's was verified before the local one, though uploaded later.
@@ -304,6 +312,47 @@ fn restore_takes_the_dashboard_plan_only_for_the_same_scenario_and_when_newer() 
     assert_eq!(
         sign_in_get.query("scenario_sha"),
         sign_in["key"]["scenario_sha"].as_str()
+    );
+    assert_no_token(&[&out]);
+}
+
+#[test]
+fn restore_keeps_a_local_plan_written_or_accepted_by_a_person() {
+    use windup_testkit::fake_dashboard::FakeDashboard;
+    let dir = example();
+    let fake = FakeDashboard::start(DASH_TOKEN);
+    with_dashboard(dir.path(), &fake.url());
+    // The committed plan is a person's; the dashboard holds a newer one by a model.
+    let local = std::fs::read(dir.path().join("e2e/.windup/cache/archive-project.json")).unwrap();
+    let mut newer = committed(dir.path(), "archive-project");
+    newer["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
+    newer["plan"]["actions"][3]["target"]["description"] = "the dashboard's".into();
+    newer["stats"]["last_verified_at"] = "2099-01-01T00:00:00Z".into();
+    fake.set_plan("feature/x", "2099-01-01T00:00:00Z", newer);
+    let (_server, base) = serve(dir.path());
+    let out = windup_dash(
+        dir.path(),
+        &[
+            "run",
+            "archive-project",
+            "--require-cached",
+            "--base-url",
+            &base,
+        ],
+        &[("GITHUB_HEAD_REF", "feature/x")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(dir.path().join("e2e/.windup/cache/archive-project.json")).unwrap(),
+        local,
+        "the person's plan is kept as it was"
+    );
+    assert!(!dir.path().join("e2e/.windup/cache/stale").exists());
+    assert!(!dir.path().join("e2e/.windup/cache/proposals").exists());
+    assert!(
+        stderr(&out).contains("is not used: the local plan was written or accepted by a person"),
+        "{}",
+        stderr(&out)
     );
     assert_no_token(&[&out]);
 }

@@ -2,13 +2,15 @@
 //! a renamed button (same role, same container, close name) and a target whose container is
 //! gone (same label) heal, are cached and flagged in every report; a removed button, a second
 //! similar button, a changed success message, a credential onto a field of another kind and
-//! `heal = false` do not.
+//! `heal = false` do not. The example's committed plans are written by a person, so they are
+//! protected: healed, one is proposed (and `windup accept` adopts it); the cases that replace a
+//! plan first mark it as made by a model.
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{example, report, run_one, serve};
+use crate::support::{example, report, run_one, serve, stderr, windup};
 
 /// Short step waits: every case here fails a step first.
 fn quick(root: &Path, extra: &str) {
@@ -46,6 +48,14 @@ fn stale(root: &Path, id: &str) -> Vec<Value> {
     out
 }
 
+/// Marks a scenario's committed plan as made by a model, so a run may replace it.
+fn machine_made(root: &Path, id: &str) {
+    let path = root.join(format!("e2e/.windup/cache/{id}.json"));
+    let mut entry = report(&path);
+    entry["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
+    std::fs::write(&path, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
+}
+
 const ARCHIVE: &str = r#"role=list[name="Active"] >> role=listitem >> has-text="Apollo" >> role=button[name="Archive"]"#;
 
 #[test]
@@ -53,6 +63,7 @@ fn a_renamed_button_heals_without_an_llm_is_cached_and_flagged_everywhere() {
     let project = example();
     let root = project.path();
     quick(root, "");
+    machine_made(root, "archive-project");
     edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
     let (_server, base) = serve(root);
 
@@ -97,6 +108,7 @@ fn a_target_whose_container_is_gone_heals_onto_the_same_label_and_keeps_credenti
     let project = example();
     let root = project.path();
     quick(root, "");
+    machine_made(root, "sign-in");
     let (_server, base) = serve(root);
     // The committed plan names a container the page no longer has around the email field.
     let email = r#"label="Email""#;
@@ -165,6 +177,7 @@ fn a_removed_button_and_a_second_similar_button_are_not_healed() {
     let project = example();
     let root = project.path();
     quick(root, "");
+    machine_made(root, "archive-project");
     edit(
         root,
         "app/projects.html",
@@ -180,6 +193,7 @@ fn a_removed_button_and_a_second_similar_button_are_not_healed() {
     let project = example();
     let root = project.path();
     quick(root, "");
+    machine_made(root, "archive-project");
     edit(root, "app/projects.html", "'Archive'", "'Archive now'");
     edit(
         root,
@@ -200,6 +214,7 @@ fn a_changed_success_message_is_never_healed_over() {
     let project = example();
     let root = project.path();
     quick(root, "");
+    machine_made(root, "archive-project");
     edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
     edit(root, "app/projects.html", "'Archived '", "'Shelved '");
     let s = not_healed(root, "archive-project", "was tried for a4");
@@ -224,4 +239,145 @@ fn heal_false_in_windup_toml_turns_healing_off() {
     let (code, s, _, _) = run_one(root, "archive-project", &base);
     assert_eq!((code, s["cache"].as_str()), (1, Some("hit")), "{s}");
     assert!(s.get("heal").is_none());
+}
+
+/// A person's plan that heals stays where it is: the run fails with the replay's evidence, the
+/// healed plan is proposed with its step diff in every report, and `windup accept` adopts it.
+#[test]
+fn a_persons_plan_that_heals_is_proposed_and_adopted_with_windup_accept() {
+    let project = example();
+    let root = project.path();
+    quick(root, "");
+    let active = root.join("e2e/.windup/cache/archive-project.json");
+    let before = std::fs::read(&active).unwrap();
+    edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
+    let (_server, base) = serve(root);
+
+    let out = windup(
+        root,
+        &[
+            "run",
+            "archive-project",
+            "--base-url",
+            &base,
+            "--report",
+            "json=r.json",
+            "--report",
+            "junit=r.xml",
+            "--report",
+            "html=r.html",
+        ],
+    );
+    let (code, terminal) = (out.status.code().unwrap_or(-1), stderr(&out));
+    let s = report(&root.join("r.json"))["scenarios"][0].clone();
+    let junit = std::fs::read_to_string(root.join("r.xml")).unwrap();
+    let html = std::fs::read_to_string(root.join("r.html")).unwrap();
+    assert_eq!(code, 1, "{terminal}");
+    assert_eq!(
+        (s["status"].as_str(), s["failure_class"].as_str()),
+        (Some("failed"), Some("selector_not_found")),
+        "{s}"
+    );
+    assert_eq!(
+        (s["failed_action_id"].as_str(), s["cache"].as_str()),
+        (Some("a4"), Some("hit"))
+    );
+    assert_eq!(s["llm_calls"], 0);
+    assert!(s.get("heal").is_none(), "{s}");
+    assert!(s["evidence"]["screenshot"].is_string(), "{s}");
+    const FILE: &str = "e2e/.windup/cache/proposals/archive-project.json";
+    assert_eq!(s["proposal"]["file"], FILE);
+    assert_eq!(s["proposal"]["source"], "healed");
+    let changed = &s["proposal"]["diff"]["changed"][0];
+    assert!(changed["from"].as_str().unwrap().contains(ARCHIVE), "{s}");
+    assert!(
+        changed["to"].as_str().unwrap().contains("Move to archive"),
+        "{s}"
+    );
+    assert!(
+        terminal.contains(&format!("proposal: {FILE}")),
+        "{terminal}"
+    );
+    assert!(
+        terminal.contains("`windup accept archive-project`"),
+        "{terminal}"
+    );
+    assert!(junit.contains(&format!("proposal: {FILE}")), "{junit}");
+    assert!(
+        html.contains(&format!(
+            "<dt>proposal</dt><dd><code>{FILE}</code> (healed)"
+        )) && html.contains("<code>windup accept archive-project</code>")
+            && html.contains("Move to archive"),
+        "{html}"
+    );
+    assert!(!junit.contains("<flakyFailure"), "{junit}");
+    // The person's plan is untouched; nothing went to stale.
+    assert_eq!(std::fs::read(&active).unwrap(), before);
+    assert!(stale(root, "archive-project").is_empty());
+    let proposal = report(&root.join(FILE));
+    assert_eq!(proposal["status"], "proposed");
+    assert_eq!(proposal["proposal"]["why"]["failed_action_id"], "a4");
+    assert_eq!(proposal["proposal"]["replaces"]["generated_by"], "human");
+
+    let out = windup(root, &["accept", "--list"]);
+    assert_eq!(out.status.code(), Some(0));
+    let listed = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(listed.contains("archive-project: e2e/.windup/cache/proposals/archive-project.json (healed; replay failed, selector_not_found at a4"), "{listed}");
+    assert!(listed.contains("Move to archive"), "{listed}");
+    let out = windup(root, &["validate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let out = windup(root, &["accept", "archive-project"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("archive-project: adopted e2e/.windup/cache/proposals/archive-project.json"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!root.join(FILE).exists());
+    let entry = report(&active);
+    assert_eq!(entry["cache_version"], "0.3");
+    assert!(entry["reviewed"]["at"].is_string(), "{entry}");
+    assert!(cached_selector(root, "archive-project", 3).contains("Move to archive"));
+    let old = stale(root, "archive-project");
+    assert_eq!(old.len(), 1);
+    assert_eq!(old[0]["invalidation"]["reason"], "replaced");
+    assert_eq!(old[0]["plan"]["actions"][3]["target"]["selector"], ARCHIVE);
+    assert!(
+        old[0]["invalidation"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(FILE)
+    );
+
+    // The adopted plan replays with no call.
+    let (code, s, _, terminal) = run_one(root, "archive-project", &base);
+    assert_eq!(
+        (code, s["cache"].as_str(), s["llm_calls"].as_u64()),
+        (0, Some("hit"), Some(0)),
+        "{terminal}"
+    );
+
+    // Without a proposal, accept marks the plan reviewed; an unknown scenario or an empty cache
+    // is bad input naming the file and the fix.
+    let out = windup(root, &["accept", "sign-in"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(report(&root.join("e2e/.windup/cache/sign-in.json"))["reviewed"].is_object());
+    let out = windup(root, &["accept", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no scenario `nope` in e2e/scenarios"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(root.join("e2e/.windup/cache/search-projects.json")).unwrap();
+    let out = windup(root, &["accept", "search-projects"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("e2e/.windup/cache/search-projects.json")
+            && err.contains("windup run search-projects"),
+        "{err}"
+    );
 }

@@ -135,7 +135,8 @@ fn validate_accepts_the_example_and_checks_named_files() {
 
 /// A committed plan is untrusted: one that goes to another origin, runs a `javascript:` or
 /// `file:` URL, or names a secret the manifest does not declare fails `validate` (exit 2, the
-/// field named), never runs (`plan_invalid`, moved to stale), and `replay` refuses it.
+/// field named), never runs (`plan_invalid`; written by a person, so it stays where it is), and
+/// `replay` refuses it.
 #[test]
 fn a_plan_outside_the_trust_boundary_fails_validate_and_never_runs() {
     let foreign =
@@ -199,7 +200,15 @@ fn a_plan_outside_the_trust_boundary_fails_validate_and_never_runs() {
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
         let r = report(&dir.path().join("r.json"));
         assert_eq!(r["scenarios"][0]["failure_class"], "plan_invalid", "{r}");
-        assert!(!path.exists(), "the refused plan left the cache");
+        assert!(
+            r["scenarios"][0]["actions"].as_array().unwrap().is_empty(),
+            "{r}"
+        );
+        assert!(
+            path.exists(),
+            "a person's refused plan stays, for them to fix"
+        );
+        assert!(!dir.path().join("e2e/.windup/cache/stale").exists());
         assert!(!stderr(&out).contains("deploy-key-canary"));
     }
     assert_eq!(

@@ -300,6 +300,12 @@ fn a_pushed_run_whose_committed_plan_went_stale_is_on_the_stale_plans_page() {
     let (url, token, st, project) = start_dashboard(&rt, db.path());
     with_dashboard(dir.path(), &url);
     let (_server, base) = serve(dir.path());
+    // Made by a model, so a failed replay moves it to stale (a person's plan would stay).
+    let cached = dir.path().join("e2e/.windup/cache/sign-in.json");
+    let mut entry: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cached).unwrap()).unwrap();
+    entry["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
+    std::fs::write(&cached, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
     let login = dir.path().join("app/login.html");
     let html = std::fs::read_to_string(&login).unwrap();
     std::fs::write(

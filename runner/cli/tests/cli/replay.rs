@@ -59,9 +59,19 @@ fn example_replays_from_its_committed_plans() {
     assert!(!stderr(&out).contains("correct horse battery staple"));
 }
 
+/// Marks a scenario's committed plan as made by a model: a run may move it to stale (the
+/// example's plans are written by a person, so they are protected).
+fn machine_made(dir: &std::path::Path, id: &str) {
+    let path = dir.join(format!("e2e/.windup/cache/{id}.json"));
+    let mut entry: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    entry["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
+    std::fs::write(&path, serde_json::to_string_pretty(&entry).unwrap()).unwrap();
+}
+
 #[test]
 fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
     let dir = example();
+    machine_made(dir.path(), "archive-project");
     // The app changed: the Archive buttons are now called "Shelve".
     let page = dir.path().join("app/projects.html");
     let html = std::fs::read_to_string(&page).unwrap();
@@ -123,6 +133,31 @@ fn editing_a_scenario_is_a_miss_never_a_silent_replay() {
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replacen("task:", "task: Then sign out.", 1)).unwrap();
     let (_server, base) = serve(dir.path());
+    // The committed plan is a person's: not replayed, not moved, and the scenario fails.
+    let cached = dir.path().join("e2e/.windup/cache/search-projects.json");
+    let before = std::fs::read(&cached).unwrap();
+    let r = run_reported(dir.path(), &["run", "search-projects"], &base, "r.json", 1);
+    let s = &r["scenarios"][0];
+    assert_eq!(
+        (s["cache"].as_str(), s["failure_class"].as_str()),
+        (Some("miss"), Some("plan_invalid")),
+        "{s}"
+    );
+    assert!(
+        s["actions"].as_array().unwrap().is_empty(),
+        "nothing ran: {s}"
+    );
+    assert!(
+        s["message"]
+            .as_str()
+            .unwrap()
+            .contains("not replaced automatically"),
+        "{s}"
+    );
+    assert_eq!(std::fs::read(&cached).unwrap(), before);
+    assert!(!dir.path().join("e2e/.windup/cache/stale").exists());
+    // A plan made by a model moves to stale, and with no provider nothing replaces it.
+    machine_made(dir.path(), "search-projects");
     let r = run_reported(dir.path(), &["run", "search-projects"], &base, "r.json", 1);
     assert_eq!(r["scenarios"][0]["cache"], "miss");
     assert_eq!(r["scenarios"][0]["failure_class"], "no_plan");
@@ -173,8 +208,10 @@ fn replay_runs_a_plan_file_and_save_makes_it_the_cached_plan() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
-    assert_eq!(saved["cache_version"], "0.2");
+    assert_eq!(saved["cache_version"], "0.3");
     assert_eq!(saved["status"], "active");
+    // A person chose it: it is reviewed, so protected.
+    assert!(saved["reviewed"]["at"].is_string(), "{saved}");
     assert!(
         saved["key"]["start_sig"]
             .as_str()

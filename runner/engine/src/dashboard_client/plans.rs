@@ -146,6 +146,8 @@ mod tests {
                 last_duration_ms: 1,
             },
             invalidation: None,
+            reviewed: None,
+            proposal: None,
         };
         let sha = scenario.sha();
         let local = entry(sha.clone(), "local", datetime!(2026-06-01 0:00 UTC));

@@ -96,6 +96,8 @@ mod tests {
                 last_duration_ms: 1,
             },
             invalidation: None,
+            reviewed: None,
+            proposal: None,
         }
     }
 

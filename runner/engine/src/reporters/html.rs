@@ -86,6 +86,16 @@ struct FailureView<'a> {
     suggestion: Option<(&'a str, &'a str, &'a str)>,
     /// The triage verdict and the facts that decided it.
     triage: Option<(&'static str, &'a [String])>,
+    /// The plan proposed in place of a protected one.
+    proposal: Option<ProposalView<'a>>,
+}
+
+/// A proposal: its file, how it was made, the diff's headline and lines.
+struct ProposalView<'a> {
+    file: &'a str,
+    source: &'static str,
+    headline: String,
+    lines: Vec<String>,
 }
 
 struct ActionView<'a> {
@@ -275,6 +285,12 @@ fn failure<'a>(s: &'a ScenarioResult, root: &Path) -> FailureView<'a> {
             .triage
             .as_ref()
             .map(|t| (t.verdict.as_str(), t.facts.as_slice())),
+        proposal: s.proposal.as_ref().map(|p| ProposalView {
+            file: &p.file,
+            source: p.source.as_str(),
+            headline: p.diff.headline(),
+            lines: p.diff.lines(),
+        }),
     }
 }
 

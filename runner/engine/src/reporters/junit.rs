@@ -135,6 +135,9 @@ fn test_case(s: &ScenarioResult) -> TestCase {
     if let Some(heal) = &s.heal {
         props.push(Property::new("healed", heal.describe()));
     }
+    if let Some(p) = &s.proposal {
+        props.push(Property::new("proposal", p.file.as_str()));
+    }
     case.add_properties(props);
     case.set_system_out(system_out(s));
     case
@@ -174,6 +177,16 @@ fn failure_text(s: &ScenarioResult) -> String {
             t.verdict.as_str(),
             t.facts.join("; ")
         ));
+    }
+    if let Some(p) = &s.proposal {
+        lines.push(format!(
+            "proposal: {} ({}, {}); adopt it with `windup accept {}`",
+            p.file,
+            p.source.as_str(),
+            p.diff.headline(),
+            s.scenario_id
+        ));
+        lines.extend(p.diff.lines().into_iter().map(|l| format!("  {l}")));
     }
     let evidence = s.evidence.as_ref();
     if let Some(url) = evidence

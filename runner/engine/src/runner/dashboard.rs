@@ -6,7 +6,7 @@ use futures::StreamExt;
 use windup_model::{LedgerRecord, RunReport};
 
 use super::{Planned, Runner};
-use crate::cache::{Lookup, PlanCache};
+use crate::cache::{Lookup, PlanCache, Restored};
 use crate::dashboard_client::{self, Dashboard, DashboardError, RemoteEntry};
 use crate::fragments::Fragments;
 use crate::project::display;
@@ -22,7 +22,8 @@ impl Runner {
 
     /// Before the run: each selected scenario's plan from the dashboard (the run's branch, else
     /// the default branch) replaces the local one when it is for the same `scenario_sha` and
-    /// newer; it is written to the local cache atomically and then counts as cached.
+    /// newer; it is written to the local cache atomically and then counts as cached. A protected
+    /// local plan (written or accepted by a person) is kept, with a warning.
     pub(super) async fn restore_plans(
         &self,
         planned: Vec<Planned>,
@@ -94,17 +95,24 @@ impl Runner {
                                 problem.field,
                                 self.secrets.redact(&problem.problem)
                             );
-                        } else if let Err(e) = cache.restore(&found.entry, &note) {
-                            tracing::warn!(
-                                "the dashboard's plan for {} could not be stored: {e}",
-                                scenario.id
-                            );
                         } else {
-                            tracing::info!(
-                                "restored the plan of {} from the dashboard ({note})",
-                                scenario.id
-                            );
-                            p.lookup = Lookup::Hit(Box::new(found.entry));
+                            match cache.restore(&found.entry, &note) {
+                                Err(e) => tracing::warn!(
+                                    "the dashboard's plan for {} could not be stored: {e}",
+                                    scenario.id
+                                ),
+                                Ok(Restored::KeptProtected) => tracing::warn!(
+                                    "the dashboard's plan for {} ({note}) is not used: the local plan was written or accepted by a person, so it is kept",
+                                    scenario.id
+                                ),
+                                Ok(Restored::Stored) => {
+                                    tracing::info!(
+                                        "restored the plan of {} from the dashboard ({note})",
+                                        scenario.id
+                                    );
+                                    p.lookup = Lookup::Hit(Box::new(found.entry));
+                                }
+                            }
                         }
                     }
                 }

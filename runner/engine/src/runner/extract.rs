@@ -10,7 +10,7 @@ use windup_model::validate::fragment_from_json;
 use windup_model::{InputError, Plan, Problems, Scenario};
 
 use super::{RunError, Runner};
-use crate::cache::{Lookup, PlanCache};
+use crate::cache::{Lookup, PlanCache, Verified};
 use crate::events::EventSink;
 use crate::executor::{Execution, Failure};
 use crate::fragments::{Fragments, extract, page_path};
@@ -75,8 +75,8 @@ impl Runner {
         let scenario = self.scenario_to_extract(req.scenario)?;
         let cache = PlanCache::new(root);
         let cache_file = display(root, &cache.path(&scenario.id));
-        let plan = match cache.lookup(&scenario)? {
-            Lookup::Hit(entry) => entry.plan,
+        let (plan, reviewed) = match cache.lookup(&scenario)? {
+            Lookup::Hit(entry) => (entry.plan, entry.reviewed),
             Lookup::Changed(_) => {
                 return Err(InputError::new(
                     &cache_file,
@@ -210,13 +210,20 @@ impl Runner {
         })?;
         if let Some((r, x)) = &rewritten {
             let run_id = uuid::Uuid::now_v7().to_string();
+            // The person's own command: the rewritten plan replaces the old one even when it
+            // is protected, and keeps its `reviewed` (a plan written by hand stays one).
+            let verified = Verified {
+                scenario: &scenario,
+                plan: r,
+                start_sig: x.start_sig.as_deref(),
+                duration_ms: x.duration.as_millis() as u64,
+                run_id: &run_id,
+            };
             cache
-                .save_verified(
-                    &scenario,
-                    r,
-                    x.start_sig.clone(),
-                    x.duration.as_millis() as u64,
-                    &run_id,
+                .save_chosen(
+                    &verified,
+                    reviewed,
+                    "`windup fragment extract --rewrite` replaced it with the plan that uses the fragment",
                 )
                 .map_err(|e| {
                     InputError::new(

@@ -3,9 +3,11 @@
 //! close name, or the same test id, label or placeholder in a moved container), the step is
 //! tried on it and the rest of the plan runs on in the same context. Only when every later step
 //! and every postcondition, unchanged, passes, and the plan run without the healed step fails
-//! (so the new target does something the checks see), is the healed plan cached, with 0 calls and $0:
-//! the old plan moves to `stale/` first with the step diff, as a re-plan's does. Postconditions
-//! are never healed, so a removed feature, a changed message or a wrong URL still fails.
+//! (so the new target does something the checks see), is the healed plan cached, with 0 calls
+//! and $0: the old plan moves to `stale/` first with the step diff, as a re-plan's does. A
+//! protected plan (written or accepted by a person) stays: the scenario fails and the healed
+//! plan is proposed. Postconditions are never healed, so a removed feature, a changed message
+//! or a wrong URL still fails.
 
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ use super::Runner;
 use super::planning::Phases;
 use super::shared::RunShared;
 use crate::browser::Session;
+use crate::cache::Verified;
 use crate::executor::{Execution, execute_steps};
 use crate::locator::{self, HealCandidates, Locator};
 use crate::secrets::Manifest;
@@ -31,7 +34,7 @@ pub(super) struct Mend {
 
 /// What became of an attempt to heal.
 pub(super) enum Healing {
-    /// The healed plan verified and is cached.
+    /// The healed plan verified: it is cached, or, in place of a protected plan, proposed.
     Healed(Box<ScenarioResult>),
     /// Nothing to try, with the session still on the page where the step failed.
     Untried { session: Session, why: String },
@@ -255,6 +258,10 @@ impl Runner {
     ) -> ScenarioResult {
         let run_id = shared.run_id;
         let diff = mend.heal.describe();
+        if entry.protected() {
+            session.close().await;
+            return self.propose_heal(scenario, entry, replay, &rest_run, &mend, &healed, shared);
+        }
         self.retire_for_heal(scenario, entry, shared, replay, &diff);
         shared
             .keep_setup_state(&self.config.root, scenario, &session)
@@ -315,6 +322,52 @@ impl Runner {
         result
     }
 
+    /// A protected plan healed: it stays, the scenario fails with the replay's failure and
+    /// evidence, and the healed plan, verified, is its proposal.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the scenario's parts and the run's, each borrowed from a different owner"
+    )]
+    fn propose_heal(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        replay: &Execution,
+        rest_run: &Execution,
+        mend: &Mend,
+        healed: &Plan,
+        shared: &RunShared<'_>,
+    ) -> ScenarioResult {
+        let run_id = shared.run_id;
+        let hit = if crate::signature::changed(
+            entry.key.start_sig.as_deref(),
+            replay.start_sig.as_deref(),
+        )
+        .is_some()
+        {
+            CacheOutcome::HitChangedPage
+        } else {
+            CacheOutcome::Hit
+        };
+        let verified = Verified {
+            scenario,
+            plan: healed,
+            start_sig: replay.start_sig.as_deref(),
+            duration_ms: (replay.duration + rest_run.duration).as_millis() as u64,
+            run_id,
+        };
+        let mut why = heal_evidence(replay, &mend.heal.describe(), run_id);
+        why.reason = "replay failed".into();
+        let mut failing = self.scenario_result(run_id, &scenario.id, hit, replay.clone());
+        failing.message = failing.message.map(|m| {
+            format!(
+                "{m}; healed without an LLM ({}), the rest of the plan verified with every postcondition unchanged",
+                mend.heal.describe()
+            )
+        });
+        self.propose_healed(scenario, entry, &verified, why, failing, shared)
+    }
+
     /// The plan a step was healed in moves to `stale/`, its evidence the failure and the diff.
     fn retire_for_heal(
         &self,
@@ -324,27 +377,33 @@ impl Runner {
         replay: &Execution,
         diff: &str,
     ) {
-        let failure = replay.failure.as_ref();
-        let why = Invalidation {
-            at: time::OffsetDateTime::now_utc(),
-            reason: "healed".into(),
-            failure_class: failure.map(|f| f.class),
-            failed_action_id: failure.and_then(|f| f.action_id.clone()),
-            message: Some(format!(
-                "{} Healed without an LLM, step diff: {diff}",
-                failure.map(|f| f.message.as_str()).unwrap_or_default()
-            )),
-            url: replay.final_url.clone(),
-            start_sig_now: None,
-            run_id: Some(shared.run_id.to_string()),
-        };
-        let why = self.secrets.redact_all(why);
+        let why = self
+            .secrets
+            .redact_all(heal_evidence(replay, diff, shared.run_id));
         if let Err(e) = shared.cache.invalidate(entry, why) {
             tracing::warn!(
                 "could not move the healed plan of {} to stale: {e}",
                 scenario.id
             );
         }
+    }
+}
+
+/// A healed replay's failure and step diff, as evidence.
+fn heal_evidence(replay: &Execution, diff: &str, run_id: &str) -> Invalidation {
+    let failure = replay.failure.as_ref();
+    Invalidation {
+        at: time::OffsetDateTime::now_utc(),
+        reason: "healed".into(),
+        failure_class: failure.map(|f| f.class),
+        failed_action_id: failure.and_then(|f| f.action_id.clone()),
+        message: Some(format!(
+            "{} Healed without an LLM, step diff: {diff}",
+            failure.map(|f| f.message.as_str()).unwrap_or_default()
+        )),
+        url: replay.final_url.clone(),
+        start_sig_now: None,
+        run_id: Some(run_id.to_string()),
     }
 }
 

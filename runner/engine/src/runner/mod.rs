@@ -24,6 +24,7 @@ mod heal;
 mod ledger;
 mod mutants;
 mod planning;
+mod protect;
 mod replay;
 mod report;
 mod results;

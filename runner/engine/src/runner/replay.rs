@@ -1,15 +1,15 @@
 //! `windup replay PLAN.json`: one plan run as it is, with no LLM. With `--save`, a plan that
-//! passes becomes its scenario's cached plan: hand-written plans enter the cache verified, like
-//! every cached plan.
+//! passes becomes its scenario's cached plan, marked reviewed (a person chose it, so it is
+//! protected): hand-written plans enter the cache verified, like every cached plan.
 
 use std::time::Duration;
 
 use time::OffsetDateTime;
-use windup_model::{CacheOutcome, InputError, Plan, Problems, RunReport};
+use windup_model::{CacheOutcome, InputError, Plan, Problems, Reviewed, RunReport};
 
 use super::results::crashed;
 use super::{RunError, Runner};
-use crate::cache::PlanCache;
+use crate::cache::{PlanCache, Verified};
 use crate::events::{Event, EventSink};
 use crate::fragments::Fragments;
 use crate::project::{Layout, display, load_scenarios};
@@ -110,13 +110,24 @@ impl Runner {
         {
             Ok(x) => {
                 if let (Some(scenario), None) = (&scenario, &x.failure) {
+                    // A person's own command: the plan replaces even a protected one, and is
+                    // marked as accepted by them.
                     let cache = PlanCache::new(&self.config.root);
-                    if let Err(e) = cache.save_verified(
+                    let verified = Verified {
                         scenario,
                         plan,
-                        x.start_sig.clone(),
-                        x.duration.as_millis() as u64,
-                        &run_id,
+                        start_sig: x.start_sig.as_deref(),
+                        duration_ms: x.duration.as_millis() as u64,
+                        run_id: &run_id,
+                    };
+                    let reviewed = Reviewed {
+                        at: OffsetDateTime::now_utc(),
+                        by: crate::ci::git_user(&self.config.root),
+                    };
+                    if let Err(e) = cache.save_chosen(
+                        &verified,
+                        Some(reviewed),
+                        "a plan saved with `windup replay --save` replaced it",
                     ) {
                         tracing::error!("could not save the verified plan: {e}");
                     }

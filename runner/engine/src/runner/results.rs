@@ -153,6 +153,7 @@ fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
         suggestion: None,
         triage: None,
         heal: None,
+        proposal: None,
         actions: x.actions,
     }
 }
@@ -183,6 +184,7 @@ pub(super) fn failed(
         suggestion: None,
         triage: None,
         heal: None,
+        proposal: None,
         actions: Vec::new(),
     }
 }

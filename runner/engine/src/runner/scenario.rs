@@ -2,7 +2,9 @@
 //! replayed with zero LLM calls; a plan made for an earlier text of the scenario moves to
 //! `stale/` and the scenario is planned afresh; a miss is planned. A replay failure that
 //! invalidates the plan moves it to `stale/` (kept as evidence); when the plan no longer fits
-//! the page and this run may plan, it is repaired once, from the page where it failed.
+//! the page and this run may plan, it is repaired once, from the page where it failed. A
+//! protected plan (written or accepted by a person) never moves: its scenario fails, and what
+//! planning or healing made in its place is proposed (`protect`).
 //! Planning itself, and the verifying run every new plan passes before it is cached, live in
 //! `planning`. A cached plan is replayed in `replay_cached` whichever road it came in by
 //! (committed, or restored from the dashboard).
@@ -17,6 +19,7 @@ use super::Runner;
 use super::execute::Prefetched;
 use super::heal::Healing;
 use super::planning::{self, Phases, Start, passed_steps};
+use super::protect;
 use super::results::{crashed, failed};
 use super::shared::RunShared;
 use crate::browser::Session;
@@ -51,8 +54,10 @@ impl Runner {
                 let problems = self.plan_problems(&file, "plan.", &entry.plan, shared.fragments);
                 if problems.is_empty() {
                     let risk = shared.site.at_risk(&entry.plan);
+                    // A protected plan is never retired up front: it is simply replayed.
                     if let Some(risk) = &risk
                         && self.config.replan_at_risk
+                        && !entry.protected()
                         && self.planning_blocked(scenario).is_none()
                     {
                         return self
@@ -84,25 +89,34 @@ impl Runner {
                 }
             }
             Lookup::Changed(old) => {
-                self.retire(
-                    scenario,
-                    &old,
-                    shared,
-                    "outdated",
-                    Invalidation {
-                        at: OffsetDateTime::now_utc(),
-                        reason: "scenario changed".into(),
-                        failure_class: None,
-                        failed_action_id: None,
-                        message: Some(
-                            "the scenario's task, hints or start URL changed since the plan was verified"
-                                .into(),
-                        ),
-                        url: None,
-                        start_sig_now: None,
-                        run_id: Some(shared.run_id.to_string()),
-                    },
-                );
+                let why = Invalidation {
+                    at: OffsetDateTime::now_utc(),
+                    reason: "scenario changed".into(),
+                    failure_class: None,
+                    failed_action_id: None,
+                    message: Some(
+                        "the scenario's task, hints or start URL changed since the plan was verified"
+                            .into(),
+                    ),
+                    url: None,
+                    start_sig_now: None,
+                    run_id: Some(shared.run_id.to_string()),
+                };
+                if old.protected() {
+                    let message = "the scenario's task, hints or start URL changed since its plan was verified, so the plan is not replayed".to_string();
+                    return self
+                        .replan_protected(
+                            scenario,
+                            CacheOutcome::Miss,
+                            why,
+                            message,
+                            shared,
+                            spend,
+                            phases,
+                        )
+                        .await;
+                }
+                self.retire(scenario, &old, shared, "outdated", why);
                 self.plan_or_refuse(scenario, shared, spend, phases, &format!("the scenario changed since its plan was verified (the old plan is kept in {}/)", crate::project::Layout::STALE_DIR))
                     .await
             }
@@ -130,7 +144,8 @@ impl Runner {
     }
 
     /// A cached plan outside the trust boundary is never executed: it fails as `plan_invalid`,
-    /// moves to stale with the reason, and is planned afresh when this run may plan.
+    /// moves to stale with the reason, and is planned afresh when this run may plan. A protected
+    /// one stays, and a plan made afresh is proposed in its place.
     async fn refuse_cached(
         &self,
         scenario: &Scenario,
@@ -147,22 +162,30 @@ impl Runner {
             .join("; ");
         let message =
             format!("the cached plan was not run: it is outside the trust boundary ({why})");
-        self.retire(
-            scenario,
-            entry,
-            shared,
-            "untrusted",
-            Invalidation {
-                at: OffsetDateTime::now_utc(),
-                reason: "outside the trust boundary".into(),
-                failure_class: Some(FailureClass::PlanInvalid),
-                failed_action_id: None,
-                message: Some(self.secrets.redact(&message)),
-                url: None,
-                start_sig_now: None,
-                run_id: Some(shared.run_id.to_string()),
-            },
-        );
+        let invalidation = Invalidation {
+            at: OffsetDateTime::now_utc(),
+            reason: "outside the trust boundary".into(),
+            failure_class: Some(FailureClass::PlanInvalid),
+            failed_action_id: None,
+            message: Some(self.secrets.redact(&message)),
+            url: None,
+            start_sig_now: None,
+            run_id: Some(shared.run_id.to_string()),
+        };
+        if entry.protected() {
+            return self
+                .replan_protected(
+                    scenario,
+                    CacheOutcome::Hit,
+                    invalidation,
+                    message,
+                    shared,
+                    spend,
+                    phases,
+                )
+                .await;
+        }
+        self.retire(scenario, entry, shared, "untrusted", invalidation);
         if let Some((_, blocked)) = self.planning_blocked(scenario) {
             return failed(
                 &scenario.id,
@@ -327,22 +350,21 @@ impl Runner {
             session
         };
         let not_healed = not_healed.map(|why| self.secrets.redact(&format!("not healed: {why}")));
-        self.retire(
-            scenario,
-            entry,
-            shared,
-            "failed",
-            Invalidation {
-                at: OffsetDateTime::now_utc(),
-                reason: "replay failed".into(),
-                failure_class: Some(failure.class),
-                failed_action_id: failure.action_id.clone(),
-                message: Some(self.secrets.redact(&failure.message)),
-                url: execution.final_url.clone(),
-                start_sig_now: changed.clone(),
-                run_id: Some(run_id.to_string()),
-            },
-        );
+        let why = Invalidation {
+            at: OffsetDateTime::now_utc(),
+            reason: "replay failed".into(),
+            failure_class: Some(failure.class),
+            failed_action_id: failure.action_id.clone(),
+            message: Some(self.secrets.redact(&failure.message)),
+            url: execution.final_url.clone(),
+            start_sig_now: changed.clone(),
+            run_id: Some(run_id.to_string()),
+        };
+        // A protected plan stays where it is: a repair that passes is proposed in its place.
+        let protected = entry.protected();
+        if !protected {
+            self.retire(scenario, entry, shared, "failed", why.clone());
+        }
         let k = passed_steps(&execution);
         let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
         let fail_here = |mut result: ScenarioResult| {
@@ -354,11 +376,15 @@ impl Runner {
         if self.planning_blocked(scenario).is_some() || !repairable {
             session.close().await;
             let mut result = fail_here(self.scenario_result(run_id, &scenario.id, hit, execution));
-            if let Some((_, why)) = self.planning_blocked(scenario) {
-                result.message = result.message.map(|m| {
+            let blocked = self.planning_blocked(scenario).map(|(_, why)| why);
+            result.message = result.message.map(|m| match (protected, blocked) {
+                (true, Some(why)) => format!("{m} ({}; not re-planned: {why})", protect::kept()),
+                (true, None) => format!("{m} ({})", protect::kept()),
+                (false, Some(why)) => {
                     format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
-                });
-            }
+                }
+                (false, None) => m,
+            });
             return result;
         }
         // A healing attempt moved the page on: the repair starts again from the failed step.
@@ -380,6 +406,8 @@ impl Runner {
             execution,
             session,
             risk: risk.map(AtRisk::describe),
+            hit,
+            why,
         };
         self.repair(scenario, broken, shared, spend, phases).await
     }
@@ -431,9 +459,11 @@ impl Runner {
             entry,
             passed: k,
             failure,
-            execution,
+            mut execution,
             session,
             risk,
+            hit,
+            why,
         } = broken;
         let run_id = shared.run_id;
         let replay_evidence = execution
@@ -454,16 +484,22 @@ impl Runner {
             },
             session,
         };
+        let protected = entry.protected();
+        let outcome = if protected {
+            hit
+        } else {
+            CacheOutcome::StaleReplanned
+        };
         let mut result = self
-            .plan_scenario(
-                scenario,
-                start,
-                CacheOutcome::StaleReplanned,
-                shared,
-                spend,
-                phases,
-            )
+            .plan_scenario(scenario, start, outcome, shared, spend, phases)
             .await;
+        if protected {
+            // The replay's own result, its evidence stored before planning ran.
+            execution.evidence = None;
+            let mut failing = self.scenario_result(run_id, &scenario.id, hit, execution);
+            failing.evidence = replay_evidence;
+            return self.proposed(scenario, result, failing, why, shared);
+        }
         let replay = format!(
             "the cached plan failed at {} ({}: {replay_message}) and was re-planned",
             failure.action_id.as_deref().unwrap_or("its start"),
@@ -539,4 +575,8 @@ struct Broken<'a> {
     session: Session,
     /// What the site map said before the replay, when it said the plan was at risk.
     risk: Option<String>,
+    /// How the replay's result names the cache: `hit`, or `hit_changed_page`.
+    hit: CacheOutcome,
+    /// The failure as stale evidence, or as a proposal's reason when the plan is protected.
+    why: Invalidation,
 }

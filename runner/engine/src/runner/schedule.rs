@@ -177,9 +177,12 @@ impl Runner {
             .await;
         let mut attempts = 1;
         let mut first_failure = None;
+        // A failure that made a proposal is not retried: the plan was shown not to fit, and a
+        // retry would only re-plan it again.
         while result.status == ScenarioStatus::Failed
             && attempts <= selection.retries
             && result.failure_class.is_some_and(retryable)
+            && result.proposal.is_none()
         {
             first_failure.get_or_insert_with(|| result.clone());
             self.discard_trace(&result);

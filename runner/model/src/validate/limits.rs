@@ -17,6 +17,9 @@ pub fn too_large(file: &str, kind: InputFile) -> InputError {
         InputFile::Fragment => "split it into smaller fragments",
         InputFile::CacheEntry => "delete the entry; the next run plans the scenario again",
         InputFile::SiteMap => "delete the file; the next runs and `windup scan` build it again",
+        InputFile::Proposal => {
+            "delete the file; the next run that re-plans the scenario proposes again"
+        }
     };
     InputError::new(
         file,

@@ -9,7 +9,7 @@ use super::error::{Checked, InputError, Problems, WHOLE_FILE, version_problem};
 use super::json_schema::schema_problems;
 use super::limits::within_limit;
 use super::rules::{actions_semantics, expect_semantics, plan_semantics, steps_of_version};
-use crate::cache::{CACHE_VERSION, CacheEntry};
+use crate::cache::{CACHE_VERSIONS_READ, CacheEntry, CacheStatus};
 use crate::fragment::{FRAGMENT_VERSIONS_READ, Fragment};
 use crate::limits::InputFile;
 use crate::plan::{PLAN_VERSIONS_READ, Plan};
@@ -142,14 +142,35 @@ pub fn fragment_from_json(file: &str, text: &str, expected_id: Option<&str>) -> 
 /// Parses and fully checks a cache entry (and the plan inside it) from JSON.
 pub fn cache_entry_from_json(file: &str, text: &str) -> Checked<CacheEntry> {
     within_limit(file, InputFile::CacheEntry, text)?;
+    entry_checked(file, text)
+}
+
+/// Parses and fully checks a proposal (`e2e/.windup/cache/proposals/<id>.json`): a cache entry
+/// with the status `proposed`, within the limit of two plans.
+pub fn proposal_from_json(file: &str, text: &str) -> Checked<CacheEntry> {
+    within_limit(file, InputFile::Proposal, text)?;
+    let entry = entry_checked(file, text)?;
+    if entry.status != CacheStatus::Proposed {
+        return Err(InputError::new(
+            file,
+            "status",
+            "a proposal's status must be `proposed`",
+            "delete the file; the next run that re-plans the scenario proposes again",
+        )
+        .into());
+    }
+    Ok(entry)
+}
+
+fn entry_checked(file: &str, text: &str) -> Checked<CacheEntry> {
     let entry: CacheEntry = typed(file, Format::CacheEntry, json(file, text)?)?;
     let mut problems = Vec::new();
-    if entry.cache_version != CACHE_VERSION {
+    if !CACHE_VERSIONS_READ.contains(&entry.cache_version.as_str()) {
         problems.push(version_problem(
             file,
             "cache_version",
             &entry.cache_version,
-            CACHE_VERSION,
+            &CACHE_VERSIONS_READ.join("`, `"),
         ));
     }
     if entry.key.scenario_id != entry.plan.scenario_id {
@@ -160,6 +181,14 @@ pub fn cache_entry_from_json(file: &str, text: &str) -> Checked<CacheEntry> {
                 "the plan is for `{}` but the key says `{}`",
                 entry.plan.scenario_id, entry.key.scenario_id
             ),
+            "delete the entry; the next run plans the scenario again",
+        ));
+    }
+    if (entry.status == CacheStatus::Proposed) != entry.proposal.is_some() {
+        problems.push(InputError::new(
+            file,
+            "proposal",
+            "a proposal needs `status: proposed` and its `proposal`, and only a proposal has them",
             "delete the entry; the next run plans the scenario again",
         ));
     }

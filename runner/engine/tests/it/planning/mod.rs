@@ -11,6 +11,7 @@ mod calls;
 mod debrief;
 mod fragments;
 mod grounding;
+mod protect;
 mod proving;
 mod repair;
 mod security;

@@ -15,7 +15,7 @@ use super::support::*;
 
 /// TodoMVC's vanillajs app with its new-todo placeholder reworded: a markup change that breaks
 /// the plan's first selector.
-fn reworded_todomvc(server: &Server) {
+pub(super) fn reworded_todomvc(server: &Server) {
     let path = fixtures().todomvc.join("examples/vanillajs/index.html");
     let html = std::fs::read_to_string(path).unwrap();
     assert!(html.contains("What needs to be done?"));

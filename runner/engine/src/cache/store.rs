@@ -1,17 +1,11 @@
-//! The trajectory cache: one verified plan per scenario at `e2e/.windup/cache/<id>.json`, keyed
-//! by scenario id, start path and scenario hash. Saved only after a full verified run; a failed
-//! replay moves the entry to `stale/` with its evidence. All writes are atomic.
+//! The cache folder: where each scenario's active entry, stale entries and proposal live,
+//! reading them (every file checked like any input), and the move from active to stale.
 
 use std::path::{Path, PathBuf};
 
-use time::OffsetDateTime;
-use windup_model::cache::CACHE_VERSION;
 use windup_model::limits::InputFile;
 use windup_model::validate::cache_entry_from_json;
-use windup_model::{
-    CacheEntry, CacheKey, CacheStats, CacheStatus, InputError, Invalidation, Plan, Problems,
-    Scenario,
-};
+use windup_model::{CacheEntry, CacheStatus, InputError, Invalidation, Problems, Scenario};
 
 use crate::fsutil::{read_input, write_json};
 use crate::project::Layout;
@@ -31,6 +25,7 @@ pub enum Lookup {
 /// active and stale.
 #[derive(Debug, Clone)]
 pub struct PlanCache {
+    root: PathBuf,
     dir: PathBuf,
 }
 
@@ -38,8 +33,14 @@ impl PlanCache {
     /// The cache of the project at `root` (nothing is read or created yet).
     pub fn new(root: &Path) -> Self {
         PlanCache {
+            root: root.to_path_buf(),
             dir: root.join(Layout::CACHE_DIR),
         }
+    }
+
+    /// The project root the cache belongs to.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The folder of active entries.
@@ -49,7 +50,17 @@ impl PlanCache {
 
     /// Where invalidated and replaced entries are kept, with why.
     pub fn stale_dir(&self) -> PathBuf {
-        self.dir.join("stale")
+        self.root.join(Layout::STALE_DIR)
+    }
+
+    /// Where verified plans wait for a person to accept them in place of protected ones.
+    pub fn proposals_dir(&self) -> PathBuf {
+        self.root.join(Layout::PROPOSALS_DIR)
+    }
+
+    /// The proposal file of a scenario, whether or not it exists.
+    pub fn proposal_path(&self, scenario_id: &str) -> PathBuf {
+        self.proposals_dir().join(format!("{scenario_id}.json"))
     }
 
     /// The active entry's file of a scenario, whether or not it exists.
@@ -96,85 +107,23 @@ impl PlanCache {
         })
     }
 
-    /// Saves a plan that has just passed a full verified run. An older, different entry is
-    /// kept in `stale/` as replaced.
-    pub fn save_verified(
-        &self,
-        scenario: &Scenario,
-        plan: &Plan,
-        start_sig: Option<String>,
-        duration_ms: u64,
-        run_id: &str,
-    ) -> std::io::Result<CacheEntry> {
-        let now = OffsetDateTime::now_utc();
-        if let Ok(Some(old)) = self.load(&scenario.id)
-            && old.plan != *plan
-        {
-            self.invalidate(
-                &old,
-                Invalidation {
-                    at: now,
-                    reason: "replaced".into(),
-                    failure_class: None,
-                    failed_action_id: None,
-                    message: Some("a newer verified plan replaced it".into()),
-                    url: None,
-                    start_sig_now: None,
-                    run_id: Some(run_id.to_string()),
-                },
-            )?;
-        }
-        let entry = CacheEntry {
-            cache_version: CACHE_VERSION.to_string(),
-            key: CacheKey {
-                scenario_id: scenario.id.clone(),
-                start_url: scenario.start_url.clone(),
-                scenario_sha: scenario.sha(),
-                start_sig,
-            },
-            plan: plan.clone(),
-            status: CacheStatus::Active,
-            stats: CacheStats {
-                created_at: now,
-                last_verified_at: now,
-                verified_runs: 1,
-                last_duration_ms: duration_ms,
-            },
-            invalidation: None,
-        };
-        write_json(&self.path(&scenario.id), &entry)?;
-        Ok(entry)
-    }
-
-    /// Puts a plan restored from the dashboard in place of the local entry; a local plan that
-    /// differs is kept in `stale/` as replaced.
-    pub fn restore(&self, entry: &CacheEntry, run_note: &str) -> std::io::Result<()> {
-        if let Ok(Some(old)) = self.load(&entry.key.scenario_id)
-            && old.plan != entry.plan
-        {
-            self.invalidate(
-                &old,
-                Invalidation {
-                    at: OffsetDateTime::now_utc(),
-                    reason: "replaced".into(),
-                    failure_class: None,
-                    failed_action_id: None,
-                    message: Some(format!(
-                        "the dashboard held a newer verified plan ({run_note})"
-                    )),
-                    url: None,
-                    start_sig_now: None,
-                    run_id: None,
-                },
-            )?;
-        }
-        write_json(&self.path(&entry.key.scenario_id), entry)
-    }
-
     /// Moves an entry to `stale/<id>-<timestamp>.json` with the reason and evidence.
     /// The stale copy is written before the active file is removed: a crash between the two
-    /// leaves the old entry in place, never nothing.
+    /// leaves the old entry in place, never nothing. Callers check [`CacheEntry::protected`]
+    /// first: a run never moves a protected plan.
     pub fn invalidate(
+        &self,
+        entry: &CacheEntry,
+        invalidation: Invalidation,
+    ) -> std::io::Result<PathBuf> {
+        let path = self.keep_stale(entry, invalidation)?;
+        remove_if_there(&self.path(&entry.key.scenario_id))?;
+        Ok(path)
+    }
+
+    /// Writes a copy of an entry to `stale/<id>-<timestamp>.json` with the reason and evidence,
+    /// leaving the active file as it is.
+    pub(super) fn keep_stale(
         &self,
         entry: &CacheEntry,
         invalidation: Invalidation,
@@ -187,10 +136,6 @@ impl PlanCache {
             .stale_dir()
             .join(format!("{}-{stamp}.json", entry.key.scenario_id));
         write_json(&path, &stale)?;
-        match std::fs::remove_file(self.path(&entry.key.scenario_id)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
         Ok(path)
     }
 
@@ -209,5 +154,13 @@ impl PlanCache {
             .collect();
         out.sort();
         out
+    }
+}
+
+/// Removes a file; one that is not there is no error.
+pub(super) fn remove_if_there(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
     }
 }
