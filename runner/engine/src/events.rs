@@ -69,6 +69,14 @@ pub enum Event {
         /// Why the call is made.
         purpose: Purpose,
     },
+    /// A new plan was proven, with no LLM, before it was cached (or refused): why each step was
+    /// kept or dropped and each check dropped or added (the planning log).
+    Proved {
+        /// The scenario's id.
+        scenario_id: String,
+        /// One line per decision, credentials masked.
+        notes: Vec<String>,
+    },
     /// A scenario is done, once, after its retries, or skipped without starting.
     ScenarioFinished {
         /// Its final result, with credentials masked.

@@ -103,6 +103,45 @@ pub fn accept(text: &str, plan_stub: &Plan, rules: &Rules<'_>) -> Result<Segment
     }
 }
 
+/// A rejected answer without its steps that fit no target (a `fill` on a checkbox, a `check` on
+/// a heading): what a small model's last answer still holds after its retries. Returns the
+/// segment and the steps left out, one line each; the problems when nothing was left out, when
+/// something else is wrong, or when no step is left.
+pub fn salvage(
+    text: &str,
+    plan_stub: &Plan,
+    rules: &Rules<'_>,
+) -> Result<(Segment, Vec<String>), Vec<String>> {
+    let mut value = extract_json(text).ok_or_else(|| vec!["not a JSON object".to_string()])?;
+    let mut dropped = Vec::new();
+    if let Some(Value::Array(actions)) = value.get_mut("actions") {
+        actions.retain(|a| {
+            let kind = a.get("type").and_then(Value::as_str).unwrap_or_default();
+            let Some(r) = a.get("target").and_then(target_ref) else {
+                return true;
+            };
+            match rules.observation.item(r) {
+                Some(item)
+                    if misfit(kind, item).is_some()
+                        && next_fit(kind, r, rules.observation).is_none() =>
+                {
+                    dropped.push(format!("`{kind}` on {r} ({})", describe_item(item)));
+                    false
+                }
+                _ => true,
+            }
+        });
+    }
+    if dropped.is_empty() {
+        return Err(vec!["no step to leave out".into()]);
+    }
+    let segment = accept(&value.to_string(), plan_stub, rules)?;
+    if segment.actions.is_empty() {
+        return Err(vec!["no step is left".into()]);
+    }
+    Ok((segment, dropped))
+}
+
 fn describe(e: &windup_model::InputError) -> String {
     format!("{}: {} (fix: {})", e.field, e.problem, e.fix)
 }
@@ -189,9 +228,9 @@ fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<St
             // A fill or select on a field's caption (a label the page does not tie to its
             // field) means the field right after it.
             let r = match rules.observation.item(&r) {
-                Some(item) if misfit(kind, item).is_some() => {
-                    next_fit(kind, &r, rules.observation).unwrap_or(r)
-                }
+                Some(item) if misfit(kind, item).is_some() => next_fit(kind, &r, rules.observation)
+                    .or_else(|| only_field(kind, rules.observation))
+                    .unwrap_or(r),
                 _ => r,
             };
             match rules.observation.item(&r) {
@@ -310,6 +349,23 @@ fn next_fit(kind: &str, r: &str, observation: &Observation) -> Option<String> {
     let next = observation.items.get(n)?;
     (!here.control && next.control && next.context == here.context && misfit(kind, next).is_none())
         .then(|| format!("e{}", n + 1))
+}
+
+/// For a `fill` or `select` aimed at something that takes no text, the page's one field it fits,
+/// when there is exactly one: the step can only have meant it.
+fn only_field(kind: &str, observation: &Observation) -> Option<String> {
+    if !matches!(kind, "fill" | "select") {
+        return None;
+    }
+    let mut fit = observation
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.control && misfit(kind, item).is_none());
+    match (fit.next(), fit.next()) {
+        (Some((n, _)), None) => Some(format!("e{}", n + 1)),
+        _ => None,
+    }
 }
 
 /// The refs a step of type `kind` could act on, for a rejection to name: a small model told
@@ -648,20 +704,24 @@ mod tests {
 
     #[test]
     fn a_step_whose_type_does_not_fit_its_target_is_rejected_or_mended() {
+        // A fill on the button of a page with one field can only have meant the field.
+        let seg = check(json!({"actions": [
+            {"type": "fill", "target": {"ref": "e2"}, "value": "x"}
+        ], "complete": true}))
+        .unwrap();
+        assert_eq!(
+            seg.actions[0].target.as_ref().unwrap().selector,
+            "label=\"Password\""
+        );
         let err = check(json!({"actions": [
-            {"type": "fill", "target": {"ref": "e2"}, "value": "x"},
             {"type": "select", "target": {"ref": "e1"}, "value": "x"}
         ], "complete": true}))
         .unwrap_err()
         .join("\n");
         // The rejection names the elements that would fit (a small model told only "target
-        // a field" answers the same ref again), or that none does.
+        // a list box" answers the same ref again), or that none does.
         assert!(
-            err.contains("actions[0]: `fill` on e2 (button \"Go\"): fill types into a text field (fix: target a field); `fill` fits e1 (textbox \"Password\")"),
-            "{err}"
-        );
-        assert!(
-            err.contains("actions[1]: `select` on e1 (textbox \"Password\"): select chooses an option of a list box (fix: target a list box); no element in ELEMENTS takes `select`: use another step type"),
+            err.contains("actions[0]: `select` on e1 (textbox \"Password\"): select chooses an option of a list box (fix: target a list box); no element in ELEMENTS takes `select`: use another step type"),
             "{err}"
         );
         // "Check that it is saved" read as a step: a check on what cannot be ticked goes.
@@ -696,6 +756,40 @@ mod tests {
             seg.actions[0].target.as_ref().unwrap().selector,
             "label=\"Password\""
         );
+    }
+
+    #[test]
+    fn a_last_rejected_answer_is_salvaged_without_the_steps_that_fit_no_target() {
+        let boundary = boundary(&["ADMIN_PASSWORD"]);
+        let page = page();
+        let rules = Rules {
+            boundary: &boundary,
+            fragments: &Fragments::default(),
+            taken_ids: BTreeSet::new(),
+            observation: &page,
+            facts: 0,
+            files: &[],
+        };
+        // `select` fits nothing here: that step goes, the click stays.
+        let answer = json!({"actions": [
+            {"type": "select", "target": {"ref": "e1"}, "value": "x"},
+            {"type": "click", "target": {"ref": "e2"}}
+        ], "complete": true})
+        .to_string();
+        assert!(accept(&answer, &stub(), &rules).is_err());
+        let (seg, dropped) = salvage(&answer, &stub(), &rules).unwrap();
+        assert_eq!(seg.actions.len(), 1);
+        assert_eq!(seg.actions[0].kind, windup_model::ActionType::Click);
+        assert_eq!(dropped, ["`select` on e1 (textbox \"Password\")"]);
+        // Nothing else is forgiven: an unobserved ref is no salvage, nor is an answer left empty.
+        let unknown = json!({"actions": [
+            {"type": "select", "target": {"ref": "e1"}, "value": "x"},
+            {"type": "click", "target": {"ref": "e9"}}
+        ], "complete": true})
+        .to_string();
+        assert!(salvage(&unknown, &stub(), &rules).is_err());
+        let only = json!({"actions": [{"type": "select", "target": {"ref": "e1"}, "value": "x"}], "complete": true}).to_string();
+        assert!(salvage(&only, &stub(), &rules).is_err());
     }
 
     #[test]

@@ -129,6 +129,7 @@ impl Planner {
             files: project.files,
         });
         let mut rejected: Vec<String> = Vec::new();
+        let mut last_answer = None;
         spend.own_ms += own.elapsed().as_millis() as u64;
         for attempt in 0..=self.settings.semantic_retries {
             let own = Instant::now();
@@ -148,6 +149,12 @@ impl Planner {
                 temperature: self.settings.temperature,
             };
             spend.own_ms += own.elapsed().as_millis() as u64;
+            tracing::debug!(
+                scenario_id = ask.scenario.id,
+                attempt,
+                "planner prompt:\n{}",
+                request.user
+            );
             let result = self.call(&request, project, spend).await?;
             spend.count(&ask.purpose);
             let own = Instant::now();
@@ -195,8 +202,21 @@ impl Planner {
                         problems.join("; ")
                     );
                     rejected = problems;
+                    last_answer = Some(completion.text);
                 }
             }
+        }
+        // Still wrong after the retries: a small model repeats a misplaced step. Its other
+        // steps still run; proving decides what is kept, as for any answer.
+        if let Some(text) = &last_answer
+            && let Ok((segment, dropped)) = check::salvage(text, &stub, &rules)
+        {
+            tracing::info!(
+                scenario_id = ask.scenario.id,
+                "the planner's last answer is taken without the steps that fit no target: {}",
+                project.secrets.redact(&dropped.join("; "))
+            );
+            return Ok(segment);
         }
         Err(PlanFailure {
             class: FailureClass::PlanRejected,

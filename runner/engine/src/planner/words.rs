@@ -28,7 +28,8 @@ pub enum Need {
 /// What a task says that its plan must show.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TaskWords {
-    /// Strings in double quotes (`"Buy milk"`, “Buy milk”).
+    /// Strings in double quotes (`"Buy milk"`, “Buy milk”) with two letters or digits at least:
+    /// a quoted glyph (`"x"`, `"+"`) names an icon, whose accessible name is another word.
     pub quotes: Vec<String>,
     /// Counts the task states: a number in digits, outside the quotes, before the word it
     /// counts (`0 items left`, `3 results`); not ordinals (`7th`), labels (`variant 2`) or
@@ -78,7 +79,10 @@ const NOT_NAMES: [&str; 10] = [
 impl TaskWords {
     /// Reads `task`.
     pub fn of(task: &str) -> TaskWords {
-        let quotes = crate::planner::facts::quoted(task);
+        let quotes: Vec<String> = crate::planner::facts::quoted(task)
+            .into_iter()
+            .filter(|q| q.chars().filter(|c| c.is_alphanumeric()).count() >= 2)
+            .collect();
         let outside = blank_quotes(task);
         let mut words = TaskWords {
             quotes,
@@ -126,14 +130,41 @@ impl TaskWords {
     /// planner (the task's own spelling, never a page's text): empty when every word shows.
     /// `seen` are the controls the pages showed while planning.
     pub fn unproven(&self, actions: &[Action], seen: &BTreeSet<Seen>) -> Vec<String> {
+        self.unproven_typed(actions, &[], seen)
+    }
+
+    /// [`TaskWords::unproven`], where `typed` are values steps typed that do not count (no
+    /// check shows the app took them in): a quote among them is named as typed but not sent.
+    pub fn unproven_typed(
+        &self,
+        actions: &[Action],
+        typed: &[String],
+        seen: &BTreeSet<Seen>,
+    ) -> Vec<String> {
         let shown = Shown::of(actions);
         let mut out = Vec::new();
+        let mut quotes: Vec<&String> = Vec::new();
         for q in &self.quotes {
-            if !shown.has(q) {
-                out.push(format!(
-                    "the task quotes \"{q}\", but no step's target, check or typed value shows it"
-                ));
+            if !quotes.iter().any(|seen| seen.eq_ignore_ascii_case(q)) {
+                quotes.push(q);
             }
+        }
+        for q in quotes {
+            if shown.has(q) {
+                continue;
+            }
+            let was_typed = typed
+                .iter()
+                .any(|t| find_phrase(&t.to_lowercase(), &q.to_lowercase()).is_some());
+            out.push(if was_typed {
+                format!(
+                    "the task quotes \"{q}\": it was typed, but nothing the page shows took it in yet (submit it: press Enter in its field, or click the button that sends it)"
+                )
+            } else {
+                format!(
+                    "the task quotes \"{q}\", but no step's target, check or typed value shows it"
+                )
+            });
         }
         for n in &self.numbers {
             if !shown.has(n) && !shown.counts.contains(n) {
@@ -527,6 +558,12 @@ mod tests {
         assert_eq!(w.needs, [Need::Tick]);
         let w = TaskWords::of(
             "Add a todo named \"Buy milk\", complete it, and check that 0 items are left.",
+        );
+        // A quoted glyph names an icon, not a word any element is named by.
+        assert!(
+            TaskWords::of("Close the dialog by clicking the \"x\".")
+                .quotes
+                .is_empty()
         );
         assert_eq!(w.numbers, ["0"]);
         assert_eq!(w.needs, [Need::Tick]);

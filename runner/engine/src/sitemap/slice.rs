@@ -86,7 +86,7 @@ pub fn slice(map: &SiteMap, task: &str, start_path: &str, budget: usize) -> Opti
         })
         .filter(|(shared, _)| *shared > 0)
         .collect();
-    notes.sort_by(|a, b| b.0.cmp(&a.0));
+    notes.sort_by_key(|n| std::cmp::Reverse(n.0));
     let mut noted = 0;
     for (_, text) in notes.into_iter().take(MAX_NOTES) {
         let line = format!("note {}\n", clean_long(text));

@@ -174,6 +174,107 @@ pub(super) fn pick_words(steps: &mut [Planned], words: &TaskWords, seen: &BTreeS
     any
 }
 
+/// Where on the page `now` the unproven part of the task can be done, by ref, in the task's
+/// own words (a page's text never appears here: a name is quoted only when it is the task's):
+/// the checkbox of an item the task quotes, the control a task word names, the field a typed
+/// value waits in. For a small model, which finds the step far more easily with its ref.
+pub(super) fn hints(
+    steps: &[Planned],
+    words: &TaskWords,
+    seen: &BTreeSet<Seen>,
+    now: &crate::planner::Observation,
+    missing: &[String],
+) -> Vec<String> {
+    let actions = current(steps);
+    let mut out = Vec::new();
+    let refs = |pick: &dyn Fn(&crate::planner::observation::Item) -> bool| -> Vec<String> {
+        now.items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| pick(i))
+            .map(|(n, _)| format!("e{}", n + 1))
+            .take(3)
+            .collect()
+    };
+    let lower = |s: &str| s.to_lowercase();
+    let quote_in = |text: &str| {
+        words
+            .quotes
+            .iter()
+            .find(|q| crate::planner::words::find_phrase(&lower(text), &lower(q)).is_some())
+            .cloned()
+    };
+    let checkable = |i: &crate::planner::observation::Item| {
+        i.control && matches!(i.role.as_deref(), Some("checkbox" | "radio" | "switch"))
+    };
+    if words.needs.contains(&crate::planner::words::Need::Tick)
+        && !actions.iter().any(|a| {
+            a.kind == ActionType::Check
+                || (a.kind == ActionType::Click
+                    && a.target
+                        .as_ref()
+                        .is_some_and(|t| t.selector.contains("role=checkbox")))
+        })
+    {
+        // The checkboxes in an item the task quotes first.
+        let quoted: Vec<(String, String)> = now
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| checkable(i))
+            .filter_map(|(n, i)| {
+                let q = i.context.as_deref().and_then(quote_in)?;
+                Some((format!("e{}", n + 1), q))
+            })
+            .take(3)
+            .collect();
+        if quoted.is_empty() {
+            let all = refs(&|i| checkable(i));
+            if !all.is_empty() {
+                out.push(format!("to tick: check {}", all.join(" or ")));
+            }
+        } else {
+            for (r, q) in quoted {
+                out.push(format!("to tick \"{q}\": check {r}"));
+            }
+        }
+    }
+    for word in words
+        .named
+        .iter()
+        .cloned()
+        .chain(words.implicit(seen))
+        .chain(words.quotes.iter().cloned())
+    {
+        if actions.iter().any(|a| {
+            a.target.as_ref().is_some_and(|t| {
+                crate::planner::words::find_phrase(&lower(&t.selector), &lower(&word)).is_some()
+            })
+        }) || checks_show(&actions, &word)
+        {
+            continue;
+        }
+        let found = refs(&|i| i.control && lower(i.name.trim()) == lower(&word));
+        if !found.is_empty() {
+            out.push(format!("\"{word}\" is {} on this page", found.join(" or ")));
+        }
+    }
+    // A typed value nothing took in yet: the field it waits in.
+    if missing.iter().any(|m| m.contains("it was typed"))
+        && let Some(last) = actions.iter().rev().find(|a| a.kind == ActionType::Fill)
+        && let Some(target) = &last.target
+    {
+        let field = refs(&|i| i.selector == target.selector);
+        if let Some(r) = field.first() {
+            out.push(format!(
+                "the value typed last waits in {r}: press Enter in {r}, or click the button that sends it"
+            ));
+        }
+    }
+    out.dedup();
+    out
+}
+
 /// The steps with the facts picked so far as their postconditions.
 fn current(steps: &[Planned]) -> Vec<Action> {
     steps
@@ -192,9 +293,38 @@ fn current(steps: &[Planned]) -> Vec<Action> {
         .collect()
 }
 
-/// What the steps leave unproven of the task, with the facts picked so far.
+/// What the steps leave unproven of the task, with the facts picked so far, held to the rule the
+/// finished plan is held to as nearly as planning can tell: a check restating a step's own input
+/// shows nothing, and a typed value shows nothing unless the page changed after it (a later
+/// step changed something besides its own target: something took the value in).
 pub(super) fn unproven(steps: &[Planned], words: &TaskWords, seen: &BTreeSet<Seen>) -> Vec<String> {
-    words.unproven(&current(steps), seen)
+    let mut actions = current(steps);
+    let mut typed = Vec::new();
+    let changed_after = |i: usize| {
+        steps[i + 1..]
+            .iter()
+            .any(|s| s.facts.iter().any(|f| !own_state(&s.action, &f.expect)))
+    };
+    for (i, a) in actions.iter_mut().enumerate() {
+        let own: Vec<Expect> = a
+            .expect
+            .iter()
+            .flat_map(Expect::clauses)
+            .filter(|c| own_state(a, c))
+            .collect();
+        if let Some(e) = a.expect.as_mut() {
+            for c in &own {
+                e.remove_clause(c);
+            }
+        }
+        if matches!(a.kind, ActionType::Fill | ActionType::Select)
+            && !changed_after(i)
+            && let Some(v) = a.value.take()
+        {
+            typed.push(v);
+        }
+    }
+    words.unproven_typed(&actions, &typed, seen)
 }
 
 /// Makes what `action` downloaded, when its run `ran` saved a file, the step's check on every

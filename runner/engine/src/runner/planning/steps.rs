@@ -259,8 +259,11 @@ impl Runner {
                     "the plan does not show the whole task yet: {}",
                     missing.join("; ")
                 );
+                let hints = proofs::hints(&steps, &words, &seen, &page, &missing);
+                let mut unproven = missing;
+                unproven.extend(hints);
                 continuations += 1;
-                purpose = Purpose::Finish { unproven: missing };
+                purpose = Purpose::Finish { unproven };
                 continue;
             }
             if !can_continue {

@@ -109,14 +109,29 @@ impl Runner {
             Err(r) => return with_cache(r, cache_outcome),
         };
         phases.execute_ms += proven.duration.as_millis() as u64;
-        for note in &proven.notes {
-            tracing::info!(scenario_id = scenario.id, "{}", self.secrets.redact(note));
+        let notes: Vec<String> = proven
+            .notes
+            .iter()
+            .map(|n| self.secrets.redact(n))
+            .collect();
+        for note in &notes {
+            tracing::info!(scenario_id = scenario.id, "{note}");
         }
+        shared.events.on_event(&crate::events::Event::Proved {
+            scenario_id: scenario.id.clone(),
+            notes,
+        });
         let counted = counted(&proven.actions, &proven);
         let missing = if proven.actions.is_empty() {
             vec!["no step of the plan changes anything a check can see".to_string()]
         } else {
-            words.unproven(&counted, seen)
+            let typed: Vec<String> = proven
+                .actions
+                .iter()
+                .filter(|a| proven.unproven.contains(&a.id))
+                .filter_map(|a| a.value.clone())
+                .collect();
+            words.unproven_typed(&counted, &typed, seen)
         };
         if !missing.is_empty() {
             return with_cache(
@@ -196,8 +211,9 @@ impl Runner {
 }
 
 /// The steps as the task's words are looked for in them: a value typed by a step no check
-/// needs was never shown to be taken in by the app, and a check that held before its step
-/// shows what was there anyway, so neither shows any of them.
+/// needs was never shown to be taken in by the app, a check that held before its step shows
+/// what was there anyway, and a check restating a step's own input shows only the typing, so
+/// none of them shows any of the task's words.
 pub(in crate::runner) fn counted(actions: &[Action], proven: &Proven) -> Vec<Action> {
     actions
         .iter()
@@ -211,6 +227,18 @@ pub(in crate::runner) fn counted(actions: &[Action], proven: &Proven) -> Vec<Act
                     && let Some(e) = a.expect.as_mut()
                 {
                     e.remove_clause(clause);
+                }
+            }
+            // A check restating the step's own input (the value it typed) shows only the typing.
+            let own: Vec<_> = a
+                .expect
+                .iter()
+                .flat_map(windup_model::Expect::clauses)
+                .filter(|c| super::proofs::own_state(&a, c))
+                .collect();
+            if let Some(e) = a.expect.as_mut() {
+                for c in &own {
+                    e.remove_clause(c);
                 }
             }
             a
