@@ -10,9 +10,19 @@ fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
 
+/// The example project, its steps given 1.5 s each: a check that should fail is waited for
+/// that long on every run that leaves a step out.
+fn quick_example() -> tempfile::TempDir {
+    let project = example();
+    let toml = project.path().join("windup.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[timeouts]\naction_ms = 1500\n")).unwrap();
+    project
+}
+
 #[test]
 fn the_bundled_example_s_committed_plans_prove_their_tasks() {
-    let project = example();
+    let project = quick_example();
     let root = project.path();
     let (_server, base) = serve(root);
     let before = tree(root);
@@ -61,7 +71,7 @@ fn the_bundled_example_s_committed_plans_prove_their_tasks() {
 
 #[test]
 fn a_hollow_committed_plan_is_reported_naming_its_idle_step_and_the_unproven_words() {
-    let project = example();
+    let project = quick_example();
     let root = project.path();
     let (_server, base) = serve(root);
     // "Create Delta", as a weak model planned it: signed in, then a click on the heading

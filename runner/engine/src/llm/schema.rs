@@ -389,6 +389,21 @@ pub fn drop_null_members(value: &mut Value) {
     }
 }
 
+/// Whether `v` holds an `enum` with no value anywhere (llama.cpp's grammar refuses one); for
+/// the tests of every schema the engine sends.
+#[cfg(test)]
+pub(crate) fn has_empty_enum(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => {
+            o.get("enum")
+                .is_some_and(|e| e.as_array().is_some_and(Vec::is_empty))
+                || o.values().any(has_empty_enum)
+        }
+        Value::Array(a) => a.iter().any(has_empty_enum),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -181,16 +181,6 @@ mod tests {
     use super::*;
     use crate::llm::schema;
 
-    fn has_empty_enum(v: &Value) -> bool {
-        match v {
-            Value::Object(o) => {
-                o.get("enum").is_some_and(|e| e == &json!([])) || o.values().any(has_empty_enum)
-            }
-            Value::Array(a) => a.iter().any(has_empty_enum),
-            _ => false,
-        }
-    }
-
     fn ask<'a>(pages: &'a [(String, String)], setups: &'a [(String, String)]) -> AuthorAsk<'a> {
         AuthorAsk {
             instruction: "archive a project",
@@ -212,7 +202,7 @@ mod tests {
             schema::loose(&s),
             schema::gemini(&s),
         ] {
-            assert!(!has_empty_enum(&sent), "{sent:#}");
+            assert!(!schema::has_empty_enum(&sent), "{sent:#}");
         }
         let v = jsonschema::validator_for(&s).unwrap();
         let draft = json!({"id": "archive", "task": "t", "start_url": "/", "hints": []});

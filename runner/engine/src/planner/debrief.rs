@@ -312,16 +312,6 @@ mod tests {
     use super::*;
     use crate::llm::schema;
 
-    fn has_empty_enum(v: &Value) -> bool {
-        match v {
-            Value::Object(o) => {
-                o.get("enum").is_some_and(|e| e == &json!([])) || o.values().any(has_empty_enum)
-            }
-            Value::Array(a) => a.iter().any(has_empty_enum),
-            _ => false,
-        }
-    }
-
     #[test]
     fn the_answer_is_bounded_by_its_schema_and_fits_the_output_tokens() {
         let s = answer_schema(&["alpha", "beta"]);
@@ -352,7 +342,7 @@ mod tests {
                 schema::loose(&s),
                 schema::gemini(&s),
             ] {
-                assert!(!has_empty_enum(&sent), "{sent:#}");
+                assert!(!schema::has_empty_enum(&sent), "{sent:#}");
             }
         }
         // The longest answer within the bounds, spaced out, fits the characters counted.

@@ -12,7 +12,7 @@ use super::super::shared::RunShared;
 use super::super::storage::{self, StorageState};
 use super::start::{Phases, Stop};
 use crate::browser::{BrowserError, Session};
-use crate::executor::{ExecContext, Execution, Screenshots, Trace, execute_steps};
+use crate::executor::{Execution, Screenshots, Trace, execute_steps};
 use crate::planner::Observation;
 
 impl Runner {
@@ -165,32 +165,47 @@ impl Runner {
         actions: &[Action],
         shared: &RunShared<'_>,
     ) -> Execution {
-        let plan = Plan {
-            plan_version: windup_model::plan::PLAN_VERSION.to_string(),
-            scenario_id: scenario.id.clone(),
-            task: scenario.task.clone(),
-            start_url: scenario.start_url.clone(),
-            generated_by: String::new(),
-            actions: actions.to_vec(),
+        self.run_on_page(session, scenario, actions, shared, shared.events, true)
+            .await
+    }
+
+    /// Runs `actions` on the page as it is, telling `events`. A failed step keeps its
+    /// screenshot only when `evidence` (a passing one needs none); no trace is recorded: the
+    /// plan's verifying run (or its next replay) has one.
+    pub(in crate::runner) async fn run_on_page(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        actions: &[Action],
+        shared: &RunShared<'_>,
+        events: &dyn crate::events::EventSink,
+        evidence: bool,
+    ) -> Execution {
+        let plan = steps_plan(scenario, actions);
+        let mut cx = self.exec_context(
+            shared.run_id,
+            &scenario.id,
+            self.scenario_timeout(scenario),
+            shared.fragments,
+            events,
+        );
+        cx.screenshots = match (evidence, self.config.screenshots) {
+            (true, Screenshots::Off) | (false, _) => Screenshots::Off,
+            (true, _) => Screenshots::OnlyOnFailure,
         };
-        let cx = ExecContext {
-            scenario_id: &scenario.id,
-            boundary: self.boundary(),
-            timeouts: self.config.timeouts,
-            scenario_timeout: self.scenario_timeout(scenario),
-            fragments: shared.fragments,
-            secrets: &self.secrets,
-            events: shared.events,
-            // A failed step keeps its screenshot; a passing one needs none.
-            screenshots: match self.config.screenshots {
-                Screenshots::Off => Screenshots::Off,
-                _ => Screenshots::OnlyOnFailure,
-            },
-            // Steps run while planning leave no trace: the plan's verifying run (or its next
-            // replay) does.
-            trace: Trace::Off,
-            transfers: self.transfers(shared.run_id),
-        };
+        cx.trace = Trace::Off;
         execute_steps(session, &plan, &cx).await
+    }
+}
+
+/// `actions` as a plan of `scenario`'s, for the executor (who made it is not its concern).
+pub(in crate::runner) fn steps_plan(scenario: &Scenario, actions: &[Action]) -> Plan {
+    Plan {
+        plan_version: windup_model::plan::PLAN_VERSION.to_string(),
+        scenario_id: scenario.id.clone(),
+        task: scenario.task.clone(),
+        start_url: scenario.start_url.clone(),
+        generated_by: String::new(),
+        actions: actions.to_vec(),
     }
 }

@@ -1,0 +1,147 @@
+//! The contexts proving runs in: a fresh one on the start page (with the setups' saved state),
+//! steps run quietly (no events, no trace), the steps before a left-out one, and the waits for a
+//! check that should (or should not) come true within a step's time.
+
+use tokio::time::Instant;
+use windup_model::{Action, CacheOutcome, Expect, Scenario, ScenarioResult};
+
+use super::super::super::Runner;
+use super::super::super::results::{crashed, failed};
+use super::super::super::shared::RunShared;
+use super::super::observe::steps_plan;
+use super::step::{Step, clip, holds_now};
+use crate::browser::{BrowserError, Session};
+use crate::events::NoEvents;
+use crate::executor::Execution;
+use crate::planner::facts::Fact;
+use crate::verifier::Check;
+
+impl Runner {
+    /// Runs the steps before `k` in `session`; a failure there (they passed on the proving
+    /// run) means the plan does not replay reliably.
+    pub(super) async fn run_prefix(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        steps: &[Step],
+        k: usize,
+        shared: &RunShared<'_>,
+    ) -> Result<(), ScenarioResult> {
+        if k == 0 {
+            return Ok(());
+        }
+        let prefix: Vec<Action> = steps[..k].iter().map(|s| s.action.clone()).collect();
+        let ran = self
+            .run_quiet(session, scenario, &prefix, shared, false)
+            .await;
+        match ran.failure {
+            None => Ok(()),
+            Some(f) => {
+                let mut result = failed(
+                    &scenario.id,
+                    CacheOutcome::Miss,
+                    f.class,
+                    format!(
+                        "the plan did not replay the same way twice from a fresh context ({} failed: {}), so it was not cached",
+                        f.action_id.as_deref().unwrap_or("its start"),
+                        clip(&f.message)
+                    ),
+                );
+                result.failed_action_id = f.action_id;
+                Err(result)
+            }
+        }
+    }
+
+    /// Whether `clause` holds within a step's time.
+    pub(super) async fn comes_true(
+        &self,
+        session: &Session,
+        base: &url::Url,
+        clause: &Expect,
+    ) -> Result<bool, BrowserError> {
+        let Ok(check) = Check::compile(clause) else {
+            return Ok(false);
+        };
+        let deadline = Instant::now() + self.config.timeouts.action;
+        match check.wait(session, base, clause, deadline).await {
+            Ok(()) => Ok(true),
+            Err(crate::verifier::VerifyError::NotMet(_)) => Ok(false),
+            Err(crate::verifier::VerifyError::Browser(e)) => Err(e),
+        }
+    }
+
+    /// The facts of `facts` that are still false when a step's time has passed.
+    pub(super) async fn never_true(
+        &self,
+        session: &Session,
+        base: &url::Url,
+        facts: &[&Fact],
+    ) -> Result<Vec<Fact>, BrowserError> {
+        let deadline = Instant::now() + self.config.timeouts.action;
+        let mut pending: Vec<Fact> = facts.iter().map(|f| (*f).clone()).collect();
+        let mut attempt = 0;
+        loop {
+            let mut still = Vec::new();
+            for f in pending {
+                if !holds_now(session, base, &f.expect).await? {
+                    still.push(f);
+                }
+            }
+            pending = still;
+            let pause = crate::timeouts::poll_pause(attempt);
+            attempt += 1;
+            if pending.is_empty() || Instant::now() + pause >= deadline {
+                return Ok(pending);
+            }
+            tokio::time::sleep(pause).await;
+        }
+    }
+
+    /// A fresh context on the scenario's start page, with the saved state of the setups it
+    /// needs, held to the app's origins.
+    pub(in crate::runner) async fn fresh_context(
+        &self,
+        scenario: &Scenario,
+        shared: &RunShared<'_>,
+    ) -> Result<Session, ScenarioResult> {
+        let start = steps_plan(scenario, &[]);
+        let (opened, session) = self
+            .execute_open(
+                shared.run_id,
+                &scenario.id,
+                &start,
+                self.scenario_timeout(scenario),
+                shared.fragments,
+                None,
+                &NoEvents,
+                shared.state_for(scenario).as_ref(),
+            )
+            .await
+            .map_err(|e| crashed(&scenario.id, CacheOutcome::Miss, e))?;
+        if opened.failure.is_some() {
+            session.close().await;
+            return Err(self.scenario_result(
+                shared.run_id,
+                &scenario.id,
+                CacheOutcome::Miss,
+                opened,
+            ));
+        }
+        Ok(session)
+    }
+
+    /// Runs `actions` on the page as it is, reporting nothing; a failure keeps its screenshot
+    /// only when `evidence` (the proving run's, not a left-out step's expected failure).
+    pub(in crate::runner) async fn run_quiet(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        actions: &[Action],
+        shared: &RunShared<'_>,
+        evidence: bool,
+    ) -> Execution {
+        self.run_on_page(session, scenario, actions, shared, &NoEvents, evidence)
+            .await
+    }
+}
