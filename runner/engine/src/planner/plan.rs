@@ -27,6 +27,9 @@ pub struct Ask<'a> {
     pub facts: &'a [StepFacts],
     /// Steps already executed, in order.
     pub done: &'a [Action],
+    /// The ids of those after which the page showed no change at all (a click on a heading):
+    /// the prompt says so, so the model does not lean on them.
+    pub unchanged: &'a [String],
     /// Why the call is made; a failed step comes with it.
     pub purpose: Purpose,
     /// The catalogue of the fragments that may be used on this page, one line each: id, start
@@ -121,8 +124,30 @@ impl Planner {
         let system = prompt::SYSTEM.to_string();
         // Only the fragments that start on this page may be named.
         let fragments = project.fragments.usable_on(&page_path(&ask.page.url));
+        // A text or heading clicked already to no effect is not offered again: a small model
+        // otherwise clicks the page's own copy of the task over and over.
+        let dead: BTreeSet<&str> = ask
+            .done
+            .iter()
+            .filter(|a| ask.unchanged.contains(&a.id))
+            .filter(|a| {
+                matches!(
+                    a.kind,
+                    windup_model::ActionType::Click | windup_model::ActionType::Hover
+                )
+            })
+            .filter_map(|a| a.target.as_ref().map(|t| t.selector.as_str()))
+            .collect();
+        let refs: Vec<String> = ask
+            .page
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.control || !dead.contains(i.selector.as_str()))
+            .map(|(n, _)| format!("e{}", n + 1))
+            .collect();
         let schema = plan_schema(&Choices {
-            refs: &ask.page.refs(),
+            refs: &refs,
             facts,
             credentials: &allowed.iter().cloned().collect::<Vec<_>>(),
             fragments: &fragments,

@@ -134,7 +134,12 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], files: &[St
     if !ask.done.is_empty() {
         out.push_str("DONE SO FAR (already executed; do not repeat them):\n");
         for a in ask.done {
-            let _ = writeln!(out, "- {}", step_line(a));
+            let idle = if ask.unchanged.contains(&a.id) {
+                " (changed nothing on the page)"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "- {}{idle}", step_line(a));
         }
     }
     match &ask.purpose {

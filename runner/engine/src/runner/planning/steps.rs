@@ -125,6 +125,8 @@ impl Runner {
         // The task's own words, and the controls the pages showed: a finished plan shows them.
         let words = TaskWords::of(&scenario.task);
         let mut seen: BTreeSet<Seen> = controls(&page);
+        // The steps a broken replay kept: their effect was never observed here.
+        let kept = steps.len();
         // The steps of the last segment, whose facts the next call may pick as proofs.
         let mut pending: Vec<usize> = Vec::new();
         let mut continuations = 0;
@@ -141,6 +143,11 @@ impl Runner {
                 purpose: purpose.clone(),
             });
             let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
+            let unchanged: Vec<String> = steps[kept..]
+                .iter()
+                .filter(|s| s.facts.is_empty())
+                .map(|s| s.action.id.clone())
+                .collect();
             let listed = proofs::listed(&steps, &pending);
             // Only the fragments that start on this page.
             let catalog = shared.fragments.catalogue(&page_path(&page.url));
@@ -149,6 +156,7 @@ impl Runner {
                 page: &page,
                 facts: &listed,
                 done: &done,
+                unchanged: &unchanged,
                 purpose: purpose.clone(),
                 fragments: &catalog,
                 site_map: shared.site.slice(&scenario.id),

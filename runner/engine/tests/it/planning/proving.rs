@@ -200,3 +200,48 @@ fn a_typed_value_is_kept_only_when_a_later_check_needs_it() {
         assert_eq!(single(&again).llm_calls, 0);
     });
 }
+
+#[test]
+fn a_text_clicked_to_no_effect_is_named_and_not_offered_again() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "click", "target": {"ref": "@heading \"Newsletter\""}}
+        ], "complete": true})));
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "click", "target": {"ref": "@button \"Save\""}}
+        ], "complete": true})));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "save",
+            "Save the page until it says \"Saved\"",
+            "/proofs.html",
+        );
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let second = fake.requests()[1].json();
+        let user = second["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            user.contains(
+                "click role=heading[name=\"Newsletter\"][level=1] (changed nothing on the page)"
+            ) || user
+                .contains("click role=heading[name=\"Newsletter\"] (changed nothing on the page)"),
+            "{user}"
+        );
+        let heading = windup_testkit::grounded::ref_of("heading \"Newsletter\"", &user).unwrap();
+        let refs = second["response_format"]["json_schema"]["schema"]["properties"]["actions"]
+            ["items"]["properties"]["target"]["properties"]["ref"]["enum"]
+            .clone();
+        assert!(
+            !refs.as_array().unwrap().contains(&json!(heading)),
+            "{refs}"
+        );
+        let kept = actions(&p.cached("save").expect("cached"));
+        assert_eq!(kept.len(), 1, "the heading's click is dropped: {kept:?}");
+    });
+}
