@@ -2984,6 +2984,13 @@ if (!window.__windup) {
           if (!leavesApp(el)) found.push({ el, control: true });
           return;
         }
+        // An element the page styles as clickable (a span or div with a click listener, which
+        // no attribute shows) where its parent is not: listed as a control a step can click.
+        if (pointerStart(el)) {
+          control = el;
+          found.push({ el, control: true, clickable: true });
+          return;
+        }
         if (block && composedContains(block, el)) return;
         // A file input hidden behind its styled label is listed as the input, where the label
         // is: the label is what a person clicks, the input what an upload sets.
@@ -3015,6 +3022,7 @@ if (!window.__windup) {
         f.index = i;
         f.role = roleOf(f.el, ctx);
         f.name = f.control ? accessibleName(f.el, ctx) : f.text;
+        if (f.clickable && !f.name) f.name = normText(f.el, ctx);
         if (f.label && !f.name) f.name = normText(f.label, ctx);
         f.context = contextOf(f.label || f.el, ctx);
         f.score = (inView(f.label || f.el) ? 4 : 0) + (f.control ? 2 : 0) + 3 * overlap(f.name + ' ' + (f.context || ''));
@@ -3051,6 +3059,25 @@ if (!window.__windup) {
         return item;
       });
       return { url: documentUrl(), title: document.title || '', items, counts, total: found.length };
+    }
+
+    /**
+     * Whether `el` starts a region the page's CSS shows as clickable (`cursor: pointer`) with
+     * no other sign of it: not a label (its control carries it), not inside a pointer region.
+     */
+    function pointerStart(el) {
+      const tag = htmlTag(el);
+      if (tag === 'label' || tag === 'body' || tag === 'html') return false;
+      const cursor = (e) => {
+        try {
+          return getComputedStyle(e).cursor;
+        } catch (x) {
+          return '';
+        }
+      };
+      if (cursor(el) !== 'pointer') return false;
+      const parent = el.parentElement;
+      return !parent || cursor(parent) !== 'pointer';
     }
 
     /** Whether `el` is an `<input type=file>` a person cannot see (behind its label). */

@@ -164,7 +164,7 @@ fn a_miniwob_form_behind_its_start_cover_is_planned_on_refs() {
     block_on(async {
         let fake = FakeLlm::start();
         fake.push(Reply::Grounded(json!({"actions": [
-            {"type": "click", "target": {"ref": "@text \"START\""}}
+            {"type": "click", "target": {"ref": "@div \"START\""}}
         ], "complete": false})));
         fake.push(Reply::Grounded(json!({"actions": [
             {"type": "fill", "target": {"ref": "@textbox"}, "value": "vina"},
@@ -241,5 +241,40 @@ fn an_unobserved_ref_or_an_unshown_fact_is_rejected_before_anything_runs() {
         assert!(p.cached("save").is_none());
         let m = r.message.clone().unwrap();
         assert!(m.contains("is not the number of a listed fact"), "{m}");
+    });
+}
+
+#[test]
+fn an_element_styled_clickable_with_a_script_listener_is_listed_and_clicked() {
+    let server = pages();
+    // A "link" made of a span: no href, no role, no onclick attribute; only its cursor says it
+    // can be clicked (MiniWoB's click-link, and many real apps).
+    server.page(
+        "/span-link.html",
+        r#"<title>Spans</title><p>Read <span id="more" style="cursor: pointer; color: blue">more</span> or <span>less</span></p><p id="out"></p>
+<script>document.getElementById('more').addEventListener('click', () => { document.getElementById('out').textContent = 'Opened'; });</script>"#,
+    );
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "click", "target": {"ref": "@span \"more\""}}
+        ], "complete": true})));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "more",
+            "Click \"more\" until it says \"Opened\"",
+            "/span-link.html",
+        );
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let (_, page) = &prompts(&fake)[0];
+        assert!(page.contains("span \"more\""), "{page}");
+        assert!(!page.contains("span \"less\""), "{page}");
+        let plan = p.cached("more").unwrap();
+        assert_eq!(
+            plan["plan"]["actions"][0]["expect"]["visible"],
+            "text=\"Opened\""
+        );
     });
 }
