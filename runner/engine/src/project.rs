@@ -77,6 +77,29 @@ pub struct ScenarioFile {
     pub scenario: Scenario,
 }
 
+/// The scenario `id` among `scenarios`, or the error a command naming it as SCENARIO gives: the
+/// folder it was looked for in and the ids there are.
+pub fn named_scenario<'a>(
+    root: &Path,
+    scenarios: &'a [ScenarioFile],
+    id: &str,
+) -> Result<&'a ScenarioFile, InputError> {
+    scenarios.iter().find(|s| s.scenario.id == id).ok_or_else(|| {
+        let folder = display(root, &root.join(Layout::SCENARIOS_DIR));
+        let known: Vec<&str> = scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
+        InputError::new(
+            &folder,
+            "SCENARIO",
+            format!("no scenario `{id}` in {folder}"),
+            if known.is_empty() {
+                format!("add {}/{id}.yaml", Layout::SCENARIOS_DIR)
+            } else {
+                format!("name one of: {}", known.join(", "))
+            },
+        )
+    })
+}
+
 /// Reads every scenario, sorted by id. All problems are reported together.
 pub fn load_scenarios(root: &Path) -> Result<Vec<ScenarioFile>, Problems> {
     let dir = root.join(Layout::SCENARIOS_DIR);

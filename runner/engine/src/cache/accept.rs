@@ -12,7 +12,7 @@ use super::PlanCache;
 use super::save::replaced;
 use super::store::remove_if_there;
 use crate::fsutil::write_json;
-use crate::project::{Layout, display, load_scenarios};
+use crate::project::{display, load_scenarios, named_scenario};
 
 /// What `windup accept` did for one scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,21 +40,7 @@ pub enum Accepted {
 /// Accepts scenario `id` of the project at `root` as the person git names there.
 pub fn accept(root: &Path, id: &str) -> Result<Accepted, Problems> {
     let scenarios = load_scenarios(root)?;
-    let Some(scenario) = scenarios.iter().find(|s| s.scenario.id == id) else {
-        let folder = display(root, &root.join(Layout::SCENARIOS_DIR));
-        let known: Vec<&str> = scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
-        return Err(InputError::new(
-            &folder,
-            "SCENARIO",
-            format!("no scenario `{id}` in {folder}"),
-            if known.is_empty() {
-                format!("add {}/{id}.yaml", Layout::SCENARIOS_DIR)
-            } else {
-                format!("name one of: {}", known.join(", "))
-            },
-        )
-        .into());
-    };
+    let scenario = named_scenario(root, &scenarios, id)?;
     let scenario = &scenario.scenario;
     let cache = PlanCache::new(root);
     let reviewed = Reviewed {
@@ -165,6 +151,7 @@ mod tests {
 
     use super::*;
     use crate::cache::Verified;
+    use crate::project::Layout;
 
     fn plan(by: &str, url: &str) -> Plan {
         serde_json::from_value(serde_json::json!({

@@ -14,7 +14,7 @@ use crate::cache::{Lookup, PlanCache, Verified};
 use crate::events::EventSink;
 use crate::executor::{Execution, Failure};
 use crate::fragments::{Fragments, extract, page_path};
-use crate::project::{Layout, display, load_scenarios};
+use crate::project::{Layout, display, load_scenarios, named_scenario};
 
 /// What to extract.
 #[derive(Debug, Clone)]
@@ -246,23 +246,7 @@ impl Runner {
     fn scenario_to_extract(&self, id: &str) -> Result<Scenario, RunError> {
         let root = &self.config.root;
         let scenarios = load_scenarios(root)?;
-        let known: Vec<&str> = scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
-        let folder = display(root, &root.join(Layout::SCENARIOS_DIR));
-        let found = scenarios
-            .iter()
-            .find(|s| s.scenario.id == id)
-            .ok_or_else(|| {
-                InputError::new(
-                    &folder,
-                    "SCENARIO",
-                    format!("no scenario `{id}` in {folder}"),
-                    if known.is_empty() {
-                        format!("add {}/{id}.yaml", Layout::SCENARIOS_DIR)
-                    } else {
-                        format!("name one of: {}", known.join(", "))
-                    },
-                )
-            })?;
+        let found = named_scenario(root, &scenarios, id)?;
         if !found.scenario.needs.is_empty() {
             return Err(InputError::new(
                 display(root, &found.path),
