@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use windup_engine::boundary::Boundary;
 use windup_engine::cache::PlanCache;
 use windup_engine::config::{Config, Overrides};
+use windup_engine::executor::{missing_upload_files, refused_upload_files};
 use windup_engine::fragments::Fragments;
 use windup_engine::fsutil::read_capped;
 use windup_engine::project::{Layout, display, load_scenarios};
@@ -131,6 +132,8 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
         let dir = display(root, &root.join(Layout::FRAGMENTS_DIR));
         problems.extend(fragments.boundary_problems(&dir, b));
     }
+    // What an upload would send: plain files in e2e/files/ only, never a link out of it.
+    problems.extend(refused_upload_files(root));
     let cache = PlanCache::new(root);
     let mut cached: Vec<PathBuf> = std::fs::read_dir(cache.dir())
         .into_iter()
@@ -171,6 +174,12 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
                     ));
                 }
                 problems.extend(fragments.check_uses(&file, "plan.", &entry.plan));
+                problems.extend(missing_upload_files(
+                    root,
+                    &file,
+                    "plan.",
+                    &entry.plan.actions,
+                ));
                 if let Some(b) = &boundary {
                     problems.extend(b.plan_problems(&file, "plan.", &entry.plan));
                 }
@@ -185,6 +194,12 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
             Ok(entry) => {
                 let file = display(root, &cache.proposal_path(&entry.key.scenario_id));
                 problems.extend(fragments.check_uses(&file, "plan.", &entry.plan));
+                problems.extend(missing_upload_files(
+                    root,
+                    &file,
+                    "plan.",
+                    &entry.plan.actions,
+                ));
                 if let Some(b) = &boundary {
                     problems.extend(b.plan_problems(&file, "plan.", &entry.plan));
                 }

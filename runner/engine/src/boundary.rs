@@ -10,7 +10,7 @@ use url::{Origin, Url};
 use windup_model::{Action, ActionType, InputError, Plan};
 
 use crate::base_url::rebase;
-use crate::secrets::Manifest;
+use crate::secrets::{CredentialKind, FieldFacts, Manifest, credential_fits};
 
 /// Where plans may go and what they may type, for one project (or one replayed plan).
 #[derive(Debug, Clone)]
@@ -22,6 +22,8 @@ pub struct Boundary {
     /// Each declared credential's ENV name, with the origins it may be typed on: the base URL's,
     /// then those its account lists.
     credentials: BTreeMap<String, Vec<Origin>>,
+    /// Each declared credential's kind, which says what fields it may be typed into.
+    kinds: BTreeMap<String, CredentialKind>,
 }
 
 impl Boundary {
@@ -35,6 +37,10 @@ impl Boundary {
                 app.push(o.clone());
             }
         }
+        let kinds = declared
+            .keys()
+            .filter_map(|name| Some((name.clone(), manifest.credential_kind(name)?)))
+            .collect();
         let credentials = declared
             .into_iter()
             .map(|(name, mut origins)| {
@@ -47,6 +53,7 @@ impl Boundary {
             base_url: base_url.clone(),
             app,
             credentials,
+            kinds,
         }
     }
 
@@ -80,6 +87,16 @@ impl Boundary {
         self.credentials
             .get(name)
             .is_some_and(|origins| origins.contains(origin))
+    }
+
+    /// Whether the credential `name` may be typed into the field `field` (`secrets::fit`): a
+    /// secret only into a password or one-time-code field, an identifier only into a one-line
+    /// text, email or telephone input; else why not.
+    pub fn fits_field(&self, name: &str, field: &FieldFacts) -> Result<(), String> {
+        match self.kinds.get(name) {
+            Some(kind) => credential_fits(name, *kind, field),
+            None => Err(format!("`{name}` is not a credential of this project")),
+        }
     }
 
     /// The URL a `goto` (or a start URL) leads to, or the problem and its fix.

@@ -12,7 +12,7 @@ use windup_model::{Part, Selector, SelectorError};
 use crate::browser::{BrowserError, Realm, Session, injected};
 
 pub use crate::browser::injected::{
-    Counts, Diagnosis, HealCandidate, HealCandidates, HealRule, Located,
+    Counts, Diagnosis, Focus, HealCandidate, HealCandidates, HealRule, Located, SetValue,
 };
 
 /// The actions whose target must receive the pointer event at its point (Playwright's
@@ -110,6 +110,35 @@ impl Locator {
         Ok(false)
     }
 
+    /// Whether keystrokes sent now land in the fill target (`strict`: it has the focus; else its
+    /// document still has it), asked in the first realm with a visible match.
+    pub async fn focus_on(&self, session: &Session, strict: bool) -> Result<Focus, BrowserError> {
+        for (realm, parts) in scopes(session, &self.parts).await? {
+            match injected::focus_on(session, &realm, &parts, strict).await? {
+                Focus::NotFound => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Focus::NotFound)
+    }
+
+    /// Sets `text` on the fill target itself, in its own realm, with the events typing fires,
+    /// when it is still the field `facts` describes: no keystroke goes to whatever has focus.
+    pub async fn set_value(
+        &self,
+        session: &Session,
+        text: &str,
+        facts: &crate::secrets::FieldFacts,
+    ) -> Result<SetValue, BrowserError> {
+        for (realm, parts) in scopes(session, &self.parts).await? {
+            match injected::set_value(session, &realm, &parts, text, facts).await? {
+                SetValue::NotFound => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(SetValue::NotFound)
+    }
+
     /// Match counts and the nearest names on the page, for the message of a selector that
     /// found nothing usable.
     pub async fn diagnose(&self, session: &Session) -> Result<Diagnosis, BrowserError> {
@@ -148,6 +177,7 @@ impl Locator {
                     checked,
                     origin,
                     target_box,
+                    field,
                     ..
                 } => {
                     let (dx, dy) = match &realm.frame_id {
@@ -160,6 +190,7 @@ impl Locator {
                         describe,
                         checked,
                         origin,
+                        field,
                         frame_origin: realm.origin,
                         // The box, like the point, in the top viewport.
                         target_box: target_box.map(|b| windup_model::Rect {

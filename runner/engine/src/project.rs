@@ -84,20 +84,23 @@ pub fn named_scenario<'a>(
     scenarios: &'a [ScenarioFile],
     id: &str,
 ) -> Result<&'a ScenarioFile, InputError> {
-    scenarios.iter().find(|s| s.scenario.id == id).ok_or_else(|| {
-        let folder = display(root, &root.join(Layout::SCENARIOS_DIR));
-        let known: Vec<&str> = scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
-        InputError::new(
-            &folder,
-            "SCENARIO",
-            format!("no scenario `{id}` in {folder}"),
-            if known.is_empty() {
-                format!("add {}/{id}.yaml", Layout::SCENARIOS_DIR)
-            } else {
-                format!("name one of: {}", known.join(", "))
-            },
-        )
-    })
+    scenarios
+        .iter()
+        .find(|s| s.scenario.id == id)
+        .ok_or_else(|| {
+            let folder = display(root, &root.join(Layout::SCENARIOS_DIR));
+            let known: Vec<&str> = scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
+            InputError::new(
+                &folder,
+                "SCENARIO",
+                format!("no scenario `{id}` in {folder}"),
+                if known.is_empty() {
+                    format!("add {}/{id}.yaml", Layout::SCENARIOS_DIR)
+                } else {
+                    format!("name one of: {}", known.join(", "))
+                },
+            )
+        })
 }
 
 /// Reads every scenario, sorted by id. All problems are reported together.

@@ -153,7 +153,9 @@ fn a_target_whose_container_is_gone_heals_onto_the_same_label_and_keeps_credenti
     assert_eq!(s["failure_class"], "selector_not_found", "{s}");
     let message = s["message"].as_str().unwrap();
     assert!(
-        message.contains("not healed") && message.contains("another kind"),
+        message.contains("not healed")
+            && message.contains("goes only into a password field")
+            && message.contains("an input of type email"),
         "{message}"
     );
     assert!(!message.contains("correct horse"), "{message}");

@@ -194,6 +194,50 @@ fn a_download_of_the_wrong_size_fails_naming_the_size() {
     );
 }
 
+/// The attack of issue 33: links committed in `e2e/files/` to the project's `.env.local` and
+/// to a system file. No road uploads them: a plan naming one stops with exit 2 before any
+/// browser starts, and `windup validate` names each link whether or not a plan uses it.
+#[test]
+fn a_link_in_the_files_folder_is_never_uploaded_and_validate_names_it() {
+    let dir = project("accounts: {}\n");
+    std::fs::write(
+        dir.path().join(".env.local"),
+        "ADMIN_PASSWORD=canary-in-env\n",
+    )
+    .unwrap();
+    let files = dir.path().join("e2e/files");
+    std::os::unix::fs::symlink("../../.env.local", files.join("notes.txt")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", files.join("users.txt")).unwrap();
+    let app = files_app();
+    let mut plan = files_plan(8);
+    for name in ["notes.txt", "users.txt"] {
+        plan["actions"][0]["files"] = json!([name]);
+        let out = replay(dir.path(), &plan, app.base.as_str(), &[]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("actions[0].files[0]"), "{err}");
+        assert!(err.contains(&format!("`{name}` is a link")), "{err}");
+        assert!(err.contains("copy the file into e2e/files/"), "{err}");
+        assert!(
+            !err.contains("canary-in-env") && !err.contains("root:"),
+            "{err}"
+        );
+        assert!(!dir.path().join("r.json").exists(), "nothing ran");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_windup"))
+        .current_dir(dir.path())
+        .arg("validate")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    for name in ["e2e/files/notes.txt", "e2e/files/users.txt"] {
+        assert!(err.contains(name) && err.contains("is a link"), "{err}");
+    }
+    // The real file beside them is still fine.
+    assert!(!err.contains("invoice.txt"), "{err}");
+}
+
 #[test]
 fn bad_upload_file_names_are_refused_with_exit_2_naming_the_field() {
     let dir = project("accounts: {}\n");

@@ -20,6 +20,7 @@
 //! Windup never closes a browser it did not start: an attached one keeps its tabs, cookies
 //! and cache; scenarios run in contexts (or tabs) Windup made, removed when it detaches.
 
+mod answers;
 mod attach;
 pub(crate) mod cdp;
 mod chromium;

@@ -5,7 +5,9 @@
 use std::sync::atomic::Ordering;
 
 use super::cdp::Event;
-use super::cdp::emulation::{ScreenOrientation, SetDeviceMetricsOverride};
+use super::cdp::emulation::{
+    ScreenOrientation, SetDeviceMetricsOverride, SetFocusEmulationEnabled,
+};
 use super::cdp::fetch::RequestPaused;
 use super::cdp::inspector::TargetCrashed;
 use super::cdp::network::{
@@ -150,6 +152,7 @@ impl Session {
                     angle: 0,
                 },
             }),
+            self.queued(SetFocusEmulationEnabled { enabled: true }),
         ];
         // A tab the page opened is held like the page that opened it.
         setup.extend(self.hold_command());

@@ -8,6 +8,7 @@ use windup_model::{Action, ActionType, FailureClass, keys::parse_chord};
 
 use super::outcome::{Failure, browser_failure, fail};
 use super::steps::{Runner, Timing};
+use super::typing::Typing;
 use crate::browser::BrowserError;
 use crate::locator::{Located, Locator};
 
@@ -20,6 +21,8 @@ struct Acquired {
     checked: Option<serde_json::Value>,
     frame_origin: Option<String>,
     origin: String,
+    /// For `fill`: what the field is.
+    field: Option<Box<crate::secrets::FieldFacts>>,
 }
 
 impl Runner<'_, '_> {
@@ -66,6 +69,7 @@ impl Runner<'_, '_> {
             checked,
             frame_origin,
             origin,
+            field,
         } = self
             .acquire(&locator, kind.as_str(), None, deadline, id)
             .await?;
@@ -77,33 +81,13 @@ impl Runner<'_, '_> {
             ActionType::Hover => self.session.hover(x, y).await.map_err(browser)?,
             ActionType::WaitFor => {}
             ActionType::Fill => {
-                if let (None, Some(name)) = (&action.value, &action.value_ref) {
-                    self.may_type(name, frame_origin.as_deref(), &origin, id)
-                        .await?;
-                }
-                let text = match (&action.value, &action.value_ref) {
-                    (Some(v), _) => v.clone(),
-                    (None, Some(name)) => self.cx.secrets.resolve(name).ok_or_else(|| {
-                        fail(
-                            FailureClass::PlanInvalid,
-                            Some(id),
-                            format!(
-                                "no value for `{name}`: set it in the environment or in .env.local"
-                            ),
-                        )
-                    })?,
-                    (None, None) => String::new(),
+                let to = Typing {
+                    locator: &locator,
+                    frame_origin: frame_origin.as_deref(),
+                    origin: &origin,
+                    field: field.map(|f| *f).unwrap_or_default(),
                 };
-                if action.value_ref.is_some() {
-                    self.remember_secret(&locator, &text).await;
-                }
-                // The engine focused the field and selected its content: typing replaces it.
-                if text.is_empty() {
-                    let delete = parse_chord("Delete").expect("Delete is a key");
-                    self.session.press(&delete).await.map_err(browser)?;
-                } else {
-                    self.session.insert_text(&text).await.map_err(browser)?;
-                }
+                self.fill(action, &to, id).await?;
             }
             ActionType::Press => {
                 let chord = parse_chord(action.key.as_deref().unwrap_or_default())
@@ -133,7 +117,7 @@ impl Runner<'_, '_> {
     /// the target's own, in whatever frame it is: the frame's origin as Chromium tells it (the
     /// top document's URL for the top one) and the origin its window reports (a frame of the
     /// same origin inherits it, a sandboxed one is opaque) must both be credential origins.
-    async fn may_type(
+    pub(super) async fn may_type(
         &self,
         name: &str,
         frame_origin: Option<&str>,
@@ -205,6 +189,7 @@ impl Runner<'_, '_> {
                     target_box,
                     frame_origin,
                     origin,
+                    field,
                     ..
                 }) => {
                     self.target_box = target_box;
@@ -214,6 +199,7 @@ impl Runner<'_, '_> {
                         checked,
                         frame_origin,
                         origin,
+                        field,
                     });
                 }
                 Ok(Located::Navigating) | Err(BrowserError::ContextLost) => {}

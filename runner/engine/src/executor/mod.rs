@@ -11,9 +11,12 @@ mod outcome;
 mod steps;
 mod trace;
 mod transfer;
+mod typing;
 
 pub use context::{ExecContext, Screenshots, Trace, Transfers};
 pub use outcome::{Captured, Execution, Failure, FrameShot};
 pub use steps::{execute, execute_steps};
 pub use trace::{FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRACE_BYTES};
-pub use transfer::{MAX_UPLOAD_FILES, missing_upload_files, upload_file_names};
+pub use transfer::{
+    MAX_UPLOAD_FILES, missing_upload_files, refused_upload_files, upload_file_names,
+};

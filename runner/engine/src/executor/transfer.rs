@@ -186,19 +186,68 @@ pub(crate) fn upload_paths(files_dir: &Path, names: &[String]) -> Result<Vec<Pat
             return Err(format!("files[{i}]: {what}"));
         }
         let path = files_dir.join(name);
-        // Absolute: the browser grants the page the path it is given, and a relative one is
-        // not the path the page then reads (Chromium ends a renderer that reads another).
-        match path.canonicalize() {
-            Ok(p) if p.is_file() => out.push(p),
-            _ => {
-                return Err(format!(
-                    "files[{i}]: `{name}` is not in {dir}/ (fix: add the file to {dir}/, or correct the name)",
-                    dir = Layout::FILES_DIR
-                ));
-            }
-        }
+        out.push(
+            upload_file(files_dir, &path).map_err(|what| format!("files[{i}]: `{name}` {what}"))?,
+        );
     }
     Ok(out)
+}
+
+/// The absolute path of the upload file `path`, which must be a plain file directly in
+/// `files_dir`: not a link (a committed link to `../../.env.local` or `/etc/shadow` would hand
+/// that file to the app), not resolving outside the folder. Else what is wrong, with the fix.
+fn upload_file(files_dir: &Path, path: &Path) -> Result<PathBuf, String> {
+    let dir = Layout::FILES_DIR;
+    match std::fs::symlink_metadata(path) {
+        Err(_) => Err(format!(
+            "is not in {dir}/ (fix: add the file to {dir}/, or correct the name)"
+        )),
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "is a link; an upload sends only files that are in {dir}/ themselves (fix: copy the file into {dir}/ in place of the link)"
+        )),
+        Ok(m) if !m.is_file() => Err(format!(
+            "is not a file (fix: name a file directly in {dir}/)"
+        )),
+        // Absolute: the browser grants the page the path it is given, and a relative one is
+        // not the path the page then reads (Chromium ends a renderer that reads another).
+        Ok(_) => {
+            let (Ok(file), Ok(folder)) = (path.canonicalize(), files_dir.canonicalize()) else {
+                return Err(format!("cannot be read (fix: check {dir}/)"));
+            };
+            if file.parent() != Some(folder.as_path()) {
+                return Err(format!(
+                    "resolves outside {dir}/ (fix: copy the file into {dir}/)"
+                ));
+            }
+            Ok(file)
+        }
+    }
+}
+
+/// Every entry of the project's `e2e/files/` an upload would refuse (a link, or what resolves
+/// outside the folder), as input errors naming the file: `windup validate` reports them
+/// whether or not a plan names them yet.
+pub fn refused_upload_files(root: &Path) -> Vec<InputError> {
+    let dir = root.join(Layout::FILES_DIR);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<InputError> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+        .filter_map(|e| {
+            let what = upload_file(&dir, &e.path()).err()?;
+            let (what, fix) = what.split_once(" (fix: ").unwrap_or((what.as_str(), ""));
+            Some(InputError::new(
+                format!("{}/{}", Layout::FILES_DIR, e.file_name().to_string_lossy()),
+                "(file)",
+                what,
+                fix.trim_end_matches(')'),
+            ))
+        })
+        .collect();
+    out.sort_by(|a, b| a.file.cmp(&b.file));
+    out
 }
 
 /// At most this many file names are offered to the planner.
@@ -213,7 +262,8 @@ pub fn upload_file_names(root: &Path) -> Vec<String> {
     };
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
-        .filter(|e| e.path().is_file())
+        // Plain files only: a link is never offered (nor uploaded, `upload_file`).
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .filter_map(|e| e.file_name().into_string().ok())
         // A name is a line of the prompt: one that could break the line is not offered.
         .filter(|n| {
@@ -378,6 +428,25 @@ mod tests {
             std::fs::write(dir.join(n), b"x").unwrap();
         }
         assert_eq!(upload_file_names(root.path()), ["a.txt", "b.png"]);
+    }
+
+    #[test]
+    fn a_link_is_neither_offered_nor_uploaded_even_to_a_file_in_the_folder() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(Layout::FILES_DIR);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("real.txt"), b"x").unwrap();
+        std::fs::write(root.path().join(".env.local"), b"K=v").unwrap();
+        std::os::unix::fs::symlink("../../.env.local", dir.join("env.txt")).unwrap();
+        std::os::unix::fs::symlink("real.txt", dir.join("alias.txt")).unwrap();
+        assert_eq!(upload_file_names(root.path()), ["real.txt"]);
+        for name in ["env.txt", "alias.txt"] {
+            let e = upload_paths(&dir, &[name.into()]).unwrap_err();
+            assert!(e.contains("is a link"), "{e}");
+        }
+        let refused = refused_upload_files(root.path());
+        let files: Vec<&str> = refused.iter().map(|p| p.file.as_str()).collect();
+        assert_eq!(files, ["e2e/files/alias.txt", "e2e/files/env.txt"]);
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //
 // API (window.__windup; every result is plain JSON):
 //   query(parts)                → {visible, hidden}
-//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, origin, checked?}
+//   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, origin, checked?, field?}
 //                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}
 //                                  | {status:"navigating"}>   action: click|check|uncheck|fill|select|press|hover
 //   select(parts, value)        → Promise<{status:"ok", x, y, describe} | same failures as locate>
@@ -31,6 +31,12 @@
 //   isChecked(parts)            → true | false | "mixed" | null
 //   mute(parts)                 → whether the first visible match was made deaf to the page (its
 //                                  input events stop before the page's listeners; `windup bench`)
+//   focusOn(parts, strict)      → {status: "ok" | "elsewhere", took?} | {status: "not_found"}: whether
+//                                  keystrokes sent now land in the fill target (strict: it has
+//                                  the focus; else its document still has it)
+//   setValue(parts, text, facts)→ {status: "ok" | "changed" | "not_found", field?}: the value set on
+//                                  the fill target itself, with input and change, when the
+//                                  target is still the field `facts` describes (a credential)
 //   frameOwner(parts)           → the first visible frame element of parts (ending in a frame
 //                                  step), as a handle for DOM.describeNode; installed() → true
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
@@ -2310,6 +2316,7 @@ if (!window.__windup) {
       if (checked !== null) result.checked = checked;
 
       if (action === 'fill') {
+        result.field = fieldFacts(el);
         el.focus();
         const tag = htmlTag(el);
         if (tag === 'input' || tag === 'textarea') {
@@ -2437,6 +2444,101 @@ if (!window.__windup) {
       };
       for (const type of MUTED_EVENTS) el.ownerDocument.defaultView.addEventListener(type, stop, true);
       return true;
+    }
+
+    // ---------------- typing bound to its target ----------------
+
+    /** What a field is, for the engine's rule of which fields a credential may go into. */
+    function fieldFacts(el) {
+      const tag = htmlTag(el) || el.localName;
+      const out = { tag };
+      if (tag === 'input') out.type = String(el.type || 'text').toLowerCase();
+      const ac = el.getAttribute && el.getAttribute('autocomplete');
+      if (ac) out.autocomplete = norm(ac).toLowerCase();
+      const role = el.getAttribute && el.getAttribute('role');
+      if (role) out.role = norm(role).toLowerCase();
+      return out;
+    }
+
+    function sameFacts(a, b) {
+      return !!b && a.tag === b.tag && (a.type || null) === (b.type || null)
+        && (a.autocomplete || null) === (b.autocomplete || null) && (a.role || null) === (b.role || null);
+    }
+
+    /** The element that has the focus in `doc`, through open shadow roots. */
+    function deepActive(doc) {
+      let a = doc.activeElement;
+      while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      return a;
+    }
+
+    /** A frame element as a message names it: its title, and the origin it shows. */
+    function frameLabel(frame) {
+      let origin = '';
+      try {
+        origin = new URL(frame.getAttribute('src') || 'about:blank', frame.ownerDocument.baseURI).origin;
+      } catch (e) { /* a src that is no URL */ }
+      const title = norm(frame.getAttribute('title') || '');
+      return 'a frame' + (title ? ' ' + JSON.stringify(truncate(title, 40)) : '') + (origin && origin !== 'null' ? ' of ' + origin : '');
+    }
+
+    /**
+     * Null when keystrokes sent now land in `el`; else what would receive them. `strict`: the
+     * target itself must have the focus (before typing); else the focus must only still be in
+     * the target's document (after typing: a page may move it on, within itself).
+     */
+    function focusThief(el, strict, ctx) {
+      const doc = el.ownerDocument;
+      const active = deepActive(doc);
+      if (active && isFrameElement(active)) return frameLabel(active);
+      if (!doc.hasFocus()) return 'another document (this one does not have the focus)';
+      if (!strict) return null;
+      if (active === el || (active && el.isContentEditable && active.contains(el)) || (active && el.contains(active))) return null;
+      return active && active !== doc.body ? describeElement(active, ctx) : 'nothing (the page has no focused element)';
+    }
+
+    /** The first visible match of parts as a fill takes it (a label stands for its field). */
+    function fillSubject(parts, ctx) {
+      const first = firstVisible(resolve(parts, ctx), ctx);
+      return first ? retarget(first, 'fill', ctx).el : null;
+    }
+
+    /**
+     * Whether keystrokes sent now land in the fill target of parts: {status: "ok"}, or
+     * {status: "elsewhere", took} naming what would receive them, or {status: "not_found"}.
+     */
+    function focusOn(parts, strict) {
+      const ctx = newCtx();
+      const el = fillSubject(parts, ctx);
+      if (!el) return { status: 'not_found' };
+      const took = focusThief(el, !!strict, ctx);
+      return took ? { status: 'elsewhere', took } : { status: 'ok' };
+    }
+
+    /**
+     * Sets `text` as the value of the fill target of parts, in the target's own realm, with the
+     * input events typing fires: no keystroke goes to whatever has the focus. Only when the
+     * target is still the field the engine approved (`facts`, from locate): else
+     * {status: "changed", field}. A credential takes this road.
+     */
+    function setValue(parts, text, facts) {
+      const ctx = newCtx();
+      const el = fillSubject(parts, ctx);
+      if (!el) return { status: 'not_found' };
+      const field = fieldFacts(el);
+      if (!sameFacts(field, facts)) return { status: 'changed', field };
+      const tag = htmlTag(el);
+      if (tag !== 'input' && tag !== 'textarea') return { status: 'changed', field };
+      const win = el.ownerDocument.defaultView || topWindow;
+      const proto = tag === 'textarea' ? win.HTMLTextAreaElement.prototype : win.HTMLInputElement.prototype;
+      const desc = Object.getOwnPropertyDescriptor(proto, 'value');
+      try {
+        el.focus();
+      } catch (e) { /* focus is a courtesy to the page's listeners, not where the value goes */ }
+      desc.set.call(el, String(text));
+      el.dispatchEvent(new win.InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText' }));
+      el.dispatchEvent(new win.Event('change', { bubbles: true }));
+      return { status: 'ok' };
     }
 
     // ---------------- accessibility snapshot ----------------
@@ -3637,6 +3739,8 @@ if (!window.__windup) {
       check,
       isChecked,
       mute,
+      focusOn,
+      setValue,
       frameOwner,
       installed: () => true,
       snapshot,

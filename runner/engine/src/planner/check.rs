@@ -13,7 +13,10 @@ use windup_model::schema::Format;
 use windup_model::validate::{plan_problems, schema_problems};
 use windup_model::{Action, Plan, Selector};
 
-use super::observation::{Item, Observation};
+use super::observation::Observation;
+use super::targets::{
+    credential_misfit, describe_item, fitting, misfit, next_fit, only_field, target_ref, verifies,
+};
 use crate::boundary::Boundary;
 use crate::fragments::{Fragments, page_path};
 
@@ -239,6 +242,11 @@ fn ground(value: Value, rules: &Rules<'_>) -> Result<(Value, Vec<usize>), Vec<St
                     describe_item(item),
                     fitting(kind, rules.observation)
                 )),
+                Some(item) if let Some(why) = credential_misfit(a, item, rules.boundary) => problems
+                    .push(format!(
+                        "actions[{i}]: `fill` on {r} ({}): {why}",
+                        describe_item(item)
+                    )),
                 Some(item) => {
                     a.insert(
                         "target".into(),
@@ -316,134 +324,6 @@ fn read_proofs(list: Option<Value>, facts: usize) -> (Vec<usize>, Vec<String>) {
         )),
     }
     (picked, problems)
-}
-
-/// The ref a step's `target` names: `{"ref": "e3"}`, or `"e3"` as loose models write it.
-fn target_ref(target: &Value) -> Option<&str> {
-    match target {
-        Value::String(r) => Some(r),
-        Value::Object(t) => t.get("ref").and_then(Value::as_str),
-        _ => None,
-    }
-}
-
-/// Whether `action` is a `check` or `uncheck` on an observed item that cannot be ticked.
-fn verifies(action: &Value, observation: &Observation) -> bool {
-    let kind = action
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    matches!(kind, "check" | "uncheck")
-        && action
-            .get("target")
-            .and_then(target_ref)
-            .and_then(|r| observation.item(r))
-            .is_some_and(|item| misfit(kind, item).is_some())
-}
-
-/// The ref of the item right after `r` when it is a text and that next item is a control the
-/// step fits (a caption, then its field).
-fn next_fit(kind: &str, r: &str, observation: &Observation) -> Option<String> {
-    let n: usize = r.trim().strip_prefix('e')?.parse().ok()?;
-    let here = observation.item(r)?;
-    let next = observation.items.get(n)?;
-    (!here.control && next.control && next.context == here.context && misfit(kind, next).is_none())
-        .then(|| format!("e{}", n + 1))
-}
-
-/// For a `fill` or `select` aimed at something that takes no text, the page's one field it fits,
-/// when there is exactly one: the step can only have meant it.
-fn only_field(kind: &str, observation: &Observation) -> Option<String> {
-    if !matches!(kind, "fill" | "select") {
-        return None;
-    }
-    let mut fit = observation
-        .items
-        .iter()
-        .enumerate()
-        .filter(|(_, item)| item.control && misfit(kind, item).is_none());
-    match (fit.next(), fit.next()) {
-        (Some((n, _)), None) => Some(format!("e{}", n + 1)),
-        _ => None,
-    }
-}
-
-/// The refs a step of type `kind` could act on, for a rejection to name: a small model told
-/// only "target a field" tends to answer the same ref again.
-fn fitting(kind: &str, observation: &Observation) -> String {
-    const SHOWN: usize = 5;
-    let fit: Vec<String> = observation
-        .items
-        .iter()
-        .enumerate()
-        .filter(|(_, item)| item.control && misfit(kind, item).is_none())
-        .map(|(n, item)| format!("e{} ({})", n + 1, describe_item(item)))
-        .collect();
-    match fit.len() {
-        0 => format!("no element in ELEMENTS takes `{kind}`: use another step type"),
-        n if n > SHOWN => format!(
-            "`{kind}` fits {}, and {} more in ELEMENTS",
-            fit[..SHOWN].join(", "),
-            n - SHOWN
-        ),
-        _ => format!("`{kind}` fits {}", fit.join(", ")),
-    }
-}
-
-/// Why a step of type `kind` cannot act on `item`, when it cannot: a `check` on a text (a
-/// model reading "check that it appears" as a step), a `fill` on a button.
-fn misfit(kind: &str, item: &Item) -> Option<&'static str> {
-    let role = item.role.as_deref().unwrap_or_default();
-    let input = item.input_type.as_deref().unwrap_or_default();
-    let checkable = matches!(
-        role,
-        "checkbox" | "radio" | "switch" | "menuitemcheckbox" | "menuitemradio"
-    ) || matches!(input, "checkbox" | "radio");
-    let field = item.control
-        && (matches!(role, "textbox" | "searchbox" | "combobox" | "spinbutton")
-            || matches!(item.tag.as_str(), "input" | "textarea")
-                && !checkable
-                && !matches!(input, "button" | "submit" | "reset" | "image" | "file"));
-    let list = matches!(role, "combobox" | "listbox") || item.tag == "select";
-    let file = item.tag == "input" && input == "file";
-    // What starts a download: a link, or a button-like control that is not a file input.
-    let clickable = item.control
-        && !file
-        && (matches!(role, "link" | "button" | "menuitem")
-            || matches!(item.tag.as_str(), "a" | "button")
-            || item.tag == "input" && matches!(input, "button" | "submit" | "image"));
-    match kind {
-        "check" | "uncheck" if !checkable => Some(
-            "check and uncheck tick a checkbox or radio; they never verify (fix: leave the outcome to WHAT CHANGED, or target a checkbox)",
-        ),
-        "fill" if !field => Some("fill types into a text field (fix: target a field)"),
-        "select" if !list => {
-            Some("select chooses an option of a list box (fix: target a list box)")
-        }
-        "upload" if !file => {
-            Some("upload sets files on a file input (fix: target an element listed with type=file)")
-        }
-        "download" if !clickable => Some(
-            "download clicks the link or button that starts a download (fix: target that link or button)",
-        ),
-        _ => None,
-    }
-}
-
-/// An element as a plan's `description` names it: `button "Save"`.
-fn describe_item(item: &Item) -> String {
-    let role = item.role.as_deref().unwrap_or(&item.tag);
-    if item.name.is_empty() {
-        match &item.context {
-            Some(c) => format!("{role} in {c}"),
-            None => role.to_string(),
-        }
-    } else {
-        format!(
-            "{role} {}",
-            serde_json::to_string(&item.name).unwrap_or_default()
-        )
-    }
 }
 
 /// The first JSON object in `text`: models wrap answers in code fences or prose.
@@ -589,6 +469,7 @@ fn strip(o: &mut Map<String, Value>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::planner::observation::Item;
     use serde_json::json;
 
     fn stub() -> Plan {
@@ -607,8 +488,11 @@ mod tests {
         let mut manifest = crate::secrets::Manifest::default();
         if !credentials.is_empty() {
             let mut account = crate::secrets::Account::default();
-            for (i, c) in credentials.iter().enumerate() {
-                account.fields.insert(format!("f{i}"), c.to_string().into());
+            // The field named like the credential: ADMIN_PASSWORD is a secret, ADMIN_EMAIL not.
+            for c in credentials {
+                account
+                    .fields
+                    .insert(c.to_lowercase(), c.to_string().into());
             }
             manifest.accounts.insert("admin".into(), account);
         }
@@ -637,11 +521,13 @@ mod tests {
             selected: None,
             href: None,
         };
+        let password = Item {
+            tag: "input".into(),
+            input_type: Some("password".into()),
+            ..item("label=\"Password\"", "textbox", "Password")
+        };
         Observation {
-            items: vec![
-                item("label=\"Password\"", "textbox", "Password"),
-                item("role=button[name=\"Go\"]", "button", "Go"),
-            ],
+            items: vec![password, item("role=button[name=\"Go\"]", "button", "Go")],
             ..Observation::default()
         }
     }
@@ -681,6 +567,34 @@ mod tests {
             ("a1", "a2")
         );
         assert_eq!(seg.proofs, [2]);
+    }
+
+    #[test]
+    fn a_credential_aimed_at_a_field_it_does_not_fit_is_rejected_by_the_shared_rule() {
+        let boundary = boundary(&["ADMIN_PASSWORD"]);
+        let mut page = page();
+        page.items[0].input_type = Some("search".into());
+        let rules = Rules {
+            boundary: &boundary,
+            fragments: &Fragments::default(),
+            taken_ids: BTreeSet::new(),
+            observation: &page,
+            facts: 2,
+            files: &[],
+        };
+        // Written as a value_ref, or as a value naming the credential.
+        for step in [
+            json!({"type": "fill", "target": {"ref": "e1"}, "value_ref": "ADMIN_PASSWORD"}),
+            json!({"type": "fill", "target": {"ref": "e1"}, "value": "ADMIN_PASSWORD"}),
+        ] {
+            let answer = json!({"proofs": [1], "actions": [step], "complete": true});
+            let err = accept(&answer.to_string(), &stub(), &rules).unwrap_err();
+            assert!(
+                err[0].contains("the credential ADMIN_PASSWORD goes only into a password field")
+                    && err[0].contains("a search box"),
+                "{err:?}"
+            );
+        }
     }
 
     #[test]

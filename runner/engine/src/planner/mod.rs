@@ -22,6 +22,7 @@ pub mod prompt;
 mod settings;
 mod spend;
 mod suggest;
+mod targets;
 pub mod words;
 
 pub use crate::events::{Purpose, StepFailure};

@@ -22,7 +22,7 @@ use crate::browser::Session;
 use crate::cache::Verified;
 use crate::executor::{Execution, execute_steps};
 use crate::locator::{self, HealCandidates, Locator};
-use crate::secrets::Manifest;
+use crate::secrets::{FieldFacts, Manifest, credential_fits};
 
 /// A step the page allows to heal: its index in the plan, and the healed step.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,20 +82,25 @@ pub(super) fn decide(
         ));
     }
     if let Some(name) = &action.value_ref {
-        let want_secret = manifest.is_secret_field(name);
-        match candidate.input_type.as_deref() {
-            Some(t) if (t == "password") == want_secret => {}
-            Some(t) => {
-                return Err(format!(
-                    "the step types the credential {name} and the candidate is a field of another kind (an input of type {t})"
-                ));
+        // The candidate is an input when the page gave its type; anything else takes no
+        // credential. One rule with the planner's, the boundary's and the executor's.
+        let Some(kind) = manifest.credential_kind(name) else {
+            return Err(format!("`{name}` is not a credential of this project"));
+        };
+        let field = FieldFacts {
+            tag: if candidate.input_type.is_some() {
+                "input"
+            } else {
+                "other"
             }
-            None => {
-                return Err(format!(
-                    "the step types the credential {name} and the candidate is not an input field"
-                ));
-            }
-        }
+            .into(),
+            input_type: candidate.input_type.clone(),
+            autocomplete: None,
+            role: candidate.role.clone(),
+        };
+        credential_fits(name, kind, &field).map_err(|why| {
+            format!("the step types the credential {name} and the candidate does not fit it: {why}")
+        })?;
     }
     Ok((rule, candidate.selector.clone()))
 }

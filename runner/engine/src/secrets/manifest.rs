@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use windup_model::InputError;
 
+use super::fit::CredentialKind;
 use crate::project::Layout;
 
 /// `e2e/manifest.yaml`: accounts and the ENV names of their credentials.
@@ -131,11 +132,11 @@ impl Manifest {
         names
     }
 
-    /// Whether the ENV name is a secret typed into a password-type field (an account field named
-    /// like `password`, `passcode`, `pin` or `secret`), rather than an identifier such as an
-    /// email. Healing keeps a credential on a field of the same kind.
-    pub fn is_secret_field(&self, env_name: &str) -> bool {
-        const SECRET_WORDS: [&str; 7] = [
+    /// What the credential with the ENV name is, by its account field: a TOTP secret types a
+    /// one-time code; a field named like `password`, `passcode`, `pin` or `secret` is a secret;
+    /// any other (`email`, `username`, `phone`) an identifier. None when no account declares it.
+    pub fn credential_kind(&self, env_name: &str) -> Option<CredentialKind> {
+        const SECRET_WORDS: [&str; 9] = [
             "password",
             "passcode",
             "passphrase",
@@ -143,16 +144,25 @@ impl Manifest {
             "pwd",
             "pin",
             "secret",
+            "token",
+            "key",
         ];
-        self.accounts.values().any(|a| {
-            a.fields.iter().any(|(field, name)| {
-                name.env_name() == env_name
-                    && field
+        self.accounts
+            .values()
+            .flat_map(|a| &a.fields)
+            .find(|(_, field)| field.env_name() == env_name)
+            .map(|(key, field)| match field {
+                Field::Totp { .. } => CredentialKind::OneTimeCode,
+                Field::Env(_)
+                    if key
                         .to_ascii_lowercase()
                         .split(['_', '-', '.'])
-                        .any(|w| SECRET_WORDS.contains(&w))
+                        .any(|w| SECRET_WORDS.contains(&w)) =>
+                {
+                    CredentialKind::Secret
+                }
+                Field::Env(_) => CredentialKind::Identifier,
             })
-        })
     }
 
     /// The ENV names of TOTP secrets, with where each is declared (`accounts.admin.otp`).
@@ -241,14 +251,16 @@ mod tests {
     #[test]
     fn secret_fields_are_told_from_identifiers_by_their_field_name() {
         let m = Manifest::parse(
-            "accounts:\n  admin:\n    email: ADMIN_EMAIL\n    password: ADMIN_PASSWORD\n    login_pin: ADMIN_PIN\n    username: ADMIN_USER\n",
+            "accounts:\n  admin:\n    email: ADMIN_EMAIL\n    password: ADMIN_PASSWORD\n    login_pin: ADMIN_PIN\n    username: ADMIN_USER\n    otp: {totp_secret: ADMIN_TOTP}\n",
         )
         .unwrap();
-        assert!(m.is_secret_field("ADMIN_PASSWORD"));
-        assert!(m.is_secret_field("ADMIN_PIN"));
-        assert!(!m.is_secret_field("ADMIN_EMAIL"));
-        assert!(!m.is_secret_field("ADMIN_USER"));
-        assert!(!m.is_secret_field("UNDECLARED"));
+        let kind = |n| m.credential_kind(n);
+        assert_eq!(kind("ADMIN_PASSWORD"), Some(CredentialKind::Secret));
+        assert_eq!(kind("ADMIN_PIN"), Some(CredentialKind::Secret));
+        assert_eq!(kind("ADMIN_EMAIL"), Some(CredentialKind::Identifier));
+        assert_eq!(kind("ADMIN_USER"), Some(CredentialKind::Identifier));
+        assert_eq!(kind("ADMIN_TOTP"), Some(CredentialKind::OneTimeCode));
+        assert_eq!(kind("UNDECLARED"), None);
     }
 
     #[test]

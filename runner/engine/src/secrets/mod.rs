@@ -5,6 +5,7 @@
 //! key, the dashboard token) is masked in whatever it shows, stores or sends. A TOTP field's
 //! name resolves to the current one-time code (`totp`), and the codes are masked like values.
 
+mod fit;
 mod manifest;
 mod mask;
 mod totp;
@@ -12,6 +13,7 @@ mod totp;
 use std::collections::HashMap;
 use std::path::Path;
 
+pub use fit::{CredentialKind, FieldFacts, credential_fits};
 pub use manifest::{Account, Field, Manifest};
 pub use mask::{MASK, Masks, redact_log};
 pub use totp::TotpSecret;

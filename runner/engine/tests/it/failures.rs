@@ -294,13 +294,13 @@ fn fill_from_a_secret_types_the_value() {
     let server = pages();
     let p = plan(
         "/basic.html",
-        r#"[{"id":"a1","type":"fill","target":{"selector":"label=\"Note\""},"value_ref":"NOTE_SECRET",
+        r#"[{"id":"a1","type":"fill","target":{"selector":"label=\"Note\""},"value_ref":"NOTE_USER",
              "expect":{"value":{"selector":"css=#note","equals":"s3cr3t-canary"}}}]"#,
     );
     block_on(async {
         let mut run = Run::new(&server.base);
         run.secrets
-            .insert("NOTE_SECRET".into(), "s3cr3t-canary".into());
+            .insert("NOTE_USER".into(), "s3cr3t-canary".into());
         let x = run.exec(browser(), &p).await;
         assert_passed(&x, "secret fill");
         // Nothing the executor reports carries the value.
@@ -329,13 +329,13 @@ fn failure_evidence_names_the_target_and_covers_credential_fields() {
     let server = pages();
     let p = plan(
         "/errors.html",
-        r#"[{"id": "a1", "type": "fill", "target": {"selector": "label=\"Secret\""}, "value_ref": "EVIDENCE_SECRET"},
+        r#"[{"id": "a1", "type": "fill", "target": {"selector": "label=\"Secret\""}, "value_ref": "EVIDENCE_USER"},
             {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Missing\"]"}, "expect": {"visible": "text=\"x\""}}]"#,
     );
     block_on(async {
         let mut run = Run::new(&server.base).action_timeout(600);
         run.secrets
-            .insert("EVIDENCE_SECRET".into(), "hunter2-on-screen".into());
+            .insert("EVIDENCE_USER".into(), "hunter2-on-screen".into());
         let mut session = browser().acquire_session().await.unwrap();
         note_pid(browser()).await;
         let x = run.exec_in(&mut session, &p, true).await;

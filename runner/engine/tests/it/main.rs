@@ -16,3 +16,4 @@ mod sitemap;
 mod support;
 mod thirdparty;
 mod trace;
+mod typing;

@@ -1,4 +1,4 @@
-//! The Emulation domain: the viewport a page is laid out in.
+//! The Emulation domain: the viewport a page is laid out in, and its focus.
 
 use serde::Serialize;
 
@@ -25,5 +25,18 @@ pub(crate) struct ScreenOrientation {
 
 impl Command for SetDeviceMetricsOverride {
     const METHOD: &'static str = "Emulation.setDeviceMetricsOverride";
+    type Response = Ignored;
+}
+
+/// Makes the page behave as the focused one, whatever window has the focus: a headless page
+/// (or a tab behind another) otherwise tells `document.hasFocus()` false, and typing is bound to
+/// a target in a focused document (`executor::typing`).
+#[derive(Debug, Serialize)]
+pub(crate) struct SetFocusEmulationEnabled {
+    pub enabled: bool,
+}
+
+impl Command for SetFocusEmulationEnabled {
+    const METHOD: &'static str = "Emulation.setFocusEmulationEnabled";
     type Response = Ignored;
 }

@@ -1,0 +1,176 @@
+//! Which fields a credential may be typed into: one rule for the planner's check of an answer,
+//! the plan boundary, healing, `windup mcp` and the executor at input time (which asks the page
+//! what the field is just before it sets the value). A secret goes only into a password or
+//! one-time-code field, an identifier only into a one-line text, email or telephone input, a
+//! one-time code only into a one-line input; never into a text area, an editable region or a
+//! search box, where a page shows or sends what is typed.
+
+use serde::{Deserialize, Serialize};
+
+/// What a credential is, by its account field's name (`password`, `email`, `otp: {totp_secret}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CredentialKind {
+    /// A password, passcode, PIN or other secret the person knows.
+    Secret,
+    /// The current code of a TOTP secret.
+    OneTimeCode,
+    /// What names the account: an email, a user name, a phone number.
+    Identifier,
+}
+
+/// What a field is, as the page tells it just before a value is set: its tag, and for an
+/// `<input>` its type (lowercase, `text` when absent or unknown to the browser), its
+/// `autocomplete` tokens and its role.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldFacts {
+    /// The element's local name: `input`, `textarea`, `div`…
+    pub tag: String,
+    /// An input's type as the browser reads it (`el.type`).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<String>,
+    /// The `autocomplete` attribute, lowercase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autocomplete: Option<String>,
+    /// The explicit `role` attribute, lowercase (`searchbox`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+impl FieldFacts {
+    fn kind_of_field(&self) -> String {
+        match (self.tag.as_str(), &self.input_type) {
+            ("input", Some(t)) => format!("an input of type {t}"),
+            ("input", None) => "an input".into(),
+            ("textarea", _) => "a text area".into(),
+            (tag, _) => format!("a <{tag}> (an editable region, not a form field)"),
+        }
+    }
+
+    fn has_token(&self, tokens: &[&str]) -> bool {
+        self.autocomplete
+            .as_deref()
+            .is_some_and(|a| a.split_whitespace().any(|t| tokens.contains(&t)))
+    }
+}
+
+/// Input types a person types one line of text into.
+const LINE_TYPES: [&str; 3] = ["text", "email", "tel"];
+
+/// Whether the credential `name`, of kind `kind`, may be typed into the field `field`; else why
+/// not, naming the field's kind and the fix.
+pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> Result<(), String> {
+    let input_type = field.input_type.as_deref().unwrap_or("text");
+    let search = input_type == "search"
+        || field.role.as_deref() == Some("searchbox")
+        || field.has_token(&["search"]);
+    let fits = field.tag == "input"
+        && !search
+        && match kind {
+            CredentialKind::Secret => {
+                input_type == "password"
+                    || field.has_token(&["one-time-code", "current-password", "new-password"])
+            }
+            CredentialKind::OneTimeCode => {
+                input_type == "password"
+                    || LINE_TYPES.contains(&input_type)
+                    || input_type == "number"
+            }
+            CredentialKind::Identifier => {
+                LINE_TYPES.contains(&input_type) || field.has_token(&["username", "email", "tel"])
+            }
+        };
+    if fits {
+        return Ok(());
+    }
+    let want = match kind {
+        CredentialKind::Secret => "a password field (or a one-time-code field)",
+        CredentialKind::OneTimeCode => "a one-line input",
+        CredentialKind::Identifier => "a text, email or telephone input",
+    };
+    let what = if search {
+        "a search box".to_string()
+    } else {
+        field.kind_of_field()
+    };
+    Err(format!(
+        "the credential {name} goes only into {want}, and this field is {what} (fix: target the account's own field on the sign-in form)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(t: &str) -> FieldFacts {
+        FieldFacts {
+            tag: "input".into(),
+            input_type: Some(t.into()),
+            ..FieldFacts::default()
+        }
+    }
+
+    #[test]
+    fn a_secret_goes_only_into_a_password_or_one_time_code_field() {
+        let s = CredentialKind::Secret;
+        assert!(credential_fits("P", s, &input("password")).is_ok());
+        let otp = FieldFacts {
+            autocomplete: Some("one-time-code".into()),
+            ..input("text")
+        };
+        assert!(credential_fits("P", s, &otp).is_ok());
+        for bad in [input("text"), input("email"), input("search")] {
+            let e = credential_fits("P", s, &bad).unwrap_err();
+            assert!(
+                e.contains("the credential P goes only into a password field"),
+                "{e}"
+            );
+        }
+        let area = FieldFacts {
+            tag: "textarea".into(),
+            ..FieldFacts::default()
+        };
+        assert!(
+            credential_fits("P", s, &area)
+                .unwrap_err()
+                .contains("a text area")
+        );
+    }
+
+    #[test]
+    fn an_identifier_goes_into_a_line_never_a_search_box_a_text_area_or_an_editable_region() {
+        let id = CredentialKind::Identifier;
+        for ok in ["text", "email", "tel"] {
+            assert!(credential_fits("E", id, &input(ok)).is_ok(), "{ok}");
+        }
+        let user = FieldFacts {
+            autocomplete: Some("section-login username".into()),
+            ..input("url")
+        };
+        assert!(credential_fits("E", id, &user).is_ok());
+        let searchbox = FieldFacts {
+            role: Some("searchbox".into()),
+            ..input("text")
+        };
+        for bad in [input("search"), searchbox] {
+            let e = credential_fits("E", id, &bad).unwrap_err();
+            assert!(e.contains("a search box"), "{e}");
+        }
+        for (tag, what) in [("textarea", "a text area"), ("div", "an editable region")] {
+            let f = FieldFacts {
+                tag: tag.into(),
+                ..FieldFacts::default()
+            };
+            assert!(credential_fits("E", id, &f).unwrap_err().contains(what));
+        }
+        assert!(credential_fits("E", id, &input("password")).is_err());
+    }
+
+    #[test]
+    fn a_one_time_code_goes_into_a_one_line_input() {
+        let c = CredentialKind::OneTimeCode;
+        for ok in ["text", "number", "tel", "password"] {
+            assert!(credential_fits("T", c, &input(ok)).is_ok(), "{ok}");
+        }
+        assert!(credential_fits("T", c, &input("search")).is_err());
+    }
+}
