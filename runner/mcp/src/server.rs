@@ -180,22 +180,7 @@ impl WindupMcp {
     )]
     async fn recall(&self, Parameters(args): Parameters<RecallArgs>) -> CallToolResult {
         let mut drive = self.drive.lock().await;
-        answer(drive.recall(&args.topic).map(|r| {
-            let mut text = String::new();
-            if r.notes.is_empty() && r.pages.is_empty() {
-                text.push_str("Nothing is known about that yet.\n");
-            }
-            for n in &r.notes {
-                text.push_str(&format!("- {} ({})\n", n.text, n.recorded));
-            }
-            if !r.pages.is_empty() {
-                text.push_str("PAGES:\n");
-                for p in &r.pages {
-                    text.push_str(&format!("- {p}\n"));
-                }
-            }
-            text
-        }))
+        answer(drive.recall(&args.topic).map(|r| r.for_agent()))
     }
 
     #[tool(
