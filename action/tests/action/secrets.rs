@@ -35,10 +35,16 @@ fn read_proc(pid: u32, parent: u32) -> Option<Seen> {
         .filter_map(|kv| kv.split_once('='))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
+    let cmdline = nul_separated("cmdline")?.join(" ");
+    // An empty command line is a process caught in the middle of `execve` or already exiting:
+    // nothing to read yet (or any more); a later poll reads it once it runs its program.
+    if cmdline.is_empty() {
+        return None;
+    }
     Some(Seen {
         pid,
         parent,
-        cmdline: nul_separated("cmdline")?.join(" "),
+        cmdline,
         environ,
     })
 }
