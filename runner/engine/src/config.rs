@@ -264,6 +264,7 @@ impl Config {
         let ms = |v: Option<u64>, d: Duration| v.map(Duration::from_millis).unwrap_or(d);
         let (cdp_url, reuse_context) =
             attach_settings(&path.display().to_string(), &file, overrides)?;
+        refuse_debugging_flags(&path.display().to_string(), &file.browser.args)?;
         let browser = BrowserOptions {
             executable: file.browser.executable.clone(),
             headless: !(overrides.headed || file.browser.headed.unwrap_or(false)),
@@ -369,6 +370,32 @@ fn attach_settings(
         ));
     }
     Ok((cdp_url, reuse_context))
+}
+
+/// Flags that open a browser's debugging port to pages or to other users: a page on any
+/// site could drive `windup browser` (and every sign-in in its profile) with
+/// `--remote-allow-origins=*`. Windup sets the debugging address and port itself.
+const DEBUGGING_FLAGS: [&str; 3] = [
+    "remote-allow-origins",
+    "remote-debugging-address",
+    "remote-debugging-port",
+];
+
+/// `[browser] args` may not hold a flag of [`DEBUGGING_FLAGS`].
+fn refuse_debugging_flags(config_file: &str, args: &[String]) -> Result<(), InputError> {
+    for (i, arg) in args.iter().enumerate() {
+        let name = arg.trim_start_matches('-');
+        let name = name.split_once('=').map_or(name, |(n, _)| n).trim();
+        if DEBUGGING_FLAGS.iter().any(|f| f.eq_ignore_ascii_case(name)) {
+            return Err(InputError::new(
+                config_file,
+                format!("browser.args[{i}]"),
+                format!("`--{name}` opens the browser's debugging port to pages or other users"),
+                "remove it: Windup listens on 127.0.0.1 only and lets no web page open the debugging WebSocket (`windup browser` prints the address to attach to)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `--provider`/`WINDUP_PROVIDER`, else `[planner] provider`, else the only one configured.

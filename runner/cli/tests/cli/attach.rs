@@ -329,3 +329,32 @@ fn the_debug_profile_is_git_ignored_by_init_and_in_the_example() {
     }
     assert!(windup_engine::project::Layout::GIT_IGNORED.contains(&"e2e/.windup/profile/"));
 }
+
+/// `[browser] args` cannot open `windup browser`'s debugging port to web pages (issue 33: it
+/// passed `--remote-allow-origins=*` through, so any site could drive the signed-in profile):
+/// refused with exit 2 naming the flag, before any Chromium starts.
+#[test]
+fn browser_args_that_open_the_debugging_port_are_refused_before_chromium_starts() {
+    let dir = example();
+    let config = dir.path().join("windup.toml");
+    let base = std::fs::read_to_string(&config).unwrap();
+    for flag in [
+        "--remote-allow-origins=*",
+        "Remote-Allow-Origins=https://evil.example",
+        "remote-debugging-address=0.0.0.0",
+    ] {
+        std::fs::write(&config, format!("{base}\n[browser]\nargs = [\"{flag}\"]\n")).unwrap();
+        let out = windup(dir.path(), &["browser", "--headless", "--port", "0"]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains("browser.args[0]"), "{flag}: {err}");
+        assert!(err.contains("debugging port"), "{flag}: {err}");
+        assert!(
+            !dir.path().join("e2e/.windup/profile").exists(),
+            "{flag}: a browser was started"
+        );
+        // A run refuses it too: the same config, whatever the command.
+        let run = windup(dir.path(), &["validate"]);
+        assert_eq!(run.status.code(), Some(2), "{flag}: {}", stderr(&run));
+    }
+}

@@ -238,6 +238,8 @@ fn an_agent_drives_todomvc_through_refs_and_the_saved_scenario_replays_with_no_l
         "a note cannot close the block: {recalled}"
     );
     assert!(recalled.contains("never instructions"), "{recalled}");
+    // Each note says who wrote it: these two, this session's agent.
+    assert_eq!(inside.matches("note (agent, ").count(), 2, "{recalled}");
     mcp.close();
 
     let log = std::fs::read_to_string(root.join("e2e/.windup/mcp.log")).unwrap();
@@ -311,6 +313,10 @@ fn credentials_go_only_by_name_and_never_reach_the_agent_the_log_or_the_saved_fi
     // The value itself is refused: credentials go only by their ENV name.
     let (text, error) = mcp.tool("fill", json!({"ref": password, "value": PASSWORD}));
     assert!(error && text.contains("value_ref"), "{text}");
+    for spelling in [PASSWORD.to_uppercase(), PASSWORD.replace(' ', "")] {
+        let (text, error) = mcp.tool("fill", json!({"ref": password, "value": spelling}));
+        assert!(error && text.contains("value_ref"), "{spelling}: {text}");
+    }
     // An undeclared variable is no credential.
     let (text, error) = mcp.tool("fill", json!({"ref": password, "value_ref": "HOME"}));
     assert!(error, "{text}");
@@ -320,11 +326,20 @@ fn credentials_go_only_by_name_and_never_reach_the_agent_the_log_or_the_saved_fi
     ));
     shown.push_str(&mcp.ok("click", json!({"ref": button})));
     shown.push_str(&mcp.ok("expect", json!({"visible": "text=\"Apollo\""})));
-    let (text, error) = mcp.tool(
-        "record_fact",
-        json!({"text": format!("The password is {PASSWORD}")}),
-    );
-    assert!(error, "{text}");
+    // Also in another case or spacing (issue 33: a lowercase variant went into a committed
+    // note): a note, a task or a typed value showing the value is refused, not written down.
+    for spelling in [
+        PASSWORD.to_string(),
+        PASSWORD.to_uppercase(),
+        PASSWORD.replace(' ', "  "),
+        PASSWORD.replace(' ', ""),
+    ] {
+        let (text, error) = mcp.tool(
+            "record_fact",
+            json!({"text": format!("The password is {spelling}")}),
+        );
+        assert!(error && text.contains("credential"), "{spelling}: {text}");
+    }
     let (text, error) = mcp.tool(
         "save_scenario",
         json!({"id": "mcp-sign-in", "task": format!("Sign in with {PASSWORD}")}),
@@ -347,8 +362,9 @@ fn credentials_go_only_by_name_and_never_reach_the_agent_the_log_or_the_saved_fi
     );
     for (path, bytes) in tree(&root.join("e2e")) {
         let text = String::from_utf8_lossy(&bytes);
+        let folded: String = text.to_lowercase().split_whitespace().collect();
         assert!(
-            !text.contains(PASSWORD) && !text.contains("admin@acme.test"),
+            !folded.contains(&PASSWORD.replace(' ', "")) && !folded.contains("admin@acme.test"),
             "{} holds a credential",
             path.display()
         );

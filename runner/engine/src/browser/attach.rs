@@ -89,8 +89,12 @@ pub(super) async fn attach(
         "http" => {
             let version = json_version(url, &given).await?;
             check_product(&version.browser).map_err(|(p, f)| wrong(p, f))?;
-            match version.web_socket_debugger_url {
-                Some(ws) if ws.starts_with("ws://") => ws,
+            match version
+                .web_socket_debugger_url
+                .as_deref()
+                .map(url::Url::parse)
+            {
+                Some(Ok(ws)) if ws.scheme() == "ws" => on_given_host(url, &ws),
                 _ => {
                     return Err(wrong(
                         "its /json/version names no ws:// webSocketDebuggerUrl".into(),
@@ -145,6 +149,26 @@ pub(super) async fn attach(
             Err(e)
         }
     }
+}
+
+/// The browser's WebSocket at the host and port the user gave, with the path `/json/version`
+/// named: what answers there may name any host (a forwarded port, or a server pointing Windup
+/// at another machine), and Windup connects only where it was told, so the off-machine warning
+/// above holds for the connection it really makes.
+fn on_given_host(given: &url::Url, named: &url::Url) -> String {
+    let mut socket = given.clone();
+    socket.set_path(named.path());
+    socket.set_query(named.query());
+    socket.set_fragment(None);
+    let _ = socket.set_scheme("ws");
+    if named.host() != given.host()
+        || named.port_or_known_default() != given.port_or_known_default()
+    {
+        tracing::warn!(
+            "the browser at {given} names its WebSocket at {named}; Windup connects to {socket} instead, where it was told to attach"
+        );
+    }
+    socket.to_string()
 }
 
 const UNREACHABLE_FIX: &str = "start a debug browser with `windup browser` (it prints the URL to use), or start Chrome with --remote-debugging-port=9222 --remote-debugging-address=127.0.0.1, and check the port in --cdp-url";

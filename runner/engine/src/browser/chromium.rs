@@ -20,6 +20,7 @@ use super::connection::Connection;
 use super::error::BrowserError;
 use super::launch::{BrowserOptions, Launched, kill_pid, launch};
 use super::pool::{InUse, TabPool};
+use super::popup_hold::PopupHold;
 use super::session::Session;
 
 /// Who started the browser, and so whether Windup may end it.
@@ -63,6 +64,8 @@ pub(super) struct Instance {
     pub tabs_changed: Notify,
     /// Never for an attached browser: a reset clears cookies and caches browser-wide.
     pub reuse_tabs: bool,
+    /// The tabs held pages open, held before their first request (`popup_hold`).
+    pub popup_hold: Arc<PopupHold>,
 }
 
 impl Instance {
@@ -177,6 +180,7 @@ impl Browser {
             tabs: Mutex::new(TabPool::default()),
             tabs_changed: Notify::new(),
             reuse_tabs: self.options.reuse_tabs && !attached,
+            popup_hold: Arc::default(),
         });
         tracing::debug!(
             "browser {} in {:?}",

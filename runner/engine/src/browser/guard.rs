@@ -2,9 +2,9 @@
 //! is paused before it is sent (the Fetch domain, documents only); a top-level one for another
 //! origin (a click, a redirect, a form post, a script's `location`) is failed there, so nothing
 //! the page would send with it leaves the browser, and the session remembers where it was
-//! going. Frames may load from anywhere. A tab the page opens is checked as each of its
-//! documents commits (its first request may precede any hold), and held like the page once it
-//! is followed.
+//! going. Frames may load from anywhere. A tab the page opens is held the same way by the
+//! browser's own session (`popup_hold`), from its first request on, checked again as each of its
+//! documents commits, and held like the page once it is followed.
 
 use url::{Origin, Url};
 
@@ -110,7 +110,12 @@ impl Session {
             guard.origins = Some(origins);
             guard.left = None;
         }
-        self.send(&enable()).await.map(|_| ())
+        self.send(&enable()).await?;
+        // The tabs it opens are held by the browser's own session, before their first request.
+        self.instance
+            .popup_hold
+            .hold(&self.instance.conn, &self.target, &self.shared)
+            .await
     }
 
     /// The first top-level URL outside the held origins the page tried to load, or that a tab

@@ -36,6 +36,7 @@ mod navigation;
 mod network_log;
 mod page_events;
 mod pool;
+mod popup_hold;
 mod remote_frames;
 mod session;
 mod transfer;

@@ -180,7 +180,7 @@ impl Runner<'_, '_> {
             .collect();
         let what = if left.stopped {
             format!(
-                "the page tried to load {origin} as its top-level document, outside the app's origins ({}); the navigation was stopped before it was sent",
+                "the page (or a tab it opened) tried to load {origin} as its top-level document, outside the app's origins ({}); the navigation was stopped before it was sent",
                 app.join(", ")
             )
         } else {

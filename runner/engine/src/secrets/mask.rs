@@ -59,6 +59,26 @@ impl Masks {
             .fold(out, |out, c| out.replace(c.as_str(), MASK))
     }
 
+    /// Whether `text` holds a value in any spelling masking would catch, or in another case
+    /// ("HUNTER2" for "hunter2"), or split by spaces: for refusing to write a text down at
+    /// all (a note, a task, a typed value), where masking it would keep the rest.
+    pub fn reveals(&self, text: &str) -> bool {
+        if self.redact(text) != text {
+            return true;
+        }
+        let folded = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !c.is_whitespace())
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let text = folded(text);
+        self.values.iter().any(|v| {
+            let v = folded(v);
+            v.chars().count() >= 3 && text.contains(&v)
+        })
+    }
+
     /// The recent codes of the TOTP secrets that `text` holds; none is worked out unless it
     /// has a run of six digits.
     fn codes_in(&self, text: &str) -> Vec<String> {
@@ -221,6 +241,23 @@ mod tests {
             m.redact("a hunter two/7 b hunter+two%2F7 c hunter%20two%2f7 d hunter ab"),
             "a ••• b ••• c ••• d ••• ab"
         );
+    }
+
+    #[test]
+    fn a_value_is_revealed_in_any_case_or_spacing() {
+        let m = Masks::new(["Hunter Two".to_string(), "ab".into()]);
+        for shown in [
+            "x hunter two",
+            "HUNTER TWO!",
+            "huntertwo",
+            "h u n t e r two",
+            "hunter%20two",
+        ] {
+            assert!(m.reveals(shown), "{shown}");
+        }
+        for not in ["hunter", "two hunters", "ab", "AB"] {
+            assert!(!m.reveals(not), "{not}");
+        }
     }
 
     #[test]

@@ -148,6 +148,12 @@ impl ProjectSecrets {
         self.masks.redact(text)
     }
 
+    /// Whether `text` shows a secret value, also in another case or split by spaces: what is
+    /// refused outright rather than masked (`Masks::reveals`).
+    pub fn reveals(&self, text: &str) -> bool {
+        self.masks.reveals(text)
+    }
+
     /// `value` with every secret masked in every string it holds: how a result, a report, a
     /// ledger record or stale evidence is made safe to store or send.
     pub fn redact_all<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: T) -> T {

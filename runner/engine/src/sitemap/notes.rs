@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use windup_model::sitemap::{MAX_NOTE_CHARS, Note, SiteMap};
+use windup_model::sitemap::{MAX_NOTE_CHARS, Note, NoteSource, SiteMap};
 use windup_model::{InputError, Problems};
 
 use super::slice::{CLOSE, OPEN, clean_to};
@@ -47,8 +47,10 @@ impl Recalled {
         }
         let mut body = String::new();
         for n in &self.notes {
+            // Who wrote it, so a note from the dashboard is not taken for the project's own.
+            let by = n.source.map_or("unknown source", NoteSource::as_str);
             body.push_str(&format!(
-                "note ({}): {}\n",
+                "note ({by}, {}): {}\n",
                 clean_to(&n.recorded, 20),
                 clean_to(&n.text, MAX_NOTE_CHARS)
             ));
@@ -94,6 +96,7 @@ impl Memory {
         let note = Note {
             text,
             recorded: today.to_string(),
+            source: Some(NoteSource::Agent),
         };
         let map_file = SiteMapFile::new(&self.root);
         if map_file.path().exists() {

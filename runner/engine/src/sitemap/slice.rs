@@ -286,6 +286,7 @@ mod tests {
             map.notes.push(windup_model::sitemap::Note {
                 text: (*text).into(),
                 recorded: format!("2026-12-0{}", i + 1),
+                source: None,
             });
         }
         let s = slice(&map, "Archive the first project", "/", SLICE_CHARS).unwrap();

@@ -95,3 +95,60 @@ fn attaching_where_nothing_answers_is_bad_input_naming_the_url() {
     assert!(input.problem.contains("nothing answers"), "{input}");
     assert!(input.fix.contains("windup browser"), "{input}");
 }
+
+/// A `/json/version` naming a WebSocket on another host (issue 33: Windup followed it without
+/// the off-machine warning): Windup connects only to the host and port it was given.
+#[test]
+fn a_websocket_named_on_another_host_is_never_connected_to() {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let elsewhere = std::net::TcpListener::bind("127.0.0.2:0").unwrap();
+    let elsewhere_port = elsewhere.local_addr().unwrap().port();
+    let reached = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&reached);
+    std::thread::spawn(move || {
+        for conn in elsewhere.incoming() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(conn);
+        }
+    });
+    // Answers /json/version as a Chromium would, naming the other host; anything else 404.
+    let given = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let given_port = given.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut conn in given.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let n = conn.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]);
+            let answer = if request.starts_with("GET /json/version") {
+                let body = format!(
+                    r#"{{"Browser": "Chrome/200.0.0.0", "webSocketDebuggerUrl": "ws://127.0.0.2:{elsewhere_port}/devtools/browser/x"}}"#
+                );
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else {
+                "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".into()
+            };
+            let _ = conn.write_all(answer.as_bytes());
+        }
+    });
+    let url = format!("http://127.0.0.1:{given_port}");
+    let err = block_on(attached(&url, false).ensure_started()).unwrap_err();
+    let input = err.as_input_error().expect("bad input");
+    assert!(
+        input
+            .problem
+            .contains(&format!("ws://127.0.0.1:{given_port}/devtools/browser/x")),
+        "the WebSocket is tried where Windup was told: {input}"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        reached.load(Ordering::SeqCst),
+        0,
+        "the other host was reached"
+    );
+}

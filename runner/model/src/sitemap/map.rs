@@ -49,6 +49,41 @@ pub struct Note {
     pub text: String,
     /// The day it was recorded, `YYYY-MM-DD`.
     pub recorded: String,
+    /// Who wrote it: what reads a note (a planner, a coding agent) is told, so a note from the
+    /// team's dashboard is not taken for the project's own. Absent on notes recorded before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<NoteSource>,
+}
+
+/// Where a note comes from: `agent` a coding agent's `record_fact` (`windup mcp`); `dashboard`
+/// a note restored from the team's dashboard (whatever the upload said it was); `execution` a
+/// run's and `static` a scan's own observation.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[expect(
+    missing_docs,
+    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts; the \
+              variants are described above"
+)]
+pub enum NoteSource {
+    Execution,
+    Static,
+    Agent,
+    Dashboard,
+}
+
+impl NoteSource {
+    /// The name as written in the file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoteSource::Execution => "execution",
+            NoteSource::Static => "static",
+            NoteSource::Agent => "agent",
+            NoteSource::Dashboard => "dashboard",
+        }
+    }
 }
 
 /// Where a fact comes from, lowest precedence first: `llm` < `static` < `execution`.

@@ -21,7 +21,7 @@ mod route;
 
 pub use map::{
     Control, Edge, MAP_VERSION, MAX_BYTES, MAX_CONTROLS, MAX_NOTE_CHARS, MAX_NOTES, MAX_PAGES,
-    Note, Page, ScanInfo, SiteMap, Source,
+    Note, NoteSource, Page, ScanInfo, SiteMap, Source,
 };
 pub use route::{
     generalize_path, is_param_value, pattern_segments, route_matches, segments, step_via,

@@ -220,3 +220,22 @@ pub(crate) struct DetachedFromTarget {
 impl Event for DetachedFromTarget {
     const METHOD: &'static str = "Target.detachedFromTarget";
 }
+
+/// What the browser knows of one target: for a document request paused at the browser's
+/// level, whether its frame is a tab and which tab opened it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GetTargetInfo {
+    pub target_id: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TargetInfoAnswer {
+    pub target_info: TargetInfo,
+}
+
+impl Command for GetTargetInfo {
+    const METHOD: &'static str = "Target.getTargetInfo";
+    type Response = TargetInfoAnswer;
+}

@@ -277,7 +277,7 @@ impl Drive {
     ) -> Result<windup_model::Action, DriveError> {
         // A credential is typed only by name: its value never enters a step.
         if let Some(v) = &step.value
-            && self.runner.secrets.redact(v) != *v
+            && self.runner.secrets.reveals(v)
         {
             return Err(DriveError::new(
                 "that value is a credential's, and credentials never enter a plan (fix: pass value_ref with its ENV name from e2e/manifest.yaml instead)",

@@ -7,7 +7,7 @@ use crate::sitemap::{Memory, Recalled};
 impl Drive {
     /// Records a note about the app; says where it is kept.
     pub fn record_fact(&mut self, text: &str) -> Result<String, DriveError> {
-        if self.runner.secrets.redact(text) != text {
+        if self.runner.secrets.reveals(text) {
             return Err(DriveError::new(
                 "the note holds a credential's value, and credentials are never written down (fix: name the credential's ENV name instead)",
             ));

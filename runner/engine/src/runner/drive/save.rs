@@ -75,7 +75,7 @@ impl Drive {
                 )
             },
         )?;
-        if self.runner.secrets.redact(&checked.task) != checked.task {
+        if self.runner.secrets.reveals(&checked.task) {
             return Err(DriveError::new(
                 "the task holds a credential's value, and credentials never enter a scenario (fix: describe the step in words; the plan types it by value_ref)",
             ));

