@@ -16,6 +16,8 @@
 #                                       results/oracle.json)
 #   WINDUP_BENCH_MODE=bench (default): `windup bench` per scenario (5 generations, 10 replays,
 #                                       recovery); results: <work>/results/*.json
+# WINDUP_LLM_CLIENT_PORT: the port windup's provider is pointed at (default: llama-server's), for
+# a recording proxy in front of it (bench/llm-proxy.py) when reading what the model was shown.
 # Work folder: $WINDUP_LLM_BENCH_DIR (default target/llm-bench). llama-server and the joined model
 # live in $WINDUP_LLM_SERVER_DIR (default: the work folder), so a second work folder can reuse them.
 # The task set: 8 TodoMVC apps (npm todomvc@0.1.1) x add, complete, and add two / complete one /
@@ -123,7 +125,7 @@ action_ms = 3000
 [providers.local]
 kind = "openai"
 model = "$MODEL_NAME"
-base_url = "http://127.0.0.1:$PORT/v1"
+base_url = "http://127.0.0.1:${WINDUP_LLM_CLIENT_PORT:-$PORT}/v1"
 timeout_ms = 600000
 max_retries = 1
 strict = false                 # grammar-constrained: leave optional fields optional
