@@ -151,6 +151,8 @@ pub trait Store: Send + Sync + 'static {
         bytes: &[u8],
         now_ms: i64,
     ) -> Result<()>;
+    /// Whether the project has a run of this id (an artifact is taken only for one).
+    async fn has_run(&self, project_id: i64, run_id: &str) -> Result<bool>;
     async fn artifact(&self, project_id: i64, run_id: &str, name: &str) -> Result<Option<Vec<u8>>>;
     async fn artifact_names(&self, project_id: i64, run_id: &str) -> Result<Vec<String>>;
 

@@ -248,6 +248,9 @@ macro_rules! impl_store {
                 artifacts::$backend::put_artifact(self, project_id, run_id, name, bytes, now_ms)
                     .await
             }
+            async fn has_run(&self, project_id: i64, run_id: &str) -> Result<bool> {
+                artifacts::$backend::has_run(self, project_id, run_id).await
+            }
             async fn artifact(
                 &self,
                 project_id: i64,
