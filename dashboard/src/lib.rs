@@ -7,6 +7,7 @@
 pub mod access;
 pub mod admin;
 pub mod api;
+pub mod argon;
 pub mod commands;
 pub mod error;
 pub mod github;

@@ -1,8 +1,7 @@
 //! Tokens, sessions and passwords. Project tokens and session ids are random, shown once, and
-//! stored only as SHA-256 hashes; hashes are compared in constant time; passwords use argon2.
+//! stored only as SHA-256 hashes; hashes are compared in constant time. Passwords use argon2,
+//! on its own threads (`argon`).
 
-use argon2::Argon2;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -62,25 +61,6 @@ impl Scope {
     }
 }
 
-pub fn hash_password(password: &str) -> Result<String, argon2::password_hash::Error> {
-    let mut salt = [0u8; 16];
-    getrandom::fill(&mut salt).expect("the operating system's random source failed");
-    let salt = SaltString::encode_b64(&salt)?;
-    Ok(Argon2::default()
-        .hash_password(password.as_bytes(), &salt)?
-        .to_string())
-}
-
-pub fn verify_password(password: &str, hash: &str) -> bool {
-    PasswordHash::new(hash)
-        .map(|parsed| {
-            Argon2::default()
-                .verify_password(password.as_bytes(), &parsed)
-                .is_ok()
-        })
-        .unwrap_or(false)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,15 +74,6 @@ mod tests {
         assert_eq!(sha256_hex("abc").len(), 64);
         assert!(same(&sha256_hex(&a), &sha256_hex(&a)));
         assert!(!same(&sha256_hex(&a), &sha256_hex(&b)));
-    }
-
-    #[test]
-    fn passwords_verify_only_themselves() {
-        let hash = hash_password("correct horse").unwrap();
-        assert!(hash.starts_with("$argon2id$"));
-        assert!(verify_password("correct horse", &hash));
-        assert!(!verify_password("wrong", &hash));
-        assert!(!verify_password("correct horse", "not a hash"));
     }
 
     #[test]

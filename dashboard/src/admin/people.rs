@@ -4,7 +4,6 @@
 
 use crate::access::Role;
 use crate::error::ApiError;
-use crate::secret;
 use crate::store::{InvitationRow, MemberRow, Project, Store};
 use crate::time::now_ms;
 
@@ -48,7 +47,7 @@ pub async fn create_person(
                 "use a password of at least 12 characters",
             ));
         }
-        Some(password) => secret::hash_password(password).map_err(|e| {
+        Some(password) => crate::argon::hash(password).await.map_err(|e| {
             ApiError::unprocessable("invalid_password", format!("hashing failed: {e}"))
         })?,
         None => String::new(),

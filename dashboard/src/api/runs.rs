@@ -1,4 +1,5 @@
-//! Runs pushed by the runner, and the screenshots and trace frames uploaded with them.
+//! Runs pushed by the runner, and the screenshots and trace frames uploaded with them (only for
+//! a run the project has: 404 `unknown_run` otherwise).
 
 use axum::Json;
 use axum::body::Bytes;
@@ -101,6 +102,14 @@ pub(super) async fn put_artifact(
         return Err(ApiError::unprocessable(
             "not_png",
             format!("the body is not a {content_type} image (bad signature)"),
+        ));
+    }
+    // Only a run the project has takes artifacts: otherwise any ingest token could store
+    // images under made-up run ids without bound, which no page shows and nothing counts.
+    if !state.store.has_run(auth.project.id, &run_id).await? {
+        return Err(ApiError::not_found(
+            "unknown_run",
+            format!("the project has no run `{run_id}`: upload the run before its artifacts"),
         ));
     }
     let existed = state

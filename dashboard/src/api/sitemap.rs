@@ -1,6 +1,9 @@
 //! The shared site map: read for a branch (the default branch's map with the branch's merged
 //! over it), and merged into a branch the token may write, fact by fact by source precedence
 //! (execution > static > llm) with the model's own `SiteMap::merge`, bounded like the file.
+//! A push is checked by the model's one rule first (`SiteMap::problems`: routes are path
+//! patterns, notes and `generation` within their bounds), refused whole with 422 naming the
+//! first bad field; a stored map from before that rule is cleaned when read.
 
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
@@ -26,7 +29,12 @@ pub(super) struct MapQuery {
 /// A stored map; one that no longer parses counts as empty (and is replaced by the next merge).
 fn stored(json: Option<&str>) -> SiteMap {
     match json.map(serde_json::from_str::<SiteMap>) {
-        Some(Ok(map)) => map,
+        Some(Ok(mut map)) => {
+            for problem in map.drop_invalid() {
+                tracing::warn!(%problem, "a stored site map held a fact it may not; left out");
+            }
+            map
+        }
         Some(Err(e)) => {
             tracing::error!(error = %e, "a stored site map is unreadable");
             SiteMap::new()
@@ -79,22 +87,11 @@ pub(super) async fn sitemap_put(
             format!("map_version must be \"{MAP_VERSION}\""),
         ));
     }
-    let bad = upload
-        .pages
-        .iter()
-        .map(|p| p.route.as_str())
-        .chain(
-            upload
-                .edges
-                .iter()
-                .flat_map(|e| [e.from.as_str(), e.to.as_str()]),
-        )
-        .find(|r| !r.starts_with('/'));
-    if let Some(route) = bad {
-        return Err(ApiError::unprocessable(
-            "invalid_route",
-            format!("every route must start with `/`; `{route}` does not"),
-        ));
+    // Checked where it comes in, not only where it is read: a route that could close a prompt's
+    // block, a note no runner would keep, a `generation` that wraps would each reach every
+    // runner restoring this branch.
+    if let Some(problem) = upload.problems().into_iter().next() {
+        return Err(ApiError::unprocessable(problem.code, problem.to_string()));
     }
     let merge = |old: Option<&str>| {
         let mut map = stored(old);

@@ -1,8 +1,8 @@
 //! The gate in front of argon2: each verification holds one of `concurrent` permits for as long
-//! as it runs (the permit moves into the blocking task, so a request dropped mid-check still
+//! as it runs (the permit moves into the hashing job, so a request dropped mid-check still
 //! holds it until argon2 returns), at most `queue` sign-ins wait for a permit, and any beyond
-//! that are turned away at once. Memory is then bounded by `concurrent` argon2 blocks (19 MiB
-//! each with the default parameters) whatever the number of requests.
+//! that are turned away at once. The gate bounds the waiting; argon2's memory is bounded by
+//! its own fixed threads (`argon`: two 19 MiB blocks, allocated once), whatever the requests.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -74,15 +74,11 @@ impl Gate {
         })
     }
 
-    /// Verifies `password` against the argon2 `hash` on the blocking pool, holding a permit.
+    /// Verifies `password` against the argon2 `hash` on argon2's own threads (`argon`),
+    /// holding a permit until the check is done.
     pub async fn verify(&self, password: String, hash: String) -> Result<bool, Busy> {
         let pass = self.enter().await?;
-        Ok(tokio::task::spawn_blocking(move || {
-            let _pass = pass;
-            crate::secret::verify_password(&password, &hash)
-        })
-        .await
-        .unwrap_or(false))
+        Ok(crate::argon::verify(password, hash, Some(Box::new(pass))).await)
     }
 
     /// Sign-ins waiting for a permit now.

@@ -115,6 +115,10 @@ pub trait Store: Send + Sync + 'static {
     async fn delete_session(&self, sha256: &str) -> Result<()>;
     /// Forgets sessions that expired before `now_ms`.
     async fn delete_expired_sessions(&self, now_ms: i64) -> Result<()>;
+    /// Keeps a GitHub sign-in's `state` (its SHA-256) until `expires_ms`; forgets expired ones.
+    async fn create_oauth_state(&self, sha256: &str, expires_ms: i64, now_ms: i64) -> Result<()>;
+    /// Takes the state for its one callback: true only the first time, and before it expires.
+    async fn take_oauth_state(&self, sha256: &str, now_ms: i64) -> Result<bool>;
 
     /// Inserts the run, its scenario results and ledger records, and adds them to the rollups.
     /// `false` when the run was already there or retention pruned it: then nothing changes,
@@ -151,6 +155,8 @@ pub trait Store: Send + Sync + 'static {
         bytes: &[u8],
         now_ms: i64,
     ) -> Result<()>;
+    /// Whether the project has a run of this id (an artifact is taken only for one).
+    async fn has_run(&self, project_id: i64, run_id: &str) -> Result<bool>;
     async fn artifact(&self, project_id: i64, run_id: &str, name: &str) -> Result<Option<Vec<u8>>>;
     async fn artifact_names(&self, project_id: i64, run_id: &str) -> Result<Vec<String>>;
 

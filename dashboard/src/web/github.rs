@@ -2,7 +2,9 @@
 //! GitHub with a fresh `state`, which a short-lived cookie keeps; GitHub sends them back to
 //! `/auth/github/callback` with a code and that state. A callback whose state does not match
 //! the cookie is refused before the code is used (it would sign the browser in as whoever
-//! made the link). The code is exchanged for a user token, which reads who they are, their
+//! made the link). The server keeps each state's hash too (`oauth_states`) and the callback
+//! takes it, so a state is good for one callback only: a replayed one is refused before its
+//! code is used, even with its cookie. The code is exchanged for a user token, which reads who they are, their
 //! verified emails and their team memberships; `admin::github_person` decides the account.
 
 use axum::extract::{Query, State};
@@ -15,6 +17,7 @@ use super::error::{PageError, PageResult, not_found};
 use super::session::{cookie, open_session, set_cookie};
 use crate::admin::{self, TeamCheck};
 use crate::oauth::{GithubSignIn, OauthError};
+use crate::time::now_ms;
 use crate::{AppState, secret};
 
 const STATE_COOKIE: &str = "windup_github_state";
@@ -41,6 +44,14 @@ pub(super) async fn start(State(state): State<AppState>) -> PageResult {
     let github = app(&state)?;
     let read_org = !state.store.team_roles(None).await?.is_empty();
     let nonce = secret::random_hex();
+    state
+        .store
+        .create_oauth_state(
+            &secret::sha256_hex(&nonce),
+            now_ms() + STATE_SECONDS * 1000,
+            now_ms(),
+        )
+        .await?;
     let to = github.authorize_url(&callback_url(&state), &nonce, read_org);
     // Lax, not Strict: the callback is a navigation from GitHub's site.
     let cookie = set_cookie(
@@ -90,10 +101,22 @@ fn forbidden(message: &str) -> PageError {
 async fn sign_in(state: &AppState, headers: &HeaderMap, q: &Callback) -> PageResult {
     let github = app(state)?;
     let expected = cookie(headers, STATE_COOKIE).unwrap_or_default();
-    if expected.is_empty() || q.state.is_empty() || !secret::same(&expected, &q.state) {
-        return Err(forbidden(
+    let not_ours = || {
+        forbidden(
             "This sign-in with GitHub was not started here, or took too long: start again from the sign-in page.",
-        ));
+        )
+    };
+    if expected.is_empty() || q.state.is_empty() || !secret::same(&expected, &q.state) {
+        return Err(not_ours());
+    }
+    // The cookie alone could be replayed with its state (a captured callback); the server's
+    // record is taken here, so a state answers one callback, whatever came of it.
+    if !state
+        .store
+        .take_oauth_state(&secret::sha256_hex(&q.state), now_ms())
+        .await?
+    {
+        return Err(not_ours());
     }
     if !q.error.is_empty() || q.code.is_empty() {
         return Err(forbidden("GitHub did not authorise the sign-in."));

@@ -474,6 +474,13 @@ async fn artifacts_are_pngs_stored_idempotently() {
     let dash = Dash::new().await;
     dash.project("acme").await;
     let token = dash.token("acme", &["ingest"], None).await;
+    let r = dash
+        .server
+        .post("/api/v1/runs")
+        .authorization_bearer(&token)
+        .json(&ingest_body("r-1"))
+        .await;
+    assert_eq!(r.status_code(), StatusCode::CREATED);
     let put = |name: &str, body: Vec<u8>, content_type: &str| {
         dash.server
             .put(&format!("/api/v1/runs/r-1/artifacts/{name}"))
@@ -504,6 +511,66 @@ async fn artifacts_are_pngs_stored_idempotently() {
             .await
             .unwrap(),
         Some(png())
+    );
+}
+
+/// The review's attack: an ingest token storing images under run ids that were never uploaded
+/// (or are another project's), without bound. Refused with 404 before anything is stored.
+#[tokio::test]
+async fn an_artifact_for_a_run_the_project_does_not_have_is_refused() {
+    let dash = Dash::new().await;
+    dash.project("acme").await;
+    dash.project("other").await;
+    let acme = dash.token("acme", &["ingest"], None).await;
+    let other = dash.token("other", &["ingest"], None).await;
+    let put = |token: &str, run: &str, name: &str| {
+        dash.server
+            .put(&format!("/api/v1/runs/{run}/artifacts/{name}"))
+            .authorization_bearer(token)
+            .content_type("image/png")
+            .bytes(png().into())
+    };
+    let r = dash
+        .server
+        .post("/api/v1/runs")
+        .authorization_bearer(&other)
+        .json(&ingest_body("theirs"))
+        .await;
+    assert_eq!(r.status_code(), StatusCode::CREATED);
+    for i in 0..20 {
+        let r = put(&acme, &format!("made-up-{i}"), "a.png").await;
+        assert_eq!(r.status_code(), StatusCode::NOT_FOUND);
+        assert_eq!(error_code(&r.json()), "unknown_run");
+    }
+    let r = put(&acme, "theirs", "a.png").await;
+    assert_eq!(
+        r.status_code(),
+        StatusCode::NOT_FOUND,
+        "another project's run"
+    );
+    let project = dash.state.store.project("acme").await.unwrap().unwrap();
+    for run in ["made-up-0", "theirs"] {
+        assert!(
+            dash.state
+                .store
+                .artifact_names(project.id, run)
+                .await
+                .unwrap()
+                .is_empty(),
+            "nothing stored for {run}"
+        );
+    }
+    // Once the run is uploaded, its artifacts are taken.
+    let r = dash
+        .server
+        .post("/api/v1/runs")
+        .authorization_bearer(&acme)
+        .json(&ingest_body("r-9"))
+        .await;
+    assert_eq!(r.status_code(), StatusCode::CREATED);
+    assert_eq!(
+        put(&acme, "r-9", "a.png").await.status_code(),
+        StatusCode::CREATED
     );
 }
 

@@ -190,14 +190,15 @@ async fn state_is_checked_and_a_verified_email_links_the_account(backend: Backen
         let user_read = fake.requests.iter().find(|r| r.1 == "/user").unwrap();
         assert!(user_read.3.starts_with("Bearer gho_"), "{}", user_read.3);
     }
-    // The same code and state again: GitHub refuses a used code.
+    // The same code and state again: the state was spent, so the code is not even tried.
     let again = dash
         .server
         .get(&callback)
         .add_header("cookie", state_cookie)
         .await;
     assert_eq!(again.status_code(), StatusCode::FORBIDDEN);
-    assert!(again.text().contains("refused the sign-in code"));
+    assert!(again.text().contains("not started here"));
+    assert_eq!(github.token_exchanges(), 1);
 
     // Linked by GitHub's id from now on, whatever the emails become.
     github.set_user(user(
@@ -224,6 +225,95 @@ async fn state_is_checked_and_a_verified_email_links_the_account_sqlite() {
 #[tokio::test]
 async fn state_is_checked_and_a_verified_email_links_the_account_postgres() {
     state_is_checked_and_a_verified_email_links_the_account(Backend::Postgres).await;
+}
+
+/// The review's attack: a state that already answered a callback, replayed with its own cookie
+/// and a fresh code GitHub would accept (a captured callback URL and cookie, or a second tab).
+/// Refused before the code is exchanged; a state whose callback failed is spent too, and one
+/// past its ten minutes is refused.
+async fn a_state_answers_one_callback_only(backend: Backend) {
+    let (dash, github) = dash_with_github(backend).await;
+    let store = &*dash.state.store;
+    let acme = dash.project("acme").await;
+    admin::create_user(store, "ada@example.com", PASSWORD)
+        .await
+        .unwrap();
+    admin::add_person(store, &acme, "ada@example.com", Role::Owner)
+        .await
+        .unwrap();
+    github.set_user(user(1001, "ada-gh", &[("ada@example.com", true, true)]));
+    let start = dash.server.get("/auth/github").await;
+    let cookie = set_cookie_pair(&start, "windup_github_state");
+    let authorize = start.header("location").to_str().unwrap().to_string();
+    let (_, back) = get_location(&authorize).await;
+    session_of(
+        &dash
+            .server
+            .get(&local(&back))
+            .add_header("cookie", cookie.clone())
+            .await,
+    );
+    assert_eq!(github.token_exchanges(), 1);
+    // GitHub gives a fresh, good code for the same state; the replay carries the cookie.
+    let (_, replay) = get_location(&authorize).await;
+    assert_ne!(replay, back, "a different code");
+    let r = dash
+        .server
+        .get(&local(&replay))
+        .add_header("cookie", cookie.clone())
+        .await;
+    assert_eq!(r.status_code(), StatusCode::FORBIDDEN);
+    assert!(r.text().contains("not started here"), "{}", r.text());
+    assert_eq!(
+        github.token_exchanges(),
+        1,
+        "the fresh code was never exchanged"
+    );
+
+    // A callback that failed (the person declined) spends its state as well.
+    let start = dash.server.get("/auth/github").await;
+    let cookie = set_cookie_pair(&start, "windup_github_state");
+    let authorize = start.header("location").to_str().unwrap().to_string();
+    let state_value = url::Url::parse(&authorize)
+        .unwrap()
+        .query_pairs()
+        .find(|(k, _)| k == "state")
+        .unwrap()
+        .1
+        .into_owned();
+    let declined = dash
+        .server
+        .get(&format!(
+            "/auth/github/callback?error=access_denied&state={state_value}"
+        ))
+        .add_header("cookie", cookie.clone())
+        .await;
+    assert!(declined.text().contains("did not authorise"));
+    let (_, late) = get_location(&authorize).await;
+    let r = dash
+        .server
+        .get(&local(&late))
+        .add_header("cookie", cookie)
+        .await;
+    assert_eq!(r.status_code(), StatusCode::FORBIDDEN);
+    assert_eq!(github.token_exchanges(), 1);
+
+    // The store's side: once, and not after it expires.
+    store.create_oauth_state("h1", 100, 1).await.unwrap();
+    assert!(store.take_oauth_state("h1", 50).await.unwrap());
+    assert!(!store.take_oauth_state("h1", 50).await.unwrap());
+    store.create_oauth_state("h2", 100, 1).await.unwrap();
+    assert!(!store.take_oauth_state("h2", 101).await.unwrap());
+}
+
+#[tokio::test]
+async fn a_state_answers_one_callback_only_sqlite() {
+    a_state_answers_one_callback_only(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn a_state_answers_one_callback_only_postgres() {
+    a_state_answers_one_callback_only(Backend::Postgres).await;
 }
 
 #[tokio::test]

@@ -543,7 +543,8 @@ async fn an_upgraded_sqlite_database_keeps_its_people_and_tokens() {
         .run_to(2, &pool)
         .await
         .unwrap();
-    let (sql, admin_a, ingest_b) = seed_before_roles(&secret::hash_password(PASSWORD).unwrap());
+    let (sql, admin_a, ingest_b) =
+        seed_before_roles(&windup_dashboard::argon::hash_blocking(PASSWORD).unwrap());
     sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
         .execute(&pool)
         .await
@@ -562,7 +563,8 @@ async fn an_upgraded_postgres_database_keeps_its_people_and_tokens() {
         .run_to(2, &pool)
         .await
         .unwrap();
-    let (sql, admin_a, ingest_b) = seed_before_roles(&secret::hash_password(PASSWORD).unwrap());
+    let (sql, admin_a, ingest_b) =
+        seed_before_roles(&windup_dashboard::argon::hash_blocking(PASSWORD).unwrap());
     sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
         .execute(&pool)
         .await

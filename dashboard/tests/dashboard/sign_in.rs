@@ -306,3 +306,70 @@ async fn a_burst_of_sign_ins_never_runs_more_argon2_checks_than_the_bound() {
         "{max} argon2 checks ran at once"
     );
 }
+
+/// The review's attack on memory: a burst of sign-ins (right and wrong passwords, from many
+/// addresses) while accounts are made, with a gate that admits them all at once. The old
+/// gate's permits let as many argon2 instances live as it admitted (19 MiB each: 48 sign-ins
+/// held 430 MiB); now argon2 runs only on its fixed threads, each allocating its memory once.
+#[tokio::test]
+async fn a_burst_of_sign_ins_and_new_accounts_allocates_at_most_one_argon2_block_per_thread() {
+    let burst = 64;
+    let dash = with_limits(SignInLimits {
+        concurrent: burst,
+        queue: burst,
+        client_address: ClientAddress::ForwardedFor,
+        ..SignInLimits::default()
+    })
+    .await;
+    admin::create_user(&*dash.state.store, "ada@example.com", PASSWORD)
+        .await
+        .unwrap();
+    let csrf = login_csrf(&dash).await;
+    let mut requests = Vec::new();
+    for i in 0..burst {
+        let (email, password) = if i % 4 == 0 {
+            ("ada@example.com".to_string(), PASSWORD)
+        } else {
+            (format!("guess{i}@example.com"), "wrong guess")
+        };
+        let request = sign_in(
+            &dash,
+            &csrf,
+            &email,
+            password,
+            Some(&format!("203.0.113.{}", i + 1)),
+        );
+        requests.push(tokio::spawn(async move { request.await.status_code() }));
+    }
+    let store = dash.state.store.clone();
+    let accounts: Vec<_> = (0..4)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                admin::create_user(&*store, &format!("new{i}@example.com"), PASSWORD).await
+            })
+        })
+        .collect();
+    let mut statuses = std::collections::BTreeMap::new();
+    for r in requests {
+        *statuses.entry(r.await.unwrap().as_u16()).or_insert(0) += 1;
+    }
+    for a in accounts {
+        a.await.unwrap().unwrap();
+    }
+    assert_eq!(
+        statuses.get(&401),
+        Some(&(burst - burst / 4)),
+        "{statuses:?}"
+    );
+    assert!(statuses.get(&303).is_some_and(|n| *n >= 1), "{statuses:?}");
+    assert!(
+        dash.state.sign_in.gate().max_in_flight() > windup_dashboard::argon::THREADS,
+        "the gate admitted more checks than there are argon2 threads"
+    );
+    let blocks = windup_dashboard::argon::blocks_allocated();
+    assert!(
+        (1..=windup_dashboard::argon::THREADS).contains(&blocks),
+        "{blocks} argon2 memory blocks were allocated"
+    );
+}

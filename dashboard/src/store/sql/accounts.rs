@@ -1,4 +1,4 @@
-//! Projects, users and sign-in sessions: who may read.
+//! Projects, users, sign-in sessions and the GitHub sign-ins under way: who may read.
 
 use super::backends::{PgStore, SqliteStore, conflict};
 use crate::store::{Project, Result, SessionRow, UserRow};
@@ -134,6 +134,29 @@ macro_rules! accounts_sql {
                 .execute(&store.pool)
                 .await?;
             Ok(())
+        }
+
+        pub(crate) async fn create_oauth_state(store: &$store, sha256: &str, expires_ms: i64, now_ms: i64) -> Result<()> {
+            sqlx::query::<$db>("DELETE FROM oauth_states WHERE expires_ms < $1")
+                .bind(now_ms)
+                .execute(&store.pool)
+                .await?;
+            sqlx::query::<$db>("INSERT INTO oauth_states (sha256, expires_ms) VALUES ($1, $2)")
+                .bind(sha256)
+                .bind(expires_ms)
+                .execute(&store.pool)
+                .await?;
+            Ok(())
+        }
+
+        pub(crate) async fn take_oauth_state(store: &$store, sha256: &str, now_ms: i64) -> Result<bool> {
+            // One statement: of two callbacks racing with the same state, one deletes the row.
+            let done = sqlx::query::<$db>("DELETE FROM oauth_states WHERE sha256 = $1 AND expires_ms >= $2")
+                .bind(sha256)
+                .bind(now_ms)
+                .execute(&store.pool)
+                .await?;
+            Ok(done.rows_affected() == 1)
         }
     };
 }

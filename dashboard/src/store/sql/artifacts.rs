@@ -21,6 +21,17 @@ macro_rules! artifacts_sql {
             Ok(())
         }
 
+        pub(crate) async fn has_run(store: &$store, project_id: i64, run_id: &str) -> Result<bool> {
+            let row: Option<(i64,)> = sqlx::query_as::<$db, (i64,)>(
+                "SELECT 1 FROM runs WHERE project_id = $1 AND run_id = $2",
+            )
+            .bind(project_id)
+            .bind(run_id)
+            .fetch_optional(&store.pool)
+            .await?;
+            Ok(row.is_some())
+        }
+
         pub(crate) async fn artifact(store: &$store, project_id: i64, run_id: &str, name: &str) -> Result<Option<Vec<u8>>> {
             let row: Option<(Vec<u8>,)> = sqlx::query_as::<$db, (Vec<u8>,)>(
                 "SELECT bytes FROM artifacts WHERE project_id = $1 AND run_id = $2 AND name = $3",

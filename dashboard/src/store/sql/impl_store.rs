@@ -190,6 +190,17 @@ macro_rules! impl_store {
             async fn delete_expired_sessions(&self, now_ms: i64) -> Result<()> {
                 accounts::$backend::delete_expired_sessions(self, now_ms).await
             }
+            async fn create_oauth_state(
+                &self,
+                sha256: &str,
+                expires_ms: i64,
+                now_ms: i64,
+            ) -> Result<()> {
+                accounts::$backend::create_oauth_state(self, sha256, expires_ms, now_ms).await
+            }
+            async fn take_oauth_state(&self, sha256: &str, now_ms: i64) -> Result<bool> {
+                accounts::$backend::take_oauth_state(self, sha256, now_ms).await
+            }
             async fn insert_run(&self, project_id: i64, run: &NewRun, now_ms: i64) -> Result<bool> {
                 ingest::$backend::insert_run(self, project_id, run, now_ms).await
             }
@@ -247,6 +258,9 @@ macro_rules! impl_store {
             ) -> Result<()> {
                 artifacts::$backend::put_artifact(self, project_id, run_id, name, bytes, now_ms)
                     .await
+            }
+            async fn has_run(&self, project_id: i64, run_id: &str) -> Result<bool> {
+                artifacts::$backend::has_run(self, project_id, run_id).await
             }
             async fn artifact(
                 &self,

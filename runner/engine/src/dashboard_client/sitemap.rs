@@ -1,7 +1,10 @@
 //! The shared site map: the dashboard's map for the run's branch (merged by the dashboard over
 //! the default branch's) read before a run, and what the run learned merged back after it.
+//! A restored map loses the facts the model's rule refuses (`SiteMap::drop_invalid`), each
+//! with a warning, and keeps the rest.
 
 use reqwest::Method;
+use windup_model::limits::InputFile;
 use windup_model::sitemap::{NoteSource, SiteMap};
 use windup_model::validate::site_map_from_json;
 
@@ -17,6 +20,7 @@ impl Dashboard {
         }
         let bytes = self.send(Method::GET, url, None).await?;
         let text = String::from_utf8_lossy(&bytes);
+        let text = without_bad_facts(&text);
         let mut map = site_map_from_json("the dashboard's site map", &text).map_err(|p| {
             DashboardError::BadAnswer(
                 p.0.iter()
@@ -40,4 +44,27 @@ impl Dashboard {
             .await
             .map(|_| ())
     }
+}
+
+/// The dashboard's map without the facts the runner never keeps (a route that is not a path
+/// pattern, a note over its bounds, a `generation` past its bound), each left out with a
+/// warning: one bad fact pushed by anyone with a cache token would otherwise refuse the whole
+/// map to every run of the branch. Anything else wrong is left for the reader to name.
+fn without_bad_facts(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.len() > InputFile::SiteMap.max_bytes() {
+        return text.into();
+    }
+    let Ok(mut map) = serde_json::from_str::<SiteMap>(text) else {
+        return text.into();
+    };
+    let dropped = map.drop_invalid();
+    if dropped.is_empty() {
+        return text.into();
+    }
+    for problem in &dropped {
+        tracing::warn!("the dashboard's site map: {problem}; left out");
+    }
+    serde_json::to_string(&map)
+        .map(Into::into)
+        .unwrap_or_else(|_| text.into())
 }

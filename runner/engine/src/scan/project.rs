@@ -7,6 +7,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use windup_model::sitemap::route_problem;
+
 use super::next;
 use super::react_router::Modules;
 use super::result::{ScanResult, ScannedRoute};
@@ -118,6 +120,15 @@ pub fn scan(project: &Path, roots: &[PathBuf]) -> Result<ScanResult, ScanError> 
         }
         for (route, file) in routes {
             if found.contains_key(&route) {
+                continue;
+            }
+            // The site map holds only path patterns (a route reaches prompts): a folder or a
+            // `path=` the rule cannot take is named, not kept.
+            if let Some(problem) = route_problem(&route) {
+                warnings.push(format!(
+                    "the route `{}` is left out of the site map: {problem}",
+                    route.escape_debug()
+                ));
                 continue;
             }
             let (controls, links) = match file.as_deref().and_then(|f| modules.get(f)) {

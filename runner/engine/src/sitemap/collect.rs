@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use windup_model::sitemap::{Control, Edge, Page, SiteMap, Source, generalize_path};
+use windup_model::sitemap::{
+    Control, Edge, MAX_GENERATION, Page, SiteMap, Source, generalize_path, route_problem,
+};
 
 use crate::events::{Event, EventSink};
 
@@ -67,7 +69,9 @@ impl EventSink for Collector {
 /// they are kept. A page goes under the route that already matches its path (a scanned
 /// `/projects/:projectId`), else its path with numbers, UUIDs and hashes as `:id`.
 pub fn learn(map: &SiteMap, seen: &[Seen], redact: &dyn Fn(&str) -> String) -> Option<SiteMap> {
-    let generation = map.generation + 1;
+    // Saturating: a map at the bound (one pushed with `u64::MAX` once wrapped to 0 here, and
+    // every page then looked older than the rest) stays there.
+    let generation = map.generation.saturating_add(1).min(MAX_GENERATION);
     let mut next = map.clone();
     let mut last: HashMap<&str, String> = HashMap::new();
     for s in seen {
@@ -82,6 +86,12 @@ pub fn learn(map: &SiteMap, seen: &[Seen], redact: &dyn Fn(&str) -> String) -> O
             .page_for(path)
             .map(|p| p.route.clone())
             .unwrap_or_else(|| generalize_path(path));
+        if route_problem(&route).is_some() {
+            // A path no route pattern spells (too long, odd characters): not kept, and no
+            // edge runs through it.
+            last.remove(s.scenario_id.as_str());
+            continue;
+        }
         next.add_page(Page {
             route: route.clone(),
             source: Source::Execution,
@@ -183,5 +193,23 @@ mod tests {
             learn(&map, &other, &mask).is_none(),
             "another id of a known route"
         );
+    }
+
+    #[test]
+    fn the_generation_stops_at_its_bound_and_paths_no_route_spells_are_left_out() {
+        let mut map = SiteMap::new();
+        map.generation = MAX_GENERATION;
+        let long = format!("p/{}", "x".repeat(600));
+        let run = vec![
+            seen("a", "login", "s-login", None),
+            seen("a", &long, "s-long", Some("click a")),
+            seen("a", "home", "s-home", Some("click b")),
+        ];
+        let next = learn(&map, &run, &mask).expect("new facts");
+        assert_eq!(next.generation, MAX_GENERATION, "never wraps to 0");
+        let routes: Vec<&str> = next.pages.iter().map(|p| p.route.as_str()).collect();
+        assert_eq!(routes, ["/home", "/login"]);
+        assert!(next.edges.is_empty(), "no edge through the page left out");
+        assert!(next.problems().is_empty());
     }
 }

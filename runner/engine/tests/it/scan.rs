@@ -15,6 +15,14 @@ fn fixture(name: &str) -> PathBuf {
 fn routes(name: &str) -> Vec<String> {
     let result = scan(&fixture(name), &[]).unwrap();
     assert!(result.warnings.is_empty(), "{:?}", result.warnings);
+    // Every route a scan of these real layouts finds is one the site map's rule takes.
+    for route in result.route_set() {
+        assert_eq!(
+            windup_model::sitemap::route_problem(&route),
+            None,
+            "{route}"
+        );
+    }
     result.route_set()
 }
 

@@ -11,6 +11,9 @@ pub const MAX_PAGES: usize = 2000;
 pub const MAX_BYTES: usize = 512 * 1024;
 /// At most this many controls per page and source.
 pub const MAX_CONTROLS: usize = 40;
+/// The largest `generation` (and `seen`): 2^53 - 1, the largest integer every JSON reader holds
+/// exactly. A runner stops counting there rather than wrap to 0, and the dashboard refuses more.
+pub const MAX_GENERATION: u64 = (1 << 53) - 1;
 
 /// The app's known pages and the ways between them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -20,6 +23,7 @@ pub struct SiteMap {
     /// Bumped by every write that changes a fact; the pages and edges a run saw get it as their
     /// `seen`. A run that changes nothing writes nothing, so recency costs no churn in git.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_991u64))]
     pub generation: u64,
     /// The last `windup scan` whose routes are in the map.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -33,6 +37,7 @@ pub struct SiteMap {
     /// What people and agents recorded about the app (`windup mcp`'s `record_fact`), in the
     /// order recorded, each once; at most [`MAX_NOTES`], the oldest dropped first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 200))]
     pub notes: Vec<Note>,
 }
 
@@ -126,7 +131,8 @@ pub struct ScanInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Page {
     /// The route pattern: `/settings/billing`, `/projects/:id`; `*name` matches one or more
-    /// segments and `*name?` zero or more.
+    /// segments and `*name?` zero or more (see `route_problem`).
+    #[schemars(length(min = 1, max = 512), regex(pattern = super::route::ROUTE_PATTERN))]
     pub route: String,
     /// The highest source that asserted the page exists; its title and signature come from it.
     pub source: Source,
@@ -147,6 +153,7 @@ pub struct Page {
     pub controls: Vec<Control>,
     /// The map's `generation` when the page was last seen.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_991u64))]
     pub seen: u64,
 }
 
@@ -172,8 +179,10 @@ pub struct Control {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Edge {
     /// The route it starts on.
+    #[schemars(length(min = 1, max = 512), regex(pattern = super::route::ROUTE_PATTERN))]
     pub from: String,
     /// The route it leads to.
+    #[schemars(length(min = 1, max = 512), regex(pattern = super::route::ROUTE_PATTERN))]
     pub to: String,
     /// The step that led there, as a plan writes it (`click role=link[name="Billing"]`), or
     /// `link` for an `href` the scan found.
@@ -182,6 +191,7 @@ pub struct Edge {
     pub source: Source,
     /// The map's `generation` when it was last seen.
     #[serde(default)]
+    #[schemars(range(max = 9_007_199_254_740_991u64))]
     pub seen: u64,
 }
 

@@ -207,6 +207,22 @@ pub fn site_map_from_json(file: &str, text: &str) -> Checked<SiteMap> {
     if map.map_version != MAP_VERSION {
         return Err(version_problem(file, "map_version", &map.map_version, MAP_VERSION).into());
     }
+    // The schema says most of it; the one rule says all of it (a note's day, too).
+    let problems: Vec<InputError> = map
+        .problems()
+        .into_iter()
+        .map(|p| {
+            InputError::new(
+                file,
+                p.field,
+                p.problem,
+                "fix or delete that entry; `windup scan` and the next run add what is missing",
+            )
+        })
+        .collect();
+    if !problems.is_empty() {
+        return Err(Problems(problems));
+    }
     Ok(map)
 }
 
