@@ -826,10 +826,17 @@ fn the_action_has_one_name_everywhere() {
         "the release builds the entrypoint too"
     );
     assert!(read("Dockerfile").contains(&format!("image.source=\"{url}\"")));
+    // The user guide's Action page shows both actions; the README's brief shows the first.
     let readme = read("README.md");
+    let guide = read("docs/action.md");
+    assert!(guide.contains(&format!("uses: {REPOSITORY}@v1")));
+    assert!(guide.contains(&format!("uses: {REPOSITORY}/setup@v1")));
     assert!(readme.contains(&format!("uses: {REPOSITORY}@v1")));
-    assert!(readme.contains(&format!("uses: {REPOSITORY}/setup@v1")));
-    for (file, text) in [("README.md", &readme), ("Cargo.toml", &read("Cargo.toml"))] {
+    for (file, text) in [
+        ("README.md", &readme),
+        ("docs/action.md", &guide),
+        ("Cargo.toml", &read("Cargo.toml")),
+    ] {
         assert!(
             !text.contains("windup/windup"),
             "{file} names another repository"

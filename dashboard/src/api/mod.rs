@@ -1,4 +1,4 @@
-//! The JSON API under `/api/v1` (documented in the README, "Dashboard API"). Machines only:
+//! The JSON API under `/api/v1` (documented in docs/dashboard.md, "Dashboard API"). Machines only:
 //! a bearer project token, never a session cookie.
 
 mod auth;

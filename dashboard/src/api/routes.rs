@@ -38,6 +38,6 @@ pub fn routes() -> Router<AppState> {
 async fn no_route() -> ApiError {
     ApiError::not_found(
         "no_route",
-        "no such API route; see the README's \"Dashboard API\" section",
+        "no such API route; see docs/dashboard.md, \"Dashboard API\"",
     )
 }

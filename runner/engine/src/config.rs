@@ -515,7 +515,7 @@ fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
             })
             .unwrap_or_else(|| "(file)".into());
         let fix = if message.contains("unknown field") {
-            "remove the key or correct its spelling (sections: base_url, [browser], [timeouts], [providers.NAME], [planner], [budget], [prices.MODEL], [dashboard]; README.md lists their keys)"
+            "remove the key or correct its spelling (sections: base_url, [browser], [timeouts], [providers.NAME], [planner], [budget], [prices.MODEL], [dashboard]; docs/configuration.md and docs/planning-and-providers.md list their keys)"
         } else {
             "fix the TOML at the line given"
         };

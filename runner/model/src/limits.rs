@@ -3,8 +3,8 @@
 //!
 //! A file over its limit is refused before it is parsed, and its reader never holds more than
 //! the limit and one byte of it; a selector over its limit is refused before it is parsed.
-//! Every refusal is bad input (exit 2) naming the file and the field. The README's "Limits"
-//! section lists them.
+//! Every refusal is bad input (exit 2) naming the file and the field. The user guide's "Limits"
+//! section (docs/formats.md) lists them.
 
 /// The largest scenario file: a scenario is a short description of one flow.
 pub const SCENARIO_BYTES: usize = 64 * 1024;

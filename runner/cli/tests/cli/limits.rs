@@ -178,9 +178,11 @@ fn a_selector_chains_at_most_16_parts_in_a_fragment() {
 }
 
 #[test]
-fn the_readme_states_the_limits_in_force() {
+fn the_guide_states_the_limits_in_force() {
     use windup_model::limits::bytes;
-    let readme = std::fs::read_to_string(windup_testkit::repo_root().join("README.md")).unwrap();
+    // The user guide's "Limits" table, in docs/formats.md.
+    let guide =
+        std::fs::read_to_string(windup_testkit::repo_root().join("docs/formats.md")).unwrap();
     for row in [
         format!("| a scenario file | {} |", bytes(SCENARIO_BYTES)),
         format!(
@@ -191,6 +193,9 @@ fn the_readme_states_the_limits_in_force() {
         format!("| a selector | {} |", bytes(SELECTOR_BYTES)),
         format!("| parts a selector chains with `>>` | {SELECTOR_PARTS} |"),
     ] {
-        assert!(readme.contains(&row), "README's \"Limits\" lacks {row:?}");
+        assert!(
+            guide.contains(&row),
+            "docs/formats.md's \"Limits\" lacks {row:?}"
+        );
     }
 }

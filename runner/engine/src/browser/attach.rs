@@ -28,7 +28,7 @@ use super::error::BrowserError;
 use super::transport::Transport;
 
 /// The oldest Chromium major version Windup attaches to: the Debian 12 Chromium its tests run
-/// on (README, "Attaching to a running Chrome").
+/// on (docs/configuration.md, "Attaching to a running Chrome").
 pub const MIN_CHROMIUM_MAJOR: u32 = 156;
 
 /// How long the preflight's HTTP request and the WebSocket handshake may take.

@@ -48,7 +48,7 @@ impl Runner {
                     config_file,
                     "providers",
                     "no LLM provider is configured, so `new` cannot write a scenario",
-                    "add a [providers.NAME] table (README: Planning), or write e2e/scenarios/<id>.yaml by hand",
+                    "add a [providers.NAME] table (docs/planning-and-providers.md), or write e2e/scenarios/<id>.yaml by hand",
                 )
                 .into());
             }
@@ -57,7 +57,7 @@ impl Runner {
                     config_file,
                     "providers",
                     format!("the provider cannot be used: {why}"),
-                    "set its key (README: Planning)",
+                    "set its key (docs/planning-and-providers.md)",
                 )
                 .into());
             }
