@@ -71,7 +71,7 @@ if [ -n "${WINDUP_BIN_DIR:-}" ]; then
   bin_dir="$(cd "$WINDUP_BIN_DIR" && pwd)"
   echo "prebuilt: $bin_dir"
 else
-  (cd "$root" && heavy cargo build --release --locked -p windup -p windup-action)
+  (cd "$root" && heavy cargo build --release --locked -p windup-action && heavy cargo build --release --locked -p windup)
   bin_dir="${CARGO_TARGET_DIR:-$root/target}/release"
 fi
 for bin in windup windup-action; do

@@ -10,6 +10,7 @@ mod launch;
 mod locators;
 mod planning;
 mod report_runs;
+#[cfg(feature = "scan")]
 mod scan;
 mod screenshots;
 mod sitemap;
