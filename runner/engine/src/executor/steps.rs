@@ -355,8 +355,8 @@ impl Runner<'_, '_> {
         deadline: Instant,
         id: &str,
     ) -> Result<(), Failure> {
-        let check =
-            Check::compile(expect).map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+        let check = Check::compile(expect)
+            .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
         let followed = self
             .session
             .follow_popup()
