@@ -63,6 +63,9 @@ pub(super) struct Instance {
     pub tabs_changed: Notify,
     /// Never for an attached browser: a reset clears cookies and caches browser-wide.
     pub reuse_tabs: bool,
+    /// The user Windup started this browser as, when another ([`super::RunAs`]): the folders
+    /// it writes downloads into are made that user's.
+    pub run_as: Option<super::RunAs>,
 }
 
 impl Instance {
@@ -177,6 +180,7 @@ impl Browser {
             tabs: Mutex::new(TabPool::default()),
             tabs_changed: Notify::new(),
             reuse_tabs: self.options.reuse_tabs && !attached,
+            run_as: self.options.run_as.filter(|_| !attached),
         });
         tracing::debug!(
             "browser {} in {:?}",
