@@ -825,7 +825,7 @@ fn the_action_has_one_name_everywhere() {
         "release pushes {IMAGE}"
     );
     assert!(
-        release.contains("-p windup -p windup-action"),
+        release.contains("cargo build --release --locked -p windup-action"),
         "the release builds the entrypoint too"
     );
     assert!(read("Dockerfile").contains(&format!("image.source=\"{url}\"")));
