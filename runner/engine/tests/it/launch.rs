@@ -250,6 +250,12 @@ fn chromium_launched_as_another_user_runs_as_it_and_cannot_read_the_callers_envi
         Some(profile.clone()),
         "its HOME is its own profile"
     );
+    // Removed with the last hold on the browser: a tab still being reset in the background
+    // (the pool) lets go of it a moment after `close`.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while profile.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     assert!(
         !profile.exists(),
         "the profile is removed after the browser"
