@@ -131,10 +131,13 @@ pub enum Purpose {
         failure: Option<StepFailure>,
     },
     /// A new step failed on the very page it was planned on: one correction, from the page as
-    /// it is now.
+    /// it is now, or from the start page again when earlier steps of the same answer ran.
     Correct {
         /// The new step that failed.
         failure: StepFailure,
+        /// The steps of the same answer that ran before it, undone by starting again from the
+        /// start page (empty when the correction goes on from the page as it is).
+        undone: Vec<Action>,
     },
     /// The model called the task done, but the plan does not show all of the task's own words
     /// (`planner::words`): plan what is missing, on the page as it is.

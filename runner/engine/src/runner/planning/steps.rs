@@ -178,6 +178,7 @@ impl Runner {
                 page = now;
             }
             let segment_start = page.clone();
+            let segment_first = steps.len();
             let mut failure = None;
             for action in segment.actions.iter() {
                 let before = page.clone();
@@ -222,6 +223,22 @@ impl Runner {
                     ran.clear();
                     continuations += 1;
                     corrected = true;
+                    // Steps of the same answer ran before it and may be what broke it (a form
+                    // submitted before its fields were set): the correction starts again from
+                    // the start page with only the earlier answers' steps done.
+                    let mut undone = Vec::new();
+                    let earlier: Vec<Action> = steps[..segment_first]
+                        .iter()
+                        .map(|s| s.action.clone())
+                        .collect();
+                    if steps.len() > segment_first
+                        && let Some(fresh) =
+                            self.start_again(scenario, &earlier, shared, phases).await
+                    {
+                        std::mem::replace(session, fresh).close().await;
+                        undone = steps.drain(segment_first..).map(|s| s.action).collect();
+                        pending.clear();
+                    }
                     page = self
                         .observe(session, &scenario.task, phases)
                         .await
@@ -233,6 +250,7 @@ impl Runner {
                             class: f.class,
                             message: self.secrets.redact(&f.message),
                         },
+                        undone,
                     };
                     continue;
                 }

@@ -185,3 +185,64 @@ fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
         assert_eq!(fake.requests().len(), 4);
     });
 }
+
+/// An answer that submits before it ticks ends the episode (the page scores it and covers
+/// itself), so its next step is covered: the correction starts again from the start page, with
+/// the steps that ran shown as undone, and the corrected plan is scored by the page's own
+/// reward.
+#[test]
+fn a_correction_after_an_answer_that_spoiled_its_page_starts_again() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        let submit = json!({"type": "click", "target": {"ref": "@button \"Submit\""}});
+        let tick = json!({"type": "check", "target": {"ref": "@checkbox \"Agree\""}});
+        fake.push(Reply::Grounded(
+            json!({"actions": [submit.clone(), tick.clone()], "complete": true}),
+        ));
+        fake.push(Reply::Grounded(
+            json!({"actions": [tick, submit], "complete": true}),
+        ));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 2),
+            "{:?}",
+            r.message
+        );
+        let correction = fake.requests()[1].body.clone();
+        assert!(
+            correction.contains("Your last answer was tried")
+                && correction.contains("role=button[name=\\\"Submit\\\"]"),
+            "the undone steps are named: {correction}"
+        );
+        assert!(
+            !correction.contains("Reward: -1.00"),
+            "the correction is shown the start page, not the spoiled one: {correction}"
+        );
+        let plan = p.cached("episode").expect("cached");
+        let kept = plan["plan"]["actions"].as_array().unwrap();
+        assert_eq!(
+            kept.len(),
+            2,
+            "the undone Submit is not in the plan: {kept:?}"
+        );
+        assert!(
+            kept[1]["expect"].to_string().contains("Reward: 1.00"),
+            "{kept:?}"
+        );
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
+            "{:?}",
+            r.message
+        );
+    });
+}
