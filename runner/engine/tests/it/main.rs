@@ -5,6 +5,7 @@ mod attach;
 mod dashboard_client;
 mod failures;
 mod frames;
+mod injected;
 mod isolation;
 mod launch;
 mod locators;
