@@ -139,6 +139,14 @@ pub enum Purpose {
         /// start page (empty when the correction goes on from the page as it is).
         undone: Vec<Action>,
     },
+    /// The last answer's steps left controls the task names covered (the page ended its task,
+    /// something lies over them): one start again from the start page, those steps undone.
+    Restart {
+        /// The last answer's steps that ran.
+        undone: Vec<Action>,
+        /// The covered controls, as `radio "GDKkQ"`.
+        covered: Vec<String>,
+    },
     /// The model called the task done, but the plan does not show all of the task's own words
     /// (`planner::words`): plan what is missing, on the page as it is.
     Finish {

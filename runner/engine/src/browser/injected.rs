@@ -178,6 +178,10 @@ pub struct Item {
     /// Set when the element is disabled (natively or by `aria-disabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled: Option<bool>,
+    /// Set when the control is in view but something else takes a click at its centre (an
+    /// overlay over it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<bool>,
     /// `aria-expanded`, or a `<details>` being open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expanded: Option<bool>,

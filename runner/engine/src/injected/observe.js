@@ -178,6 +178,14 @@
         const checked = isCheckable(el, ctx) ? checkedState(el, ctx) : null;
         if (checked !== null) item.checked = checked;
         if (isDisabled(el)) item.disabled = true;
+        // Something else takes a click at its centre (an overlay, a page that ended its task):
+        // in view, yet nothing can act on it as the page is.
+        if (!f.unseen) {
+          const shown = f.label || el;
+          const point = clickPoint(shown);
+          const why = point ? hitTest(shown, point) : null;
+          if (why && why.startsWith('element is covered')) item.covered = true;
+        }
         const expanded = expandedState(el);
         if (expanded !== null && expanded !== undefined) item.expanded = expanded;
         const selected = selectedState(el, ctx);

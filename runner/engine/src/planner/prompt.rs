@@ -147,7 +147,19 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], files: &[St
         // A correction reads as a continuation that failed: the page is the one it failed on.
         Purpose::Continue { failure } => continue_from(&mut out, failure.as_ref()),
         Purpose::Correct { failure, undone } if !undone.is_empty() => {
-            start_again(&mut out, failure, undone);
+            let then = format!(
+                "and then its step {} failed ({}; what it reported is FAILURE below)",
+                step_line(&failure.action),
+                failure.class,
+            );
+            start_again(&mut out, undone, &then);
+        }
+        Purpose::Restart { undone, covered } => {
+            let then = format!(
+                "and then the page covered controls the task still needs: {}",
+                one_line(&covered.join(", "))
+            );
+            start_again(&mut out, undone, &then);
         }
         Purpose::Correct { failure, .. } => continue_from(&mut out, Some(failure)),
         Purpose::Finish { unproven } => {
@@ -171,7 +183,7 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], files: &[St
     let failure = match &ask.purpose {
         Purpose::Continue { failure } => failure.as_ref(),
         Purpose::Correct { failure, .. } | Purpose::Repair { failure } => Some(failure),
-        Purpose::Plan | Purpose::Prove | Purpose::Finish { .. } => None,
+        Purpose::Plan | Purpose::Prove | Purpose::Finish { .. } | Purpose::Restart { .. } => None,
     };
     out.push_str(&page_block(
         ask.page,
@@ -270,16 +282,14 @@ fn continue_from(out: &mut String, failure: Option<&StepFailure>) {
 
 /// A correction from the start page again: the failed answer's steps that ran are undone, and
 /// the model sees them with the step they may have broken.
-fn start_again(out: &mut String, failure: &StepFailure, undone: &[Action]) {
+fn start_again(out: &mut String, undone: &[Action], then: &str) {
     out.push_str("Your last answer was tried: these of its steps ran\n");
     for a in undone {
         let _ = writeln!(out, "- {}", step_line(a));
     }
     let _ = writeln!(
         out,
-        "and then its step {} failed ({}; what it reported is FAILURE below). The steps before it may have caused that (a form submitted or a task ended before its fields were set), so the page below is the start again: nothing of that answer is in effect. Plan the steps again from this page, in an order that works: choose, fill and tick before the step that submits.",
-        step_line(&failure.action),
-        failure.class,
+        "{then}. Those steps may have caused that (a form submitted or a task ended before its fields were set), so the page below is the start again: nothing of that answer is in effect. Plan the steps again from this page, in an order that works: choose, fill and tick before the step that submits."
     );
 }
 

@@ -270,7 +270,7 @@ impl Runner {
             let shown = !segment_start.is_other_page(&page.url)
                 && !segment_start.offers_new_controls(&page)
                 && proofs::quotes_shown(&steps, &pending, &scenario.task);
-            if segment.complete || segment.actions.is_empty() || unchanged || shown {
+            let next = if segment.complete || segment.actions.is_empty() || unchanged || shown {
                 // Done by the model's word: only when the plan shows what the task says.
                 by_words |= proofs::pick_words(&mut steps, &words, &seen);
                 let missing = proofs::unproven(&steps, &words, &seen);
@@ -288,11 +288,10 @@ impl Runner {
                 let hints = proofs::hints(&steps, &words, &seen, &page, &missing);
                 let mut unproven = missing;
                 unproven.extend(hints);
-                continuations += 1;
-                purpose = Purpose::Finish { unproven };
-                continue;
-            }
-            if !can_continue {
+                Purpose::Finish { unproven }
+            } else if can_continue {
+                Purpose::Continue { failure: None }
+            } else {
                 return Err(failed(
                     &scenario.id,
                     miss,
@@ -302,9 +301,33 @@ impl Runner {
                         settings.max_continuations
                     ),
                 ));
-            }
+            };
             continuations += 1;
-            purpose = Purpose::Continue { failure: None };
+            purpose = next;
+            // The answer's steps covered what the task still needs: once, the start again.
+            if !corrected
+                && let Some(again) = self
+                    .restart_if_covered(
+                        session,
+                        scenario,
+                        &mut steps,
+                        segment_first,
+                        (&segment_start, &page, &words),
+                        shared,
+                        phases,
+                    )
+                    .await
+            {
+                corrected = true;
+                pending.clear();
+                ran.clear();
+                page = self
+                    .observe(session, &scenario.task, phases)
+                    .await
+                    .map_err(stop)?;
+                seen.extend(controls(&page));
+                purpose = again;
+            }
         }
         // The task is done: its proof is what shows the task's own words, else the model's
         // pick.
@@ -338,6 +361,72 @@ impl Runner {
         }
         Ok(Made { steps, seen })
     }
+}
+
+impl Runner {
+    /// When the last answer's steps left controls the task names covered (usable when it
+    /// began, now under something that takes their clicks: a page that ended its task),
+    /// starts again from the start page with the earlier answers' steps, the last answer's
+    /// undone, and says why.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the session, scenario and steps, the answer's start, and the run's shared parts"
+    )]
+    async fn restart_if_covered(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        steps: &mut Vec<Planned>,
+        segment_first: usize,
+        (began, now, words): (
+            &crate::planner::Observation,
+            &crate::planner::Observation,
+            &TaskWords,
+        ),
+        shared: &RunShared<'_>,
+        phases: &mut Phases,
+    ) -> Option<Purpose> {
+        if steps.len() <= segment_first {
+            return None;
+        }
+        let covered = newly_covered(began, now, words);
+        if covered.is_empty() {
+            return None;
+        }
+        let earlier: Vec<Action> = steps[..segment_first]
+            .iter()
+            .map(|s| s.action.clone())
+            .collect();
+        let fresh = self.start_again(scenario, &earlier, shared, phases).await?;
+        std::mem::replace(session, fresh).close().await;
+        let undone = steps.drain(segment_first..).map(|s| s.action).collect();
+        Some(Purpose::Restart { undone, covered })
+    }
+}
+
+/// The task's own words (quoted or named controls) whose controls were usable on `began` and
+/// are covered on `now`, in the task's spelling: nothing of the page's own text.
+fn newly_covered(
+    began: &crate::planner::Observation,
+    now: &crate::planner::Observation,
+    words: &TaskWords,
+) -> Vec<String> {
+    let usable = |page: &crate::planner::Observation, word: &str, covered: bool| {
+        page.items.iter().any(|i| {
+            i.control
+                && i.name.trim().eq_ignore_ascii_case(word)
+                && (i.covered == Some(true)) == covered
+        })
+    };
+    let mut out: Vec<String> = words
+        .quotes
+        .iter()
+        .chain(&words.named)
+        .filter(|w| usable(began, w, false) && usable(now, w, true))
+        .map(|w| format!("{w:?}"))
+        .collect();
+    out.dedup();
+    out
 }
 
 /// The controls an observation lists, by role and name.

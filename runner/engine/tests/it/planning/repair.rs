@@ -246,3 +246,45 @@ fn a_correction_after_an_answer_that_spoiled_its_page_starts_again() {
         );
     });
 }
+
+/// An answer that only submits ends the episode: the controls the task names are now covered
+/// and the task's words unproven, so planning starts again from the start page (once) rather
+/// than asking for the rest on a page nothing can be done on.
+#[test]
+fn an_answer_that_covers_what_the_task_still_needs_starts_again() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        let submit = json!({"type": "click", "target": {"ref": "@button \"Submit\""}});
+        let tick = json!({"type": "check", "target": {"ref": "@checkbox \"Agree\""}});
+        fake.push(Reply::Grounded(
+            json!({"actions": [submit.clone()], "complete": true}),
+        ));
+        fake.push(Reply::Grounded(
+            json!({"actions": [tick, submit], "complete": true}),
+        ));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 2),
+            "{:?}",
+            r.message
+        );
+        let again = fake.requests()[1].body.clone();
+        assert!(
+            again.contains("covered controls the task still needs: \\\"Agree\\\"")
+                && again.contains("role=button[name=\\\"Submit\\\"]"),
+            "{again}"
+        );
+        assert!(!again.contains("Reward: -1.00"), "{again}");
+        let plan = p.cached("episode").expect("cached");
+        assert_eq!(plan["plan"]["actions"].as_array().unwrap().len(), 2);
+        assert_eq!(p.ledger().last().unwrap()["calls"]["continuation"], 1);
+    });
+}
