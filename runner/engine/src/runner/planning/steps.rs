@@ -10,12 +10,14 @@ use super::super::Runner;
 use super::super::results::failed;
 use super::super::setup::Planning;
 use super::super::shared::RunShared;
+use super::order;
 use super::proofs::{self, Planned};
 use super::prove::Strictness;
 use super::start::{Made, Phases, Start, Stop, plan_misfit, with_cache};
 use crate::browser::Session;
 use crate::events::Event;
 use crate::fragments::page_path;
+use crate::planner::check::Segment;
 use crate::planner::words::{Seen, TaskWords};
 use crate::planner::{Ask, Project, Purpose, Spend, StepFailure, facts};
 
@@ -131,6 +133,9 @@ impl Runner {
         let mut pending: Vec<usize> = Vec::new();
         let mut continuations = 0;
         let mut corrected = false;
+        // An answer that broke itself is tried once more in the task's order, with no call.
+        let mut reordered = false;
+        let mut queued: Option<Segment> = None;
         // What every planned step did, for the result if planning fails.
         let mut ran: Vec<windup_model::ActionResult> = Vec::new();
         // Texts that change on their own (clocks, countdowns): never facts.
@@ -138,33 +143,37 @@ impl Runner {
         // Whether a fact was picked because it shows the task's own words.
         let mut by_words = false;
         loop {
-            shared.events.on_event(&Event::Planning {
-                scenario_id: scenario.id.clone(),
-                purpose: purpose.clone(),
-            });
-            let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
-            let unchanged: Vec<String> = steps[kept..]
-                .iter()
-                .filter(|s| s.facts.is_empty())
-                .map(|s| s.action.id.clone())
-                .collect();
-            let listed = proofs::listed(&steps, &pending);
-            // Only the fragments that start on this page.
-            let catalog = shared.fragments.catalogue(&page_path(&page.url));
-            let ask = Ask {
-                scenario,
-                page: &page,
-                facts: &listed,
-                done: &done,
-                unchanged: &unchanged,
-                purpose: purpose.clone(),
-                fragments: &catalog,
-                site_map: shared.site.slice(&scenario.id),
+            let segment = if let Some(segment) = queued.take() {
+                segment
+            } else {
+                shared.events.on_event(&Event::Planning {
+                    scenario_id: scenario.id.clone(),
+                    purpose: purpose.clone(),
+                });
+                let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
+                let unchanged: Vec<String> = steps[kept..]
+                    .iter()
+                    .filter(|s| s.facts.is_empty())
+                    .map(|s| s.action.id.clone())
+                    .collect();
+                let listed = proofs::listed(&steps, &pending);
+                // Only the fragments that start on this page.
+                let catalog = shared.fragments.catalogue(&page_path(&page.url));
+                let ask = Ask {
+                    scenario,
+                    page: &page,
+                    facts: &listed,
+                    done: &done,
+                    unchanged: &unchanged,
+                    purpose: purpose.clone(),
+                    fragments: &catalog,
+                    site_map: shared.site.slice(&scenario.id),
+                };
+                planner
+                    .plan(&ask, &project, spend)
+                    .await
+                    .map_err(|f| failed(&scenario.id, miss, f.class, f.message))?
             };
-            let segment = planner
-                .plan(&ask, &project, spend)
-                .await
-                .map_err(|f| failed(&scenario.id, miss, f.class, f.message))?;
             proofs::pick_numbers(&mut steps, &pending, &segment.proofs);
             pending.clear();
             if !segment.actions.is_empty() {
@@ -217,6 +226,44 @@ impl Runner {
             let can_continue = continuations < settings.max_continuations;
             if let Some((action, execution)) = failure {
                 let f = execution.failure.clone().expect("a failed execution");
+                // Steps of the answer ran before the one that failed: the same steps, in the
+                // order the task names their targets, from the start page again.
+                if plan_misfit(f.class)
+                    && !reordered
+                    && steps.len() > segment_first
+                    && let Some(actions) =
+                        order::in_task_order(&segment.actions, &segment_start, &scenario.task)
+                    && let Some(fresh) = self
+                        .start_again(
+                            scenario,
+                            &earlier_actions(&steps[..segment_first]),
+                            shared,
+                            phases,
+                        )
+                        .await
+                {
+                    reordered = true;
+                    std::mem::replace(session, fresh).close().await;
+                    steps.truncate(segment_first);
+                    pending.clear();
+                    ran.clear();
+                    tracing::info!(
+                        scenario_id = scenario.id,
+                        "{} failed after steps of the same answer ran: the answer again from the start page, in the order the task names its targets",
+                        action.id
+                    );
+                    page = self
+                        .observe(session, &scenario.task, phases)
+                        .await
+                        .map_err(stop)?;
+                    seen.extend(controls(&page));
+                    queued = Some(Segment {
+                        actions,
+                        complete: segment.complete,
+                        proofs: Vec::new(),
+                    });
+                    continue;
+                }
                 // A step that does not fit the page it was planned on gets one correction,
                 // from the page as it is now.
                 if plan_misfit(f.class) && !corrected && can_continue {
@@ -227,10 +274,7 @@ impl Runner {
                     // submitted before its fields were set): the correction starts again from
                     // the start page with only the earlier answers' steps done.
                     let mut undone = Vec::new();
-                    let earlier: Vec<Action> = steps[..segment_first]
-                        .iter()
-                        .map(|s| s.action.clone())
-                        .collect();
+                    let earlier = earlier_actions(&steps[..segment_first]);
                     if steps.len() > segment_first
                         && let Some(fresh) =
                             self.start_again(scenario, &earlier, shared, phases).await
@@ -393,10 +437,7 @@ impl Runner {
         if covered.is_empty() {
             return None;
         }
-        let earlier: Vec<Action> = steps[..segment_first]
-            .iter()
-            .map(|s| s.action.clone())
-            .collect();
+        let earlier = earlier_actions(&steps[..segment_first]);
         let fresh = self.start_again(scenario, &earlier, shared, phases).await?;
         std::mem::replace(session, fresh).close().await;
         let undone = steps.drain(segment_first..).map(|s| s.action).collect();
@@ -427,6 +468,11 @@ fn newly_covered(
         .collect();
     out.dedup();
     out
+}
+
+/// The actions of steps already planned.
+fn earlier_actions(steps: &[Planned]) -> Vec<Action> {
+    steps.iter().map(|s| s.action.clone()).collect()
 }
 
 /// The controls an observation lists, by role and name.

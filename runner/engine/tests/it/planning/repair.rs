@@ -187,9 +187,52 @@ fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
 }
 
 /// An answer that submits before it ticks ends the episode (the page scores it and covers
-/// itself), so its next step is covered: the correction starts again from the start page, with
-/// the steps that ran shown as undone, and the corrected plan is scored by the page's own
-/// reward.
+/// itself), so its next step is covered. The task names Agree before Submit: the same answer in
+/// the task's order runs from the start page again, with no call, and the page's own reward
+/// shows it did the task.
+#[test]
+fn an_answer_that_broke_itself_runs_again_in_the_order_the_task_names_its_targets() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "click", "target": {"ref": "@button \"Submit\""}},
+            {"type": "check", "target": {"ref": "@checkbox \"Agree\""}}
+        ], "complete": true})));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 1),
+            "{:?}",
+            r.message
+        );
+        let plan = p.cached("episode").expect("cached");
+        let kept = plan["plan"]["actions"].as_array().unwrap();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert_eq!(kept[0]["type"], "check", "{kept:?}");
+        assert!(
+            kept[1]["expect"].to_string().contains("Reward: 1.00"),
+            "{kept:?}"
+        );
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
+            "{:?}",
+            r.message
+        );
+    });
+}
+
+/// When the task names none of the targets, nothing orders the answer but the model: the
+/// correction starts again from the start page, with the steps that ran shown as undone, and
+/// the corrected plan is scored by the page's own reward.
 #[test]
 fn a_correction_after_an_answer_that_spoiled_its_page_starts_again() {
     let server = pages();
@@ -198,7 +241,7 @@ fn a_correction_after_an_answer_that_spoiled_its_page_starts_again() {
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         p.scenario(
             "episode",
-            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "Finish the episode until the page says \"Reward: 1.00\"",
             "/episode.html",
         );
         let submit = json!({"type": "click", "target": {"ref": "@button \"Submit\""}});
@@ -236,13 +279,6 @@ fn a_correction_after_an_answer_that_spoiled_its_page_starts_again() {
         assert!(
             kept[1]["expect"].to_string().contains("Reward: 1.00"),
             "{kept:?}"
-        );
-        let r = single(&p.run(Overrides::default()).await).clone();
-        assert_eq!(
-            (r.status, r.cache, r.llm_calls),
-            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
-            "{:?}",
-            r.message
         );
     });
 }
