@@ -195,7 +195,24 @@ impl Runner {
                     .run_steps(session, scenario, std::slice::from_ref(action), shared)
                     .await;
                 phases.add(&execution);
-                if execution.failure.is_some() {
+                if let Some(f) = &execution.failure {
+                    // A click on a text that is gone (a model "checking" an old count by
+                    // clicking it) would be dropped before caching anyway: it does not end
+                    // the plan.
+                    if on_text(action, &segment_start)
+                        && matches!(
+                            f.class,
+                            FailureClass::SelectorNotFound | FailureClass::NotActionable
+                        )
+                    {
+                        tracing::info!(
+                            scenario_id = scenario.id,
+                            "{} is left out: a click on a text the page no longer shows ({})",
+                            action.id,
+                            f.class
+                        );
+                        continue;
+                    }
                     failure = Some((action.clone(), execution));
                     break;
                 }
@@ -468,6 +485,22 @@ fn newly_covered(
         .collect();
     out.dedup();
     out
+}
+
+/// Whether `action` clicks or hovers a text `page` listed, not a control.
+fn on_text(action: &Action, page: &crate::planner::Observation) -> bool {
+    matches!(
+        action.kind,
+        windup_model::ActionType::Click | windup_model::ActionType::Hover
+    ) && action.target.as_ref().is_some_and(|t| {
+        page.items
+            .iter()
+            .any(|i| !i.control && i.selector == t.selector)
+            && !page
+                .items
+                .iter()
+                .any(|i| i.control && i.selector == t.selector)
+    })
 }
 
 /// The actions of steps already planned.

@@ -324,3 +324,39 @@ fn an_answer_that_covers_what_the_task_still_needs_starts_again() {
         assert_eq!(p.ledger().last().unwrap()["calls"]["continuation"], 1);
     });
 }
+
+/// A click on a text the answer was planned on that is gone when its turn comes (a small
+/// model "checking" a status by clicking it) is left out, not the end of the plan: such a
+/// step would be dropped before caching anyway.
+#[test]
+fn a_click_on_a_text_that_is_gone_is_left_out() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "check", "target": {"ref": "@checkbox \"Agree\""}},
+            {"type": "click", "target": {"ref": "@button \"Submit\""}},
+            {"type": "click", "target": {"ref": "@paragraph \"Not submitted yet\""}}
+        ], "complete": true})));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 1),
+            "{:?}",
+            r.message
+        );
+        let plan = p.cached("episode").expect("cached");
+        let kept = plan["plan"]["actions"].as_array().unwrap();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(
+            kept[1]["expect"].to_string().contains("Reward: 1.00"),
+            "{kept:?}"
+        );
+    });
+}
