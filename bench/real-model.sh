@@ -177,7 +177,7 @@ if [ "${WINDUP_BENCH_MODE:-bench}" = run ]; then
   # One first generation each, then the oracle's replays (which make no call).
   for id in "$@"; do
     log "windup run $id"
-    "$WINDUP" run "$id" --root "$PROJECT" 2> "$WORK/results/$id.log" || status=1
+    "$WINDUP" run "$id" --root "$PROJECT" -v 2> "$WORK/results/$id.log" || status=1
   done
   log "the oracle's replays"
   python3 "$ROOT/bench/oracle_replays.py" --windup "$WINDUP" --project "$PROJECT" --results "$WORK/results" \

@@ -2,7 +2,7 @@
 # The engine's two boundaries with Chromium, as ARCHITECTURE.md states them ("Invariants"):
 # - a CDP method is named only in runner/engine/src/browser/cdp/ (typed commands);
 # - page JavaScript is reached only through browser/injected.rs (typed functions over
-#   injected/windup.js): nothing else names `window.__windup` or evaluates code in the page.
+#   the modules of injected/, assembled into one script): nothing else names `window.__windup` or evaluates code in the page.
 # Also: only action/ and dashboard/ talk to GitHub (octocrab). Fails naming each offending line.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

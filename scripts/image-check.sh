@@ -71,11 +71,11 @@ if [ -n "${WINDUP_BIN_DIR:-}" ]; then
   bin_dir="$(cd "$WINDUP_BIN_DIR" && pwd)"
   echo "prebuilt: $bin_dir"
 else
-  (cd "$root" && heavy cargo build --release --locked -p windup -p windup-action)
+  (cd "$root" && heavy cargo build --release --locked -p windup-action && heavy cargo build --release --locked -p windup)
   bin_dir="${CARGO_TARGET_DIR:-$root/target}/release"
 fi
 for bin in windup windup-action; do
-  [ -x "$bin_dir/$bin" ] || fail "no $bin in $bin_dir; fix: build it (cargo build --release -p windup -p windup-action) or set WINDUP_BIN_DIR"
+  [ -x "$bin_dir/$bin" ] || fail "no $bin in $bin_dir; fix: build them (cargo build --release -p windup-action && cargo build --release -p windup) or set WINDUP_BIN_DIR"
 done
 # The image's glibc is bookworm's: a binary built against a newer one does not start there.
 if ! grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then

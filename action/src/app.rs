@@ -20,12 +20,12 @@ use windup_engine::env::ChildEnv;
 /// How long the app may take to answer at `wait-for`.
 pub const WAIT_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Who runs start-command when the Action is root: `nobody` (uid, gid), who owns nothing in
-/// the container. Numeric, so no passwd entry is needed (Debian's image has one).
+/// Who runs start-command and Chromium when the Action is root: `nobody` (uid, gid), who owns
+/// nothing in the container. Numeric, so no passwd entry is needed (Debian's image has one).
 pub const NOBODY: (u32, u32) = (65534, 65534);
 
-/// The user start-command runs as, for an Action running as `euid`: `nobody` for root, else
-/// the current user (`None`).
+/// The user start-command (and Chromium) runs as, for an Action running as `euid`: `nobody`
+/// for root, else the current user (`None`).
 pub fn app_user(euid: u32) -> Option<(u32, u32)> {
     (euid == 0).then_some(NOBODY)
 }
@@ -150,11 +150,12 @@ fn private_home(uid: u32, gid: u32) -> std::io::Result<tempfile::TempDir> {
     Ok(home)
 }
 
+/// The effective user the Action runs as.
 #[expect(
     unsafe_code,
     reason = "geteuid(2): std does not say who the process runs as"
 )]
-fn euid() -> u32 {
+pub fn euid() -> u32 {
     // SAFETY: geteuid(2) takes no arguments, always succeeds and touches no memory.
     unsafe { libc::geteuid() }
 }

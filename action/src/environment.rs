@@ -32,7 +32,7 @@ use windup_engine::dashboard_client::DEFAULT_TOKEN_ENV;
 use windup_engine::env::ChildEnv;
 
 /// GitHub's tokens, by the names workflows and the `gh` CLI give them.
-const GITHUB_TOKENS: &[&str] = &[
+pub(crate) const GITHUB_TOKENS: &[&str] = &[
     "GITHUB_TOKEN",
     "GH_TOKEN",
     "GH_ENTERPRISE_TOKEN",

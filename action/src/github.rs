@@ -19,6 +19,8 @@ pub struct Context {
     pub sha: Option<String>,
     /// `GITHUB_REF`, such as `refs/heads/main` or `refs/pull/7/merge`.
     pub git_ref: Option<String>,
+    /// `GITHUB_EVENT_NAME`: `push`, `pull_request`, `pull_request_target`…
+    pub event_name: Option<String>,
     /// `GITHUB_RUN_ID`: every job and shard of one workflow run shares it.
     pub run_id: Option<String>,
     pub job: Option<String>,
@@ -80,6 +82,7 @@ impl Context {
             repository: var("GITHUB_REPOSITORY"),
             sha: var("GITHUB_SHA"),
             git_ref: var("GITHUB_REF"),
+            event_name: var("GITHUB_EVENT_NAME"),
             run_id: var("GITHUB_RUN_ID"),
             job: var("GITHUB_JOB"),
             server_url: var("GITHUB_SERVER_URL").unwrap_or_else(|| "https://github.com".into()),

@@ -22,10 +22,12 @@ pub const INPUTS: &[InputSpec] = &[
     spec("scenarios", ""),
     spec("working-directory", "."),
     spec("base-url", ""),
+    spec("allowed-origins", ""),
     spec("start-command", ""),
     spec("wait-for", ""),
     spec("provider", ""),
     spec("model", ""),
+    spec("provider-base-urls", ""),
     spec("parallel", ""),
     spec("retries", "0"),
     spec("shard", ""),
@@ -88,10 +90,16 @@ pub struct Inputs {
     pub scenarios: ScenarioFilter,
     pub working_directory: String,
     pub base_url: Option<String>,
+    /// Origins besides the app's that the workspace's config may name when it is not trusted
+    /// (`[planner] allowed_origins`, the manifest's account `origins`); see `trust`.
+    pub allowed_origins: Vec<url::Origin>,
     pub start_command: Option<String>,
     pub wait_for: Option<url::Url>,
     pub provider: Option<String>,
     pub model: Option<String>,
+    /// API roots besides each provider's official one that windup.toml's `base_url` may name
+    /// (where the provider's key is sent); see `trust`.
+    pub provider_base_urls: Vec<url::Url>,
     /// Scenarios at once; `None`: the number of cores.
     pub parallel: Option<u32>,
     pub retries: u32,
@@ -241,6 +249,33 @@ impl Inputs {
                 "set dashboard-url to the dashboard's address, or remove dashboard-token",
             ));
         }
+        let mut urls = |name: &str, fix: &str| -> Vec<url::Url> {
+            let mut out = Vec::new();
+            for v in list(&raw(name)) {
+                match url::Url::parse(&v) {
+                    Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {
+                        out.push(u)
+                    }
+                    _ => bad.push(BadInput::new(
+                        name,
+                        format!("`{v}` is not an http(s) URL"),
+                        fix,
+                    )),
+                }
+            }
+            out
+        };
+        let allowed_origins = urls(
+            "allowed-origins",
+            "list origins such as https://login.example.com, separated by spaces, commas or lines",
+        )
+        .iter()
+        .map(url::Url::origin)
+        .collect();
+        let provider_base_urls = urls(
+            "provider-base-urls",
+            "list API roots such as https://llm.example.com/v1, separated by spaces, commas or lines",
+        );
         let base_url = opt("base-url");
         if let Some(v) = &base_url
             && let Err(e) = windup_engine::base_url::parse_base_url("base-url", v)
@@ -287,10 +322,12 @@ impl Inputs {
             scenarios: scenario_filter(&raw("scenarios")),
             working_directory,
             base_url,
+            allowed_origins,
             start_command,
             wait_for,
             provider: opt("provider"),
             model: opt("model"),
+            provider_base_urls,
             parallel,
             retries,
             shard,
@@ -309,13 +346,18 @@ impl Inputs {
     }
 }
 
+/// The entries of a list input, separated by spaces, commas or lines.
+fn list(raw: &str) -> Vec<String> {
+    raw.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// `sign-in checkout-* @smoke`: separated by spaces, commas or lines.
 fn scenario_filter(raw: &str) -> ScenarioFilter {
     let mut filter = ScenarioFilter::default();
-    for token in raw
-        .split(|c: char| c.is_whitespace() || c == ',')
-        .filter(|t| !t.is_empty())
-    {
+    for token in list(raw) {
         match token.strip_prefix('@') {
             Some(tag) => filter.tags.push(tag.to_string()),
             None => filter.patterns.push(token.to_string()),

@@ -10,11 +10,13 @@ pub mod environment;
 pub mod github;
 pub mod inputs;
 pub mod summary;
+pub mod trust;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use secrecy::ExposeSecret;
+use windup_engine::browser::RunAs;
 use windup_engine::config::{Config, Overrides};
 use windup_engine::env::ChildEnv;
 use windup_engine::events::{Event, EventSink};
@@ -133,6 +135,10 @@ fn prepare(
         ..Overrides::default()
     };
     let mut config = Config::load(root, &overrides).map_err(|e| Stop::Problems(e.into()))?;
+    let refused = trust::check(&config, inputs, &trust::Workspace::of(ctx));
+    if !refused.is_empty() {
+        return Err(Stop::Problems(Problems(refused)));
+    }
     if config.base_url.is_none()
         && let Some(w) = &inputs.wait_for
     {
@@ -201,6 +207,8 @@ fn prepare(
     }
     let child_env = environment.stripped(&environment::secret_names(&config));
     config.browser.env = Some(child_env.clone());
+    // Chromium, like start-command's app, cannot read the Action's /proc/PID/environ.
+    config.browser.run_as = app::app_user(app::euid()).map(|(uid, gid)| RunAs { uid, gid });
     let dashboard = config.dashboard.clone();
     let engine_env = config.env.clone();
     notes.run_link = ctx.run_url();
@@ -575,25 +583,5 @@ impl EventSink for Log {
             ),
             _ => {}
         }
-    }
-}
-
-/// A tracing layer that prints each event it sees as a `::warning` annotation (main installs it
-/// for the engine's warnings and errors).
-pub struct Annotations;
-
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Annotations {
-    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
-        struct Message(String);
-        impl tracing::field::Visit for Message {
-            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
-                if field.name() == "message" {
-                    self.0 = format!("{value:?}");
-                }
-            }
-        }
-        let mut message = Message(String::new());
-        event.record(&mut message);
-        warn_if(Some(&message.0));
     }
 }

@@ -23,6 +23,8 @@ mod comment_author;
 mod fork;
 #[path = "action/secrets.rs"]
 mod secrets;
+#[path = "action/untrusted.rs"]
+mod untrusted;
 
 /// A simulated workflow run: a workspace holding the example project under `acme/`.
 struct Workflow {
@@ -361,6 +363,7 @@ fn without_a_provider_key_a_fork_runs_cached_plans_only_and_says_so() {
     std::fs::remove_file(w.path("acme/e2e/.windup/cache/create-project.json")).unwrap();
     let app = Server::start(&w.path("acme/app"));
     w.input("base-url", app.base.as_str())
+        .input("provider-base-urls", "http://127.0.0.1:9/v1")
         .input("scenarios", "sign-in,create-project");
     let out = w.run();
     let log = stdout(&out);
@@ -822,7 +825,7 @@ fn the_action_has_one_name_everywhere() {
         "release pushes {IMAGE}"
     );
     assert!(
-        release.contains("-p windup -p windup-action"),
+        release.contains("cargo build --release --locked -p windup-action"),
         "the release builds the entrypoint too"
     );
     assert!(read("Dockerfile").contains(&format!("image.source=\"{url}\"")));

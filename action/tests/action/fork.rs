@@ -82,7 +82,9 @@ fn a_forks_plans_are_saved_under_its_qualified_branch_never_the_bases() {
     let app = Server::start(&w.path("acme/app"));
     w.input("base-url", app.base.as_str())
         .input("scenarios", "sign-in")
-        .input("dashboard-url", &dashboard.url);
+        .input("dashboard-url", &dashboard.url)
+        // The workflow's choice: a fork's windup.toml may name no other.
+        .input("provider-base-urls", &llm.openai_base_url());
     let entry = committed();
 
     // A fork's `main`, with a token that may write anywhere: the plan lands on the fork's

@@ -1,7 +1,8 @@
 //! The processes the Action starts hold none of its secrets: start-command's app (the pull
-//! request's code) and Chromium get the environment without tokens and keys, and the app runs
-//! as `nobody`, so it cannot read them from the Action's `/proc/PID/environ` either. Real
-//! processes throughout: the entrypoint, `sh`, `python3`, Chromium; `/proc` is the witness.
+//! request's code) and Chromium get the environment without tokens and keys, and both run as
+//! `nobody` (Chromium through whatever `[browser] executable` names), so they cannot read them
+//! from the Action's `/proc/PID/environ` either. Real processes throughout: the entrypoint,
+//! `sh`, `python3`, Chromium; `/proc` is the witness.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
@@ -15,6 +16,8 @@ use super::{Workflow, stdout};
 struct Seen {
     pid: u32,
     parent: u32,
+    /// The effective uid.
+    uid: Option<u32>,
     cmdline: String,
     environ: BTreeMap<String, String>,
 }
@@ -41,9 +44,15 @@ fn read_proc(pid: u32, parent: u32) -> Option<Seen> {
     if cmdline.is_empty() {
         return None;
     }
+    let uid = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|ids| ids.split_whitespace().nth(1)?.parse().ok());
     Some(Seen {
         pid,
         parent,
+        uid,
         cmdline,
         environ,
     })
@@ -127,6 +136,17 @@ fn subtrees(seen: &[Seen], action: u32, is_root: impl Fn(&Seen) -> bool) -> Vec<
     seen.iter().filter(|s| pids.contains(&s.pid)).collect()
 }
 
+#[expect(
+    unsafe_code,
+    reason = "geteuid(2): whether the Action runs as root here"
+)]
+fn running_as_root() -> bool {
+    // SAFETY: geteuid(2) takes no arguments, always succeeds and touches no memory.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A push to main: the workspace is the repository's own, and its `[browser] executable` is
+/// used; as root, it and Chromium run as `nobody` all the same.
 #[test]
 fn start_command_and_chromium_see_no_secret_and_the_app_runs_as_nobody() {
     let port = {
@@ -141,12 +161,35 @@ fn start_command_and_chromium_see_no_secret_and_the_app_runs_as_nobody() {
     let out_dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(out_dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let report = out_dir.path().join("app.txt");
+    // A wrapper as `[browser] executable`: says who it runs as and what it can read, then runs
+    // Chromium.
+    let wrapper = out_dir.path().join("chromium.sh");
+    let wrapper_saw = out_dir.path().join("wrapper.txt");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\n{{ echo \"uid=$(id -u) gid=$(id -g)\"; echo \"home=$HOME\"; \
+             cat /proc/$PPID/environ >/dev/null 2>&1 && echo parent=readable || echo parent=denied; \
+             cat /proc/1/environ >/dev/null 2>&1 && echo init=readable || echo init=denied; \
+             }} > {saw}\nexec {chromium} \"$@\"\n",
+            saw = wrapper_saw.display(),
+            chromium = windup_engine::browser::find_chromium(None, true)
+                .expect("a Chromium")
+                .display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(w.path("event.json"), r#"{"ref": "refs/heads/main"}"#).unwrap();
+    w.env.insert("GITHUB_EVENT_NAME".into(), "push".into());
+    w.env.insert("GITHUB_REF".into(), "refs/heads/main".into());
     let toml = w.path("acme/windup.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     std::fs::write(
         &toml,
         format!(
-            "{text}\n[providers.acme]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\napi_key_env = \"ACME_LLM_KEY\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n[dashboard]\ntoken_env = \"ACME_DASH_TOKEN\"\n"
+            "{text}\n[browser]\nexecutable = \"{wrapper}\"\n\n[providers.acme]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\napi_key_env = \"ACME_LLM_KEY\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n[dashboard]\ntoken_env = \"ACME_DASH_TOKEN\"\n",
+            wrapper = wrapper.display()
         ),
     )
     .unwrap();
@@ -192,6 +235,8 @@ fn start_command_and_chromium_see_no_secret_and_the_app_runs_as_nobody() {
     .input("base-url", &url)
     .input("scenarios", "sign-in")
     .input("require-cached", "true")
+    // The provider's address is the workflow's to allow (no call is made: require-cached).
+    .input("provider-base-urls", "http://127.0.0.1:9/v1")
     .input("dashboard-url", &windup_testkit::fake_dashboard::closed_port_url())
     .input("dashboard-token", dashboard_token);
 
@@ -229,11 +274,35 @@ fn start_command_and_chromium_see_no_secret_and_the_app_runs_as_nobody() {
         "no input: {app}"
     );
 
-    // The app (its shell, the server, their children) and Chromium (the browser and its
-    // helpers); the engine's own `git` calls are Windup's, not theirs.
+    // The wrapper Chromium was started through, in its own words.
+    let said = std::fs::read_to_string(&wrapper_saw).expect("the wrapper ran");
+    let root = running_as_root();
+    if root {
+        assert!(said.contains("uid=65534 gid=65534"), "{said}");
+        assert!(said.contains("windup-chromium-"), "{said}");
+        assert!(
+            said.contains("parent=denied"),
+            "the Action's environ: {said}"
+        );
+        assert!(said.contains("init=denied"), "{said}");
+    } else {
+        // Not root: nobody to switch to; the wrapper runs as the Action's own user.
+        println!("not root: Chromium keeps the Action's user, so only its environment is checked");
+    }
+
+    // The app (its shell, the server, their children) and Chromium (the wrapper, the browser
+    // and its helpers); the engine's own `git` calls are Windup's, not theirs.
     let browser = subtrees(&seen, action, |s| {
         s.cmdline.contains("--remote-debugging-pipe")
     });
+    for p in browser.iter().filter(|_| root) {
+        assert!(
+            matches!(p.uid, Some(65534)),
+            "`{}` ran as {:?}",
+            p.cmdline,
+            p.uid
+        );
+    }
     // `sh -c '…; exec python3 -m http.server'`, read before or after its exec.
     let app = subtrees(&seen, action, |s| s.cmdline.contains("http.server"));
     assert!(!browser.is_empty(), "Chromium was seen: {seen:#?}");

@@ -6,8 +6,7 @@ use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use windup_model::api::{CachedPlan, PlanSaved};
+use windup_model::api::{CachedPlan, PlanPutQuery, PlanQuery, PlanSaved};
 use windup_model::{CacheEntry, CacheStatus};
 
 use super::auth::ApiAuth;
@@ -18,19 +17,11 @@ use crate::secret::Scope;
 use crate::store::CachePut;
 use crate::time::{now_ms, to_second};
 
-#[derive(Deserialize)]
-pub(super) struct CacheQuery {
-    start_url: String,
-    scenario_sha: String,
-    #[serde(default)]
-    branch: Option<String>,
-}
-
 pub(super) async fn cache_get(
     State(state): State<AppState>,
     auth: ApiAuth,
     path: Result<Path<String>, PathRejection>,
-    query: Result<Query<CacheQuery>, QueryRejection>,
+    query: Result<Query<PlanQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Path(scenario_id) = path.map_err(path_error)?;
     auth.require(Scope::CacheRead)?;
@@ -77,14 +68,6 @@ pub(super) async fn cache_get(
     ))
 }
 
-#[derive(Deserialize)]
-pub(super) struct BranchQuery {
-    branch: String,
-    /// On a PUT: why the plan it replaces went stale.
-    #[serde(default)]
-    reason: Option<String>,
-}
-
 /// Longest stale reason kept, in characters.
 const MAX_REASON_CHARS: usize = 300;
 
@@ -98,7 +81,7 @@ pub(super) async fn cache_put(
     State(state): State<AppState>,
     auth: ApiAuth,
     path: Result<Path<String>, PathRejection>,
-    query: Result<Query<BranchQuery>, QueryRejection>,
+    query: Result<Query<PlanPutQuery>, QueryRejection>,
     JsonBody(entry): JsonBody<CacheEntry>,
 ) -> Result<Response, ApiError> {
     let Path(scenario_id) = path.map_err(path_error)?;

@@ -9,8 +9,7 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
-use windup_model::api::SiteMapSaved;
+use windup_model::api::{SiteMapQuery, SiteMapSaved};
 use windup_model::sitemap::{MAP_VERSION, SiteMap};
 
 use super::auth::ApiAuth;
@@ -19,12 +18,6 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::secret::Scope;
 use crate::time::now_ms;
-
-#[derive(Deserialize)]
-pub(super) struct MapQuery {
-    #[serde(default)]
-    branch: Option<String>,
-}
 
 /// A stored map; one that no longer parses counts as empty (and is replaced by the next merge).
 fn stored(json: Option<&str>) -> SiteMap {
@@ -46,7 +39,7 @@ fn stored(json: Option<&str>) -> SiteMap {
 pub(super) async fn sitemap_get(
     State(state): State<AppState>,
     auth: ApiAuth,
-    query: Result<Query<MapQuery>, QueryRejection>,
+    query: Result<Query<SiteMapQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     auth.require(Scope::CacheRead)?;
     let Query(q) = query.map_err(query_error)?;
@@ -69,7 +62,7 @@ pub(super) async fn sitemap_get(
 pub(super) async fn sitemap_put(
     State(state): State<AppState>,
     auth: ApiAuth,
-    query: Result<Query<MapQuery>, QueryRejection>,
+    query: Result<Query<SiteMapQuery>, QueryRejection>,
     JsonBody(upload): JsonBody<SiteMap>,
 ) -> Result<Response, ApiError> {
     auth.require(Scope::CacheWrite)?;

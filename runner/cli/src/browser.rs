@@ -100,6 +100,7 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
             .base_url
             .as_ref()
             .map_or("about:blank".to_string(), |u| u.to_string());
+        let signals = StopSignals::listen();
         println!(
             "Chromium is running with the project's own profile, {profile}/ (owner-only, git-ignored:\n\
              sign in once and it is kept), on {opened}.\n\
@@ -131,7 +132,7 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
                     }
                 }
             }
-            _ = stop_requested() => {
+            _ = signals.requested() => {
                 eprintln!("stopping Chromium");
                 browser.stop().await;
                 ExitCode::Success
@@ -140,19 +141,38 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
     })
 }
 
-/// Ctrl-C, or a SIGTERM or SIGHUP (a closed terminal): Chromium must not outlive us.
-async fn stop_requested() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut hup)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-    ) else {
-        let _ = tokio::signal::ctrl_c().await;
-        return;
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
-        _ = hup.recv() => {}
+/// Ctrl-C, or a SIGTERM or SIGHUP (a closed terminal): Chromium must not outlive us. Listened
+/// for from before the URL is printed, so a signal sent as soon as it shows is never the
+/// default action (an exit that leaves Chromium running).
+struct StopSignals {
+    interrupt: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
+    hangup: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn listen() -> StopSignals {
+        use tokio::signal::unix::{SignalKind, signal};
+        StopSignals {
+            interrupt: signal(SignalKind::interrupt()).ok(),
+            terminate: signal(SignalKind::terminate()).ok(),
+            hangup: signal(SignalKind::hangup()).ok(),
+        }
+    }
+
+    async fn requested(mut self) {
+        async fn on(signal: Option<&mut tokio::signal::unix::Signal>) {
+            match signal {
+                Some(s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = on(self.interrupt.as_mut()) => {}
+            _ = on(self.terminate.as_mut()) => {}
+            _ = on(self.hangup.as_mut()) => {}
+        }
     }
 }

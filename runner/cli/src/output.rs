@@ -216,6 +216,9 @@ impl EventSink for Terminal {
                     Purpose::Repair { .. } => "re-planning from where the replay failed",
                     Purpose::Continue { .. } => "continuing the plan on a new page",
                     Purpose::Correct { .. } => "correcting a step that missed its page",
+                    Purpose::Restart { .. } => {
+                        "starting again: the last steps covered what the task still needs"
+                    }
                     Purpose::Finish { .. } => "planning what the task says that no step shows yet",
                     Purpose::Plan => "planning",
                     Purpose::Prove => "choosing the facts that prove the task",

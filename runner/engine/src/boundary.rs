@@ -10,7 +10,7 @@ use url::{Origin, Url};
 use windup_model::{Action, ActionType, InputError, Plan};
 
 use crate::base_url::rebase;
-use crate::secrets::{CredentialKind, FieldFacts, Manifest, credential_fits};
+use crate::secrets::{CredentialKind, FieldFacts, Manifest, Misfit, credential_fits};
 
 /// Where plans may go and what they may type, for one project (or one replayed plan).
 #[derive(Debug, Clone)]
@@ -92,10 +92,10 @@ impl Boundary {
     /// Whether the credential `name` may be typed into the field `field` (`secrets::fit`): a
     /// secret only into a password or one-time-code field, an identifier only into a one-line
     /// text, email or telephone input; else why not.
-    pub fn fits_field(&self, name: &str, field: &FieldFacts) -> Result<(), String> {
+    pub fn fits_field(&self, name: &str, field: &FieldFacts) -> Result<(), Misfit> {
         match self.kinds.get(name) {
             Some(kind) => credential_fits(name, *kind, field),
-            None => Err(format!("`{name}` is not a credential of this project")),
+            None => Err(Misfit::Undeclared(name.to_string())),
         }
     }
 

@@ -131,10 +131,21 @@ pub enum Purpose {
         failure: Option<StepFailure>,
     },
     /// A new step failed on the very page it was planned on: one correction, from the page as
-    /// it is now.
+    /// it is now, or from the start page again when earlier steps of the same answer ran.
     Correct {
         /// The new step that failed.
         failure: StepFailure,
+        /// The steps of the same answer that ran before it, undone by starting again from the
+        /// start page (empty when the correction goes on from the page as it is).
+        undone: Vec<Action>,
+    },
+    /// The last answer's steps left controls the task names covered (the page ended its task,
+    /// something lies over them): one start again from the start page, those steps undone.
+    Restart {
+        /// The last answer's steps that ran.
+        undone: Vec<Action>,
+        /// The covered controls, as `radio "GDKkQ"`.
+        covered: Vec<String>,
     },
     /// The model called the task done, but the plan does not show all of the task's own words
     /// (`planner::words`): plan what is missing, on the page as it is.

@@ -27,6 +27,7 @@ pub mod project;
 pub mod reporters;
 pub mod retry;
 pub mod runner;
+#[cfg(feature = "scan")]
 pub mod scan;
 pub mod secrets;
 pub mod signature;

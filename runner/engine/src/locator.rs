@@ -1,4 +1,4 @@
-//! Locators: a parsed selector evaluated by the in-page engine (`injected/windup.js`).
+//! Locators: a parsed selector evaluated by the in-page engine (`injected/*.js`).
 //! The first VISIBLE match in document order is the target.
 //!
 //! A selector is evaluated in each realm of the page in turn (`browser::Realm`): the top

@@ -19,12 +19,32 @@ pub struct Check {
 }
 
 /// Compiles a URL glob: `*` stays within a path segment, `**/` crosses segments.
-pub fn url_glob(pattern: &str) -> Result<GlobMatcher, String> {
+pub fn url_glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
         .map(|g| g.compile_matcher())
-        .map_err(|e| e.to_string())
+}
+
+/// A postcondition that cannot be checked: the selector or glob it names does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// A selector of the check.
+    #[error("bad selector `{selector}`: {reason}")]
+    Selector {
+        /// The selector as written.
+        selector: String,
+        /// Why it does not parse.
+        reason: windup_model::SelectorError,
+    },
+    /// The URL glob.
+    #[error("bad URL glob `{pattern}`: {reason}")]
+    Glob {
+        /// The glob as written.
+        pattern: String,
+        /// Why it does not compile.
+        reason: globset::Error,
+    },
 }
 
 /// The part of `url` a glob is matched against: path+query+fragment when it is on the base
@@ -136,11 +156,14 @@ async fn observe(session: &Session, spec: &CheckSpec) -> Result<Observed, Browse
 impl Check {
     /// Parses every selector and the URL glob of `expect` once, before polling; the error
     /// names the bad selector or glob.
-    pub fn compile(expect: &Expect) -> Result<Check, String> {
-        let parts = |s: &str| -> Result<Vec<Part>, String> {
+    pub fn compile(expect: &Expect) -> Result<Check, CompileError> {
+        let parts = |s: &str| -> Result<Vec<Part>, CompileError> {
             Locator::parse(s)
                 .map(|l| l.parts().to_vec())
-                .map_err(|e| format!("bad selector `{s}`: {e}"))
+                .map_err(|reason| CompileError::Selector {
+                    selector: s.to_string(),
+                    reason,
+                })
         };
         let spec = CheckSpec {
             visible: expect.visible.as_deref().map(parts).transpose()?,
@@ -161,7 +184,13 @@ impl Check {
             },
         };
         let url = match &expect.url {
-            Some(p) => Some((p.clone(), url_glob(p)?)),
+            Some(p) => Some((
+                p.clone(),
+                url_glob(p).map_err(|reason| CompileError::Glob {
+                    pattern: p.clone(),
+                    reason,
+                })?,
+            )),
             None => None,
         };
         Ok(Check { spec, url })

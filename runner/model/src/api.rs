@@ -7,8 +7,13 @@
 //! |---|---|---|
 //! | `POST runs` | [`RunUpload`] | [`RunCreated`] (201, or 200 when the run was there) |
 //! | `PUT runs/{run_id}/artifacts/{name}` | a PNG (`image/png`) | [`ArtifactSaved`] |
-//! | `GET cache/{scenario_id}?start_url=&scenario_sha=[&branch=]` | — | [`CachedPlan`], 404 when none |
-//! | `PUT cache/{scenario_id}?branch=[&reason=]` | a [`CacheEntry`] | [`PlanSaved`] |
+//! | `GET cache/{scenario_id}?`[`PlanQuery`] | — | [`CachedPlan`], 404 when none |
+//! | `PUT cache/{scenario_id}?`[`PlanPutQuery`] | a [`CacheEntry`] | [`PlanSaved`] |
+//! | `GET sitemap?`[`SiteMapQuery`] | — | a `SiteMap` |
+//! | `PUT sitemap?`[`SiteMapQuery`] (branch required) | a `SiteMap` | [`SiteMapSaved`] |
+//!
+//! Queries are typed here like bodies: the client serialises them, the dashboard and the fake
+//! deserialise the same structs, so a parameter cannot be spelt two ways.
 //!
 //! A refusal is `{"error": {"code": "snake_case", "message": "…"}}`; the runner reads it
 //! leniently (a proxy may answer instead of the dashboard), so it has no strict type here.
@@ -160,6 +165,39 @@ pub struct CachedPlan<E = serde_json::Value> {
     pub updated_at: OffsetDateTime,
     /// The cache entry.
     pub entry: E,
+}
+
+/// The query of `GET cache/{scenario_id}`: the scenario's current text, by its start URL and
+/// hash (a plan for another text is never answered), and the branch asked for (the project's
+/// default branch answers when it has none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanQuery {
+    /// The scenario's `start_url`.
+    pub start_url: String,
+    /// The scenario's `scenario_sha`.
+    pub scenario_sha: String,
+    /// The branch asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+}
+
+/// The query of `PUT cache/{scenario_id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanPutQuery {
+    /// The branch it is saved for.
+    pub branch: String,
+    /// Why the plan it replaces went stale (one line, bounded by the dashboard).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The query of `GET sitemap` (the default branch's map with `branch`'s merged over it) and of
+/// `PUT sitemap`, where the branch is required.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteMapQuery {
+    /// The branch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 /// The answer to `PUT cache/{scenario_id}`.

@@ -97,10 +97,36 @@ fn single_char(c: char) -> Option<KeyDef> {
     })
 }
 
+/// A `press` key that names no key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyError {
+    /// Nothing was given.
+    #[error("the key is empty")]
+    Empty,
+    /// A modifier outside Alt, Control, ControlOrMeta, Meta and Shift.
+    #[error(
+        "unknown modifier `{modifier}` in `{input}`; modifiers are Alt, Control, ControlOrMeta, Meta, Shift"
+    )]
+    Modifier {
+        /// The modifier as written.
+        modifier: String,
+        /// The whole chord.
+        input: String,
+    },
+    /// A key no keyboard table holds.
+    #[error("unknown key `{key}` in `{input}`")]
+    Key {
+        /// The key as written.
+        key: String,
+        /// The whole chord.
+        input: String,
+    },
+}
+
 /// Parses `Enter`, `a`, `Control+Shift+K`. `ControlOrMeta` is Control (Linux CI).
-pub fn parse_chord(input: &str) -> Result<Chord, String> {
+pub fn parse_chord(input: &str) -> Result<Chord, KeyError> {
     if input.is_empty() {
-        return Err("the key is empty".into());
+        return Err(KeyError::Empty);
     }
     // A lone "+" is the plus key; "Control++" is Control with plus.
     let (mods_part, key_part) = match input.strip_suffix("++") {
@@ -119,9 +145,10 @@ pub fn parse_chord(input: &str) -> Result<Chord, String> {
             "Meta" => (4, "Meta"),
             "Shift" => (8, "Shift"),
             other => {
-                return Err(format!(
-                    "unknown modifier `{other}` in `{input}`; modifiers are Alt, Control, ControlOrMeta, Meta, Shift"
-                ));
+                return Err(KeyError::Modifier {
+                    modifier: other.to_string(),
+                    input: input.to_string(),
+                });
             }
         };
         modifiers |= bit;
@@ -132,7 +159,10 @@ pub fn parse_chord(input: &str) -> Result<Chord, String> {
         (Some(c), None) => single_char(c),
         _ => named(key_part),
     }
-    .ok_or_else(|| format!("unknown key `{key_part}` in `{input}`"))?;
+    .ok_or_else(|| KeyError::Key {
+        key: key_part.to_string(),
+        input: input.to_string(),
+    })?;
     Ok(Chord {
         modifiers,
         modifier_keys,

@@ -29,7 +29,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::AbortHandle;
 use windup_model::CacheEntry;
 use windup_model::api::{
-    ArtifactSaved, CachedPlan, PlanSaved, RunCreated, RunUpload, SiteMapSaved,
+    ArtifactSaved, CachedPlan, PlanPutQuery, PlanQuery, PlanSaved, RunCreated, RunUpload,
+    SiteMapQuery, SiteMapSaved,
 };
 use windup_model::sitemap::SiteMap;
 
@@ -62,6 +63,15 @@ impl DashRequest {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
+    }
+
+    /// The query as one of the API's typed queries (`windup_model::api`), as the dashboard reads
+    /// it; None when it is not one.
+    pub fn query_as<Q: serde::de::DeserializeOwned>(&self) -> Option<Q> {
+        let encoded = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(&self.query)
+            .finish();
+        serde_urlencoded::from_str(&encoded).ok()
     }
 
     pub fn query(&self, name: &str) -> Option<&str> {
@@ -344,7 +354,14 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
             )
         }
         ("GET", ["api", "v1", "cache", id]) => {
-            let branch = r.query("branch").unwrap_or(DEFAULT_BRANCH);
+            let Some(q) = r.query_as::<PlanQuery>() else {
+                return error(
+                    400,
+                    "bad_request",
+                    "start_url and scenario_sha are required",
+                );
+            };
+            let branch = q.branch.as_deref().unwrap_or(DEFAULT_BRANCH);
             let found = s
                 .cache
                 .get(&(id.to_string(), branch.to_string()))
@@ -368,7 +385,7 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
             }
         }
         ("PUT", ["api", "v1", "cache", id]) => {
-            let Some(branch) = r.query("branch").map(str::to_string) else {
+            let Some(PlanPutQuery { branch, .. }) = r.query_as::<PlanPutQuery>() else {
                 return error(400, "bad_request", "branch is required");
             };
             if s.read_only.contains(&branch) {
@@ -403,13 +420,14 @@ fn answer(s: &mut State, r: &DashRequest) -> (u16, Vec<(String, String)>, String
                 .get(DEFAULT_BRANCH)
                 .cloned()
                 .unwrap_or_else(SiteMap::new);
-            if let Some(own) = r.query("branch").and_then(|b| s.sitemaps.get(b)) {
+            let q = r.query_as::<SiteMapQuery>().unwrap_or_default();
+            if let Some(own) = q.branch.and_then(|b| s.sitemaps.get(&b)) {
                 map.merge(own);
             }
             (200, Vec::new(), to_json(&map))
         }
         ("PUT", ["api", "v1", "sitemap"]) => {
-            let Some(branch) = r.query("branch").map(str::to_string) else {
+            let Some(branch) = r.query_as::<SiteMapQuery>().and_then(|q| q.branch) else {
                 return error(400, "bad_request", "branch is required");
             };
             if s.read_only.contains(&branch) {

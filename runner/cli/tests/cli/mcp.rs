@@ -345,6 +345,25 @@ fn credentials_go_only_by_name_and_never_reach_the_agent_the_log_or_the_saved_fi
         json!({"id": "mcp-sign-in", "task": format!("Sign in with {PASSWORD}")}),
     );
     assert!(error, "{text}");
+    // The example's own sign-in plan was written by a person: an agent never saves over it.
+    let protected = std::fs::read(root.join("e2e/.windup/cache/sign-in.json")).unwrap();
+    let (text, error) = mcp.tool(
+        "save_scenario",
+        json!({"id": "sign-in", "task": "Sign in as the admin and see the projects", "overwrite": true}),
+    );
+    assert!(
+        error && text.contains("a person wrote or accepted"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(root.join("e2e/.windup/cache/sign-in.json")).unwrap(),
+        protected
+    );
+    assert!(
+        !root
+            .join("e2e/.windup/cache/proposals/sign-in.json")
+            .exists()
+    );
     shown.push_str(&mcp.ok(
         "save_scenario",
         json!({"id": "mcp-sign-in", "task": "Sign in as the admin and see the projects"}),

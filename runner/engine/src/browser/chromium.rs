@@ -66,6 +66,9 @@ pub(super) struct Instance {
     pub reuse_tabs: bool,
     /// The tabs held pages open, held before their first request (`popup_hold`).
     pub popup_hold: Arc<PopupHold>,
+    /// The user Windup started this browser as, when another ([`super::RunAs`]): the folders
+    /// it writes downloads into are made that user's.
+    pub run_as: Option<super::RunAs>,
 }
 
 impl Instance {
@@ -181,6 +184,7 @@ impl Browser {
             tabs_changed: Notify::new(),
             reuse_tabs: self.options.reuse_tabs && !attached,
             popup_hold: Arc::default(),
+            run_as: self.options.run_as.filter(|_| !attached),
         });
         tracing::debug!(
             "browser {} in {:?}",

@@ -1,7 +1,8 @@
 //! The in-page engine's Rust face: one typed function per entry point of `window.__windup`
-//! (`injected/windup.js`), with typed arguments and results. This is the only place that names
-//! those entry points, and the in-page engine is the only script the engine runs in a page:
-//! the expressions built here are calls into it with JSON data as arguments.
+//! (the script assembled from `injected/*.js`), with typed arguments and results. This is the
+//! only place that names those entry points, and the in-page engine is the only script the
+//! engine runs in a page: the expressions built here are calls into it with JSON data as
+//! arguments.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -12,8 +13,76 @@ use super::error::BrowserError;
 use super::frames::Realm;
 use super::session::Session;
 
-/// The in-page engine: locators, actionability, snapshots. Plain data in, plain data out.
-pub(crate) const INJECTED_JS: &str = include_str!("../injected/windup.js");
+/// Declares [`MODULES`] and [`INJECTED_JS`] from one list, so the two cannot disagree.
+macro_rules! in_page_modules {
+    ($($module:literal,)*) => {
+        /// The in-page engine's modules (`src/injected/`), in the order they are assembled;
+        /// only tests read the list itself.
+        #[cfg(test)]
+        pub(crate) const MODULES: &[&str] = &[$($module),*];
+
+        /// The in-page engine: locators, actionability, snapshots. Plain data in, plain data
+        /// out. Its modules concatenated at build time, in [`MODULES`]' order, into one script.
+        pub(crate) const INJECTED_JS: &str =
+            concat!($(include_str!(concat!("../injected/", $module))),*);
+    };
+}
+
+// One IIFE cut along its concerns: each module is a slice of its body, headed by what it uses
+// from the modules before it (their `const`s must come first; functions hoist). A new file in
+// src/injected/ must be listed here (a test holds the folder to the list). Each module's own
+// tests, in runner/engine/tests/it/ (integration tests against real Chromium):
+//   prelude.js, epilogue.js  injected::the_assembled_engine_installs_every_entry_point
+//   dom.js                   locators::shadow_dom_is_pierced, same_origin_iframes_are_searched_…
+//   visibility.js            locators::the_visible_duplicate_wins
+//   roles.js, pseudo.js,     locators::roles_and_names_agree_with_chromium (Chromium's own
+//   names.js, names_native.js  accessibility tree as the oracle)
+//   states.js                injected::checked_levels_and_disabled_agree_with_chromium
+//   text.js                  locators::text_matches_the_innermost_element
+//   selectors.js             locators::chains_has_text_and_nth, quotes_and_backslashes_…
+//   navigation.js            injected::leaving_is_told_from_navigations_that_stay
+//   actionability.js         actionability::*, failures::element_under_an_overlay_is_not_…
+//   act.js                   locators (query, locate, isChecked), injected::select_chooses_…,
+//                            failures::false_postcondition_is_postcondition_failed (check),
+//                            frames (frameOwner), planning::calls::bench_breaks_the_app_… (mute),
+//                            planning::transfers (fileInput)
+//   typing.js                typing::*
+//   snapshot.js              failures::missing_element_is_selector_not_found_with_what_was_found,
+//                            report_runs (the snapshot in every report format)
+//   interactive.js,          frames::the_observation_lists_a_cross_origin_frames_controls_…,
+//   observe.js                 planning::grounding::* (refs whose selectors reach their element)
+//   signature.js             sitemap::signatures_ignore_text_data_and_counts_but_not_controls
+//   heal.js                  locators::the_visible_duplicate_wins (diagnose),
+//                            planning::repair::todomvc_plans_replays_heals_after_a_markup_change…
+//   evidence.js              failures::failure_evidence_names_the_target_and_covers_credential_…
+//   document.js              failures::http_error_page_is_navigation_failed (status),
+//                            planning::setups::setup_scenarios_sign_in_once_… (localStorage)
+//   mask.js                  screenshots::*, frames::a_credential_in_a_frame_of_another_origin_…
+in_page_modules! {
+    "prelude.js",
+    "dom.js",
+    "visibility.js",
+    "roles.js",
+    "states.js",
+    "pseudo.js",
+    "names.js",
+    "names_native.js",
+    "text.js",
+    "selectors.js",
+    "navigation.js",
+    "actionability.js",
+    "act.js",
+    "typing.js",
+    "snapshot.js",
+    "interactive.js",
+    "observe.js",
+    "signature.js",
+    "heal.js",
+    "evidence.js",
+    "document.js",
+    "mask.js",
+    "epilogue.js",
+}
 
 pub use super::answers::{
     Counts, Diagnosis, Focus, HealCandidate, HealCandidates, HealRule, Located, SetValue,
@@ -109,6 +178,10 @@ pub struct Item {
     /// Set when the element is disabled (natively or by `aria-disabled`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled: Option<bool>,
+    /// Set when the control is in view but something else takes a click at its centre (an
+    /// overlay over it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<bool>,
     /// `aria-expanded`, or a `<details>` being open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expanded: Option<bool>,
@@ -506,4 +579,53 @@ pub(crate) async fn restore_local_storage(
         arg(&entries)
     );
     session.add_init_script(&source).await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use super::{INJECTED_JS, MODULES};
+
+    fn folder() -> &'static Path {
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/injected"))
+    }
+
+    #[test]
+    fn every_file_of_the_in_page_engine_is_a_listed_module_once() {
+        let listed: BTreeSet<&str> = MODULES.iter().copied().collect();
+        assert_eq!(listed.len(), MODULES.len(), "a module listed twice");
+        let files: BTreeSet<String> = std::fs::read_dir(folder())
+            .expect("src/injected")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        let files: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+        assert_eq!(
+            files, listed,
+            "src/injected/ must hold exactly the modules browser/injected.rs lists"
+        );
+        assert_eq!(MODULES.first(), Some(&"prelude.js"));
+        assert_eq!(MODULES.last(), Some(&"epilogue.js"));
+    }
+
+    #[test]
+    fn the_script_is_its_modules_in_order_each_headed_by_its_concern() {
+        let mut assembled = String::new();
+        for module in MODULES {
+            let text = std::fs::read_to_string(folder().join(module)).expect("module");
+            // Concatenated as is: a module not ending its last line would join the next one's.
+            assert!(text.ends_with('\n'), "{module} does not end with a newline");
+            let head = text.lines().next().unwrap_or_default();
+            assert!(
+                head.starts_with(&format!("// {module}: "))
+                    || head.contains(&format!(" {module}, ")),
+                "{module} does not start with a comment naming it and its concern: {head:?}"
+            );
+            assembled.push_str(&text);
+        }
+        assert_eq!(INJECTED_JS, assembled);
+        assert!(INJECTED_JS.contains("if (!window.__windup) {"));
+        assert!(INJECTED_JS.trim_end().ends_with("})();\n}"));
+    }
 }

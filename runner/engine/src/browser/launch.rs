@@ -49,6 +49,21 @@ pub struct BrowserOptions {
     /// profile's cookies and sign-ins) instead of a new, empty context, closing only the tabs
     /// Windup opened (`--reuse-context`).
     pub reuse_context: bool,
+    /// Another user to run Chromium (and whatever `executable` names) as; `None` runs it as
+    /// this process's. For a caller running as root whose own process holds secrets: another
+    /// user cannot read them from `/proc/PID/environ`, even through a compromised renderer.
+    pub run_as: Option<RunAs>,
+}
+
+/// A user and group Chromium runs as ([`BrowserOptions::run_as`]), with a profile folder and a
+/// `HOME` of its own (owner-only, removed after it) and its downloads folders made its own.
+/// Switching user needs the right to (root); the launch fails naming it otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunAs {
+    /// The user id (`nobody` is 65534).
+    pub uid: u32,
+    /// The group id.
+    pub gid: u32,
 }
 
 impl Default for BrowserOptions {
@@ -63,6 +78,7 @@ impl Default for BrowserOptions {
             env: None,
             cdp_url: None,
             reuse_context: false,
+            run_as: None,
         }
     }
 }
@@ -187,6 +203,16 @@ fn command_line(options: &BrowserOptions, profile: &Path) -> Vec<String> {
     args
 }
 
+impl RunAs {
+    /// Makes `folder` this user's, with `mode`: Chromium's profile (0700, its alone), or a
+    /// folder it writes downloads into (0755, so later steps can read them).
+    pub(super) fn own(&self, folder: &Path, mode: u32) -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        std::os::unix::fs::chown(folder, Some(self.uid), Some(self.gid))?;
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(mode))
+    }
+}
+
 /// The last lines Chromium wrote to stderr, for the message when it will not start.
 pub(super) type StderrTail = Arc<Mutex<VecDeque<String>>>;
 
@@ -232,6 +258,14 @@ pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, Browser
         .prefix("windup-chromium-")
         .tempdir()
         .map_err(|e| failed(format!("could not create a profile folder: {e}")))?;
+    if let Some(user) = options.run_as {
+        user.own(profile.path(), 0o700).map_err(|e| {
+            failed(format!(
+                "could not give the profile folder to uid {}: {e}",
+                user.uid
+            ))
+        })?;
+    }
 
     // Chromium reads commands from fd 3 and writes answers and events to fd 4.
     let (commands_in, commands_out) =
@@ -243,6 +277,11 @@ pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, Browser
     let mut command = tokio::process::Command::new(&executable);
     if let Some(env) = &options.env {
         env.apply(command.as_std_mut());
+    }
+    if let Some(RunAs { uid, gid }) = options.run_as {
+        // Its HOME is its profile folder: the caller's is neither its own nor writable by it
+        // (std drops the supplementary groups too when switching from root).
+        command.env("HOME", profile.path()).uid(uid).gid(gid);
     }
     command
         .args(command_line(options, profile.path()))
@@ -268,9 +307,13 @@ pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, Browser
             Ok(())
         });
     }
-    let mut child = command
-        .spawn()
-        .map_err(|e| failed(format!("could not run it: {e}")))?;
+    let mut child = command.spawn().map_err(|e| match options.run_as {
+        Some(user) if e.kind() == std::io::ErrorKind::PermissionDenied => failed(format!(
+            "could not run it as uid {}: {e} (switching user needs root; and the executable and the folders above it must be readable by that user)",
+            user.uid
+        )),
+        _ => failed(format!("could not run it: {e}")),
+    })?;
     // Only Chromium may hold these ends, or its exit would never close the pipe.
     drop(commands_in);
     drop(answers_out);

@@ -48,7 +48,7 @@ pub use debug::{DebugBrowser, DebugError, DebugOptions};
 pub use error::{BrowserError, NavError};
 pub use frames::Realm;
 pub use guard::Left;
-pub use launch::{BrowserOptions, find_chromium, kill_pid};
+pub use launch::{BrowserOptions, RunAs, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
 pub use session::{Frame, Session};
 pub use transfer::{Download, DownloadError, Downloads};

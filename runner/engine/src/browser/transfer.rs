@@ -65,9 +65,19 @@ impl Session {
     }
 
     /// From now on, downloads of this session's context are saved in `folder` (which must
-    /// exist) and followed. Subscribed before the setting is sent, so no event is missed.
+    /// exist; made the browser's user's when it runs as another) and followed. Subscribed
+    /// before the setting is sent, so no event is missed.
     pub async fn watch_downloads(&self, folder: &Path) -> Result<Downloads, BrowserError> {
         self.check_alive()?;
+        if let Some(user) = self.instance.run_as {
+            user.own(folder, 0o755).map_err(|e| {
+                BrowserError::Protocol(format!(
+                    "cannot give the downloads folder {} to the browser's uid {}: {e}",
+                    folder.display(),
+                    user.uid
+                ))
+            })?;
+        }
         let events = self.instance.conn.subscribe(None);
         self.instance
             .conn

@@ -199,6 +199,20 @@ impl Dashboard {
         url
     }
 
+    /// [`Dashboard::endpoint`] with `query`, one of the API's typed queries
+    /// (`windup_model::api`), as its query string.
+    pub(super) fn endpoint_with<Q: serde::Serialize>(
+        &self,
+        segments: &[&str],
+        query: &Q,
+    ) -> url::Url {
+        let mut url = self.endpoint(segments);
+        let encoded = serde_urlencoded::to_string(query)
+            .expect("the API's queries are flat structs of strings");
+        url.set_query((!encoded.is_empty()).then_some(encoded.as_str()));
+        url
+    }
+
     /// One request, retried while it fails transiently. A 2xx gives its body.
     pub(super) async fn send(
         &self,

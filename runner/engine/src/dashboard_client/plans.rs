@@ -3,7 +3,7 @@
 //! written back after it, under the run's branch.
 
 use reqwest::Method;
-use windup_model::api::CachedPlan;
+use windup_model::api::{CachedPlan, PlanPutQuery, PlanQuery};
 use windup_model::validate::cache_entry_from_json;
 use windup_model::{CacheEntry, CacheStatus, Scenario};
 
@@ -19,15 +19,14 @@ impl Dashboard {
         scenario: &Scenario,
         branch: Option<&str>,
     ) -> Result<Option<RemoteEntry>, DashboardError> {
-        let mut url = self.endpoint(&["cache", &scenario.id]);
-        {
-            let mut q = url.query_pairs_mut();
-            q.append_pair("start_url", &scenario.start_url);
-            q.append_pair("scenario_sha", &scenario.sha());
-            if let Some(b) = branch {
-                q.append_pair("branch", b);
-            }
-        }
+        let url = self.endpoint_with(
+            &["cache", &scenario.id],
+            &PlanQuery {
+                start_url: scenario.start_url.clone(),
+                scenario_sha: scenario.sha(),
+                branch: branch.map(str::to_string),
+            },
+        );
         let bytes = match self.send(Method::GET, url, None).await {
             Ok(b) => b,
             Err(DashboardError::Rejected { status: 404, .. }) => return Ok(None),
@@ -60,11 +59,13 @@ impl Dashboard {
         branch: &str,
         reason: Option<&str>,
     ) -> Result<(), DashboardError> {
-        let mut url = self.endpoint(&["cache", &entry.key.scenario_id]);
-        url.query_pairs_mut().append_pair("branch", branch);
-        if let Some(reason) = reason {
-            url.query_pairs_mut().append_pair("reason", reason);
-        }
+        let url = self.endpoint_with(
+            &["cache", &entry.key.scenario_id],
+            &PlanPutQuery {
+                branch: branch.to_string(),
+                reason: reason.map(str::to_string),
+            },
+        );
         let body = serde_json::to_vec(entry).map_err(|e| DashboardError::Local(e.to_string()))?;
         self.send(Method::PUT, url, Some((&body, "application/json")))
             .await

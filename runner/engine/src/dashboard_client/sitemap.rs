@@ -4,6 +4,7 @@
 //! with a warning, and keeps the rest.
 
 use reqwest::Method;
+use windup_model::api::SiteMapQuery;
 use windup_model::limits::InputFile;
 use windup_model::sitemap::{NoteSource, SiteMap};
 use windup_model::validate::site_map_from_json;
@@ -14,10 +15,12 @@ impl Dashboard {
     /// `GET /api/v1/sitemap?branch=NAME`, checked like the committed file. Its notes are the
     /// dashboard's, whatever source they claim: anyone with a token can push one.
     pub async fn get_site_map(&self, branch: Option<&str>) -> Result<SiteMap, DashboardError> {
-        let mut url = self.endpoint(&["sitemap"]);
-        if let Some(b) = branch {
-            url.query_pairs_mut().append_pair("branch", b);
-        }
+        let url = self.endpoint_with(
+            &["sitemap"],
+            &SiteMapQuery {
+                branch: branch.map(str::to_string),
+            },
+        );
         let bytes = self.send(Method::GET, url, None).await?;
         let text = String::from_utf8_lossy(&bytes);
         let text = without_bad_facts(&text);
@@ -37,8 +40,12 @@ impl Dashboard {
 
     /// `PUT /api/v1/sitemap?branch=NAME`: the dashboard merges it into the branch's map.
     pub async fn put_site_map(&self, map: &SiteMap, branch: &str) -> Result<(), DashboardError> {
-        let mut url = self.endpoint(&["sitemap"]);
-        url.query_pairs_mut().append_pair("branch", branch);
+        let url = self.endpoint_with(
+            &["sitemap"],
+            &SiteMapQuery {
+                branch: Some(branch.to_string()),
+            },
+        );
         let body = serde_json::to_vec(map).map_err(|e| DashboardError::Local(e.to_string()))?;
         self.send(Method::PUT, url, Some((&body, "application/json")))
             .await

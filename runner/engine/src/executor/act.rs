@@ -91,7 +91,7 @@ impl Runner<'_, '_> {
             }
             ActionType::Press => {
                 let chord = parse_chord(action.key.as_deref().unwrap_or_default())
-                    .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+                    .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
                 self.session.press(&chord).await.map_err(browser)?;
             }
             ActionType::Check | ActionType::Uncheck => {

@@ -328,7 +328,7 @@ impl Runner<'_, '_> {
             ActionType::Download => self.download_step(action, id, deadline, timing).await?,
             ActionType::Press if action.target.is_none() => {
                 let chord = parse_chord(action.key.as_deref().unwrap_or_default())
-                    .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+                    .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
                 let t = Instant::now();
                 self.session
                     .press(&chord)
@@ -355,8 +355,8 @@ impl Runner<'_, '_> {
         deadline: Instant,
         id: &str,
     ) -> Result<(), Failure> {
-        let check =
-            Check::compile(expect).map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e))?;
+        let check = Check::compile(expect)
+            .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
         let followed = self
             .session
             .follow_popup()

@@ -54,7 +54,7 @@ impl Runner<'_, '_> {
         self.cx
             .boundary
             .fits_field(name, &to.field)
-            .map_err(|m| fail(FailureClass::PlanInvalid, Some(id), m))?;
+            .map_err(|m| fail(FailureClass::PlanInvalid, Some(id), m.to_string()))?;
         let text = self.cx.secrets.resolve(name).ok_or_else(|| {
             fail(
                 FailureClass::PlanInvalid,

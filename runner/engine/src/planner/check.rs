@@ -517,6 +517,7 @@ mod tests {
             value: None,
             checked: None,
             disabled: None,
+            covered: None,
             expanded: None,
             selected: None,
             href: None,

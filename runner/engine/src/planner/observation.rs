@@ -265,6 +265,9 @@ fn line(item: &Item, n: usize) -> String {
     if item.disabled == Some(true) {
         out.push_str(" disabled");
     }
+    if item.covered == Some(true) {
+        out.push_str(" covered");
+    }
     match item.expanded {
         Some(true) => out.push_str(" expanded"),
         Some(false) => out.push_str(" collapsed"),
@@ -310,6 +313,7 @@ mod tests {
             value: None,
             checked: None,
             disabled: None,
+            covered: None,
             expanded: None,
             selected: None,
             href: None,

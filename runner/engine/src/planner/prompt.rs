@@ -146,7 +146,22 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], files: &[St
         Purpose::Plan | Purpose::Prove => {}
         // A correction reads as a continuation that failed: the page is the one it failed on.
         Purpose::Continue { failure } => continue_from(&mut out, failure.as_ref()),
-        Purpose::Correct { failure } => continue_from(&mut out, Some(failure)),
+        Purpose::Correct { failure, undone } if !undone.is_empty() => {
+            let then = format!(
+                "and then its step {} failed ({}; what it reported is FAILURE below)",
+                step_line(&failure.action),
+                failure.class,
+            );
+            start_again(&mut out, undone, &then);
+        }
+        Purpose::Restart { undone, covered } => {
+            let then = format!(
+                "and then the page covered controls the task still needs: {}",
+                one_line(&covered.join(", "))
+            );
+            start_again(&mut out, undone, &then);
+        }
+        Purpose::Correct { failure, .. } => continue_from(&mut out, Some(failure)),
         Purpose::Finish { unproven } => {
             out.push_str("The task is not done yet: the steps so far leave this unproven:\n");
             for line in unproven {
@@ -167,8 +182,8 @@ pub fn user_message(ask: &Ask<'_>, credentials: &[(String, String)], files: &[St
     // the block like the page itself.
     let failure = match &ask.purpose {
         Purpose::Continue { failure } => failure.as_ref(),
-        Purpose::Correct { failure } | Purpose::Repair { failure } => Some(failure),
-        Purpose::Plan | Purpose::Prove | Purpose::Finish { .. } => None,
+        Purpose::Correct { failure, .. } | Purpose::Repair { failure } => Some(failure),
+        Purpose::Plan | Purpose::Prove | Purpose::Finish { .. } | Purpose::Restart { .. } => None,
     };
     out.push_str(&page_block(
         ask.page,
@@ -263,6 +278,19 @@ fn continue_from(out: &mut String, failure: Option<&StepFailure>) {
         }
     }
     out.push_str(" Plan the remaining steps from this page.\n");
+}
+
+/// A correction from the start page again: the failed answer's steps that ran are undone, and
+/// the model sees them with the step they may have broken.
+fn start_again(out: &mut String, undone: &[Action], then: &str) {
+    out.push_str("Your last answer was tried: these of its steps ran\n");
+    for a in undone {
+        let _ = writeln!(out, "- {}", step_line(a));
+    }
+    let _ = writeln!(
+        out,
+        "{then}. Those steps may have caused that (a form submitted or a task ended before its fields were set), so the page below is the start again: nothing of that answer is in effect. Plan the steps again from this page, in an order that works: choose, fill and tick before the step that submits."
+    );
 }
 
 /// Appended after a rejected answer: the problems, so the next answer can fix them.
@@ -373,6 +401,11 @@ mod tests {
             },
             Purpose::Correct {
                 failure: failure.clone(),
+                undone: Vec::new(),
+            },
+            Purpose::Correct {
+                failure: failure.clone(),
+                undone: vec![failure.action.clone()],
             },
             Purpose::Repair { failure },
         ];

@@ -32,6 +32,7 @@ impl Spend {
             Purpose::Plan => &mut self.calls.planning,
             Purpose::Continue { .. }
             | Purpose::Correct { .. }
+            | Purpose::Restart { .. }
             | Purpose::Finish { .. }
             | Purpose::Prove => &mut self.calls.continuation,
             Purpose::Repair { .. } => &mut self.calls.repair,

@@ -91,7 +91,10 @@ pub(super) fn credential_misfit(
         autocomplete: None,
         role: item.role.clone(),
     };
-    boundary.fits_field(name, &facts).err()
+    boundary
+        .fits_field(name, &facts)
+        .err()
+        .map(|m| m.to_string())
 }
 
 /// Why a step of type `kind` cannot act on `item`, when it cannot: a `check` on a text (a

@@ -56,9 +56,29 @@ impl FieldFacts {
 /// Input types a person types one line of text into.
 const LINE_TYPES: [&str; 3] = ["text", "email", "tel"];
 
+/// Why a credential may not be typed into a field: what it goes into, and what the field is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Misfit {
+    /// The field is not of a kind the credential goes into.
+    #[error(
+        "the credential {name} goes only into {wants}, and this field is {field} (fix: target the account's own field on the sign-in form)"
+    )]
+    Field {
+        /// The credential's ENV name.
+        name: String,
+        /// The kinds of field it goes into.
+        wants: &'static str,
+        /// The field, as a kind ("a search box", "a text area").
+        field: String,
+    },
+    /// The name is no credential of the project.
+    #[error("`{0}` is not a credential of this project")]
+    Undeclared(String),
+}
+
 /// Whether the credential `name`, of kind `kind`, may be typed into the field `field`; else why
 /// not, naming the field's kind and the fix.
-pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> Result<(), String> {
+pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> Result<(), Misfit> {
     let input_type = field.input_type.as_deref().unwrap_or("text");
     let search = input_type == "search"
         || field.role.as_deref() == Some("searchbox")
@@ -82,7 +102,7 @@ pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> 
     if fits {
         return Ok(());
     }
-    let want = match kind {
+    let wants = match kind {
         CredentialKind::Secret => "a password field (or a one-time-code field)",
         CredentialKind::OneTimeCode => "a one-line input",
         CredentialKind::Identifier => "a text, email or telephone input",
@@ -92,9 +112,11 @@ pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> 
     } else {
         field.kind_of_field()
     };
-    Err(format!(
-        "the credential {name} goes only into {want}, and this field is {what} (fix: target the account's own field on the sign-in form)"
-    ))
+    Err(Misfit::Field {
+        name: name.to_string(),
+        wants,
+        field: what,
+    })
 }
 
 #[cfg(test)]
@@ -119,7 +141,7 @@ mod tests {
         };
         assert!(credential_fits("P", s, &otp).is_ok());
         for bad in [input("text"), input("email"), input("search")] {
-            let e = credential_fits("P", s, &bad).unwrap_err();
+            let e = credential_fits("P", s, &bad).unwrap_err().to_string();
             assert!(
                 e.contains("the credential P goes only into a password field"),
                 "{e}"
@@ -132,6 +154,7 @@ mod tests {
         assert!(
             credential_fits("P", s, &area)
                 .unwrap_err()
+                .to_string()
                 .contains("a text area")
         );
     }
@@ -152,7 +175,7 @@ mod tests {
             ..input("text")
         };
         for bad in [input("search"), searchbox] {
-            let e = credential_fits("E", id, &bad).unwrap_err();
+            let e = credential_fits("E", id, &bad).unwrap_err().to_string();
             assert!(e.contains("a search box"), "{e}");
         }
         for (tag, what) in [("textarea", "a text area"), ("div", "an editable region")] {
@@ -160,7 +183,12 @@ mod tests {
                 tag: tag.into(),
                 ..FieldFacts::default()
             };
-            assert!(credential_fits("E", id, &f).unwrap_err().contains(what));
+            assert!(
+                credential_fits("E", id, &f)
+                    .unwrap_err()
+                    .to_string()
+                    .contains(what)
+            );
         }
         assert!(credential_fits("E", id, &input("password")).is_err());
     }

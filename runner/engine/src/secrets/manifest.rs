@@ -75,7 +75,7 @@ impl From<String> for Field {
 
 impl Manifest {
     /// Parses the manifest's text; the problems name the field and never echo a value.
-    pub(super) fn parse(text: &str) -> Result<Manifest, Vec<InputError>> {
+    pub fn parse(text: &str) -> Result<Manifest, Vec<InputError>> {
         let manifest = serde_norway::from_str::<Manifest>(text).map_err(|e| {
             vec![InputError::new(
                 Layout::MANIFEST_FILE,

@@ -13,7 +13,7 @@ mod totp;
 use std::collections::HashMap;
 use std::path::Path;
 
-pub use fit::{CredentialKind, FieldFacts, credential_fits};
+pub use fit::{CredentialKind, FieldFacts, Misfit, credential_fits};
 pub use manifest::{Account, Field, Manifest};
 pub use mask::{MASK, Masks, redact_log};
 pub use totp::TotpSecret;

@@ -5,11 +5,13 @@ mod attach;
 mod dashboard_client;
 mod failures;
 mod frames;
+mod injected;
 mod isolation;
 mod launch;
 mod locators;
 mod planning;
 mod report_runs;
+#[cfg(feature = "scan")]
 mod scan;
 mod screenshots;
 mod sitemap;

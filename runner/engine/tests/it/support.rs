@@ -108,6 +108,9 @@ pub(crate) struct Run<'a> {
     pub events: Option<&'a dyn EventSink>,
     /// Whether each step leaves a trace frame.
     pub trace: windup_engine::executor::Trace,
+    /// The project root uploads read from (`e2e/files/`) and downloads go under; none for a
+    /// plan without either.
+    pub transfers_root: Option<PathBuf>,
 }
 
 impl<'a> Run<'a> {
@@ -124,6 +127,7 @@ impl<'a> Run<'a> {
             account_origins: Vec::new(),
             events: None,
             trace: Default::default(),
+            transfers_root: None,
         }
     }
 
@@ -178,9 +182,12 @@ impl<'a> Run<'a> {
             events: self.events.unwrap_or(&no_events),
             screenshots: Default::default(),
             trace: self.trace,
-            // No test here uploads or downloads (the CLI's `transfers` tests do).
+            // Most tests here neither upload nor download (the CLI's `transfers` tests do).
             transfers: windup_engine::executor::Transfers {
-                root: std::env::temp_dir().join("windup-it-no-transfers"),
+                root: self
+                    .transfers_root
+                    .clone()
+                    .unwrap_or_else(|| std::env::temp_dir().join("windup-it-no-transfers")),
                 run_id: "it".into(),
             },
         };

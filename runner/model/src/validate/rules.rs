@@ -177,7 +177,7 @@ pub(super) fn actions_semantics(
             ),
             (ActionType::Press, Some(k)) => {
                 if let Err(e) = crate::keys::parse_chord(k) {
-                    problem(".key", e, "use a key such as Enter, Tab, Escape, ArrowDown, a, or a chord such as Control+A".into());
+                    problem(".key", e.to_string(), "use a key such as Enter, Tab, Escape, ArrowDown, a, or a chord such as Control+A".into());
                 }
             }
             (_, Some(_)) => problem(

@@ -72,7 +72,7 @@ impl Drive {
         let wait = self.runner.config.timeouts.action;
         let session = self.session()?;
         for fact in &own {
-            let check = Check::compile(&fact.expect).map_err(DriveError)?;
+            let check = Check::compile(&fact.expect).map_err(|e| DriveError(e.to_string()))?;
             if let Err(e) = check
                 .wait(session, &base, &fact.expect, Instant::now() + wait)
                 .await

@@ -85,6 +85,16 @@ impl Drive {
                 "{shown} already exists (fix: choose another id, or pass overwrite: true to replace it and its cached plan)"
             )));
         }
+        // A plan a person wrote or accepted is never replaced by a run, and no more by an agent:
+        // saving over it would only write a proposal, and a changed task would leave it stale.
+        if let Ok(Some(entry)) = self.cache.load(id)
+            && entry.protected()
+        {
+            return Err(DriveError(format!(
+                "{} holds a plan a person wrote or accepted, and an agent's flow never replaces it; nothing was saved (fix: choose another id)",
+                display(&root, &self.cache.path(id))
+            )));
+        }
         let run_id = uuid::Uuid::now_v7().to_string();
         let (storage, site) = (Storages::default(), Site::none(&root));
         let shared = RunShared {

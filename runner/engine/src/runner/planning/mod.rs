@@ -7,6 +7,7 @@
 //! it is cached; a plan that fails any of it is never cached.
 
 mod observe;
+mod order;
 mod proofs;
 mod prove;
 mod start;

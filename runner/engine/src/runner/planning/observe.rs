@@ -157,6 +157,37 @@ impl Runner {
         Ok(page)
     }
 
+    /// A new context on the start page with `done` run on it again, for a correction that
+    /// must not inherit what a failed answer did; `None` (the new context closed) when the
+    /// start or one of those steps fails there.
+    pub(super) async fn start_again(
+        &self,
+        scenario: &Scenario,
+        done: &[Action],
+        shared: &RunShared<'_>,
+        phases: &mut Phases,
+    ) -> Option<Session> {
+        let state = shared.state_for(scenario);
+        let (mut session, _sig) = self
+            .open_start(scenario, state.as_ref(), shared.events, phases)
+            .await
+            .ok()?;
+        let quiet = crate::events::NoEvents;
+        let execution = self
+            .run_on_page(&mut session, scenario, done, shared, &quiet, false)
+            .await;
+        phases.add(&execution);
+        if execution.failure.is_some() {
+            tracing::info!(
+                scenario_id = scenario.id,
+                "the steps before the failed answer did not run again from the start page; the correction goes on from the page as it is"
+            );
+            session.close().await;
+            return None;
+        }
+        Some(session)
+    }
+
     /// Runs planned steps on the page as it is (no start page), for planning.
     pub(in crate::runner) async fn run_steps(
         &self,

@@ -10,12 +10,14 @@ use super::super::Runner;
 use super::super::results::failed;
 use super::super::setup::Planning;
 use super::super::shared::RunShared;
+use super::order;
 use super::proofs::{self, Planned};
 use super::prove::Strictness;
 use super::start::{Made, Phases, Start, Stop, plan_misfit, with_cache};
 use crate::browser::Session;
 use crate::events::Event;
 use crate::fragments::page_path;
+use crate::planner::check::Segment;
 use crate::planner::words::{Seen, TaskWords};
 use crate::planner::{Ask, Project, Purpose, Spend, StepFailure, facts};
 
@@ -131,6 +133,9 @@ impl Runner {
         let mut pending: Vec<usize> = Vec::new();
         let mut continuations = 0;
         let mut corrected = false;
+        // An answer that broke itself is tried once more in the task's order, with no call.
+        let mut reordered = false;
+        let mut queued: Option<Segment> = None;
         // What every planned step did, for the result if planning fails.
         let mut ran: Vec<windup_model::ActionResult> = Vec::new();
         // Texts that change on their own (clocks, countdowns): never facts.
@@ -138,33 +143,37 @@ impl Runner {
         // Whether a fact was picked because it shows the task's own words.
         let mut by_words = false;
         loop {
-            shared.events.on_event(&Event::Planning {
-                scenario_id: scenario.id.clone(),
-                purpose: purpose.clone(),
-            });
-            let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
-            let unchanged: Vec<String> = steps[kept..]
-                .iter()
-                .filter(|s| s.facts.is_empty())
-                .map(|s| s.action.id.clone())
-                .collect();
-            let listed = proofs::listed(&steps, &pending);
-            // Only the fragments that start on this page.
-            let catalog = shared.fragments.catalogue(&page_path(&page.url));
-            let ask = Ask {
-                scenario,
-                page: &page,
-                facts: &listed,
-                done: &done,
-                unchanged: &unchanged,
-                purpose: purpose.clone(),
-                fragments: &catalog,
-                site_map: shared.site.slice(&scenario.id),
+            let segment = if let Some(segment) = queued.take() {
+                segment
+            } else {
+                shared.events.on_event(&Event::Planning {
+                    scenario_id: scenario.id.clone(),
+                    purpose: purpose.clone(),
+                });
+                let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
+                let unchanged: Vec<String> = steps[kept..]
+                    .iter()
+                    .filter(|s| s.facts.is_empty())
+                    .map(|s| s.action.id.clone())
+                    .collect();
+                let listed = proofs::listed(&steps, &pending);
+                // Only the fragments that start on this page.
+                let catalog = shared.fragments.catalogue(&page_path(&page.url));
+                let ask = Ask {
+                    scenario,
+                    page: &page,
+                    facts: &listed,
+                    done: &done,
+                    unchanged: &unchanged,
+                    purpose: purpose.clone(),
+                    fragments: &catalog,
+                    site_map: shared.site.slice(&scenario.id),
+                };
+                planner
+                    .plan(&ask, &project, spend)
+                    .await
+                    .map_err(|f| failed(&scenario.id, miss, f.class, f.message))?
             };
-            let segment = planner
-                .plan(&ask, &project, spend)
-                .await
-                .map_err(|f| failed(&scenario.id, miss, f.class, f.message))?;
             proofs::pick_numbers(&mut steps, &pending, &segment.proofs);
             pending.clear();
             if !segment.actions.is_empty() {
@@ -178,6 +187,7 @@ impl Runner {
                 page = now;
             }
             let segment_start = page.clone();
+            let segment_first = steps.len();
             let mut failure = None;
             for action in segment.actions.iter() {
                 let before = page.clone();
@@ -185,7 +195,24 @@ impl Runner {
                     .run_steps(session, scenario, std::slice::from_ref(action), shared)
                     .await;
                 phases.add(&execution);
-                if execution.failure.is_some() {
+                if let Some(f) = &execution.failure {
+                    // A click on a text that is gone (a model "checking" an old count by
+                    // clicking it) would be dropped before caching anyway: it does not end
+                    // the plan.
+                    if on_text(action, &segment_start)
+                        && matches!(
+                            f.class,
+                            FailureClass::SelectorNotFound | FailureClass::NotActionable
+                        )
+                    {
+                        tracing::info!(
+                            scenario_id = scenario.id,
+                            "{} is left out: a click on a text the page no longer shows ({})",
+                            action.id,
+                            f.class
+                        );
+                        continue;
+                    }
                     failure = Some((action.clone(), execution));
                     break;
                 }
@@ -216,12 +243,63 @@ impl Runner {
             let can_continue = continuations < settings.max_continuations;
             if let Some((action, execution)) = failure {
                 let f = execution.failure.clone().expect("a failed execution");
+                // Steps of the answer ran before the one that failed: the same steps, in the
+                // order the task names their targets, from the start page again.
+                if plan_misfit(f.class)
+                    && !reordered
+                    && steps.len() > segment_first
+                    && let Some(actions) =
+                        order::in_task_order(&segment.actions, &segment_start, &scenario.task)
+                    && let Some(fresh) = self
+                        .start_again(
+                            scenario,
+                            &earlier_actions(&steps[..segment_first]),
+                            shared,
+                            phases,
+                        )
+                        .await
+                {
+                    reordered = true;
+                    std::mem::replace(session, fresh).close().await;
+                    steps.truncate(segment_first);
+                    pending.clear();
+                    ran.clear();
+                    tracing::info!(
+                        scenario_id = scenario.id,
+                        "{} failed after steps of the same answer ran: the answer again from the start page, in the order the task names its targets",
+                        action.id
+                    );
+                    page = self
+                        .observe(session, &scenario.task, phases)
+                        .await
+                        .map_err(stop)?;
+                    seen.extend(controls(&page));
+                    queued = Some(Segment {
+                        actions,
+                        complete: segment.complete,
+                        proofs: Vec::new(),
+                    });
+                    continue;
+                }
                 // A step that does not fit the page it was planned on gets one correction,
                 // from the page as it is now.
                 if plan_misfit(f.class) && !corrected && can_continue {
                     ran.clear();
                     continuations += 1;
                     corrected = true;
+                    // Steps of the same answer ran before it and may be what broke it (a form
+                    // submitted before its fields were set): the correction starts again from
+                    // the start page with only the earlier answers' steps done.
+                    let mut undone = Vec::new();
+                    let earlier = earlier_actions(&steps[..segment_first]);
+                    if steps.len() > segment_first
+                        && let Some(fresh) =
+                            self.start_again(scenario, &earlier, shared, phases).await
+                    {
+                        std::mem::replace(session, fresh).close().await;
+                        undone = steps.drain(segment_first..).map(|s| s.action).collect();
+                        pending.clear();
+                    }
                     page = self
                         .observe(session, &scenario.task, phases)
                         .await
@@ -233,6 +311,7 @@ impl Runner {
                             class: f.class,
                             message: self.secrets.redact(&f.message),
                         },
+                        undone,
                     };
                     continue;
                 }
@@ -252,7 +331,7 @@ impl Runner {
             let shown = !segment_start.is_other_page(&page.url)
                 && !segment_start.offers_new_controls(&page)
                 && proofs::quotes_shown(&steps, &pending, &scenario.task);
-            if segment.complete || segment.actions.is_empty() || unchanged || shown {
+            let next = if segment.complete || segment.actions.is_empty() || unchanged || shown {
                 // Done by the model's word: only when the plan shows what the task says.
                 by_words |= proofs::pick_words(&mut steps, &words, &seen);
                 let missing = proofs::unproven(&steps, &words, &seen);
@@ -270,11 +349,10 @@ impl Runner {
                 let hints = proofs::hints(&steps, &words, &seen, &page, &missing);
                 let mut unproven = missing;
                 unproven.extend(hints);
-                continuations += 1;
-                purpose = Purpose::Finish { unproven };
-                continue;
-            }
-            if !can_continue {
+                Purpose::Finish { unproven }
+            } else if can_continue {
+                Purpose::Continue { failure: None }
+            } else {
                 return Err(failed(
                     &scenario.id,
                     miss,
@@ -284,9 +362,33 @@ impl Runner {
                         settings.max_continuations
                     ),
                 ));
-            }
+            };
             continuations += 1;
-            purpose = Purpose::Continue { failure: None };
+            purpose = next;
+            // The answer's steps covered what the task still needs: once, the start again.
+            if !corrected
+                && let Some(again) = self
+                    .restart_if_covered(
+                        session,
+                        scenario,
+                        &mut steps,
+                        segment_first,
+                        (&segment_start, &page, &words),
+                        shared,
+                        phases,
+                    )
+                    .await
+            {
+                corrected = true;
+                pending.clear();
+                ran.clear();
+                page = self
+                    .observe(session, &scenario.task, phases)
+                    .await
+                    .map_err(stop)?;
+                seen.extend(controls(&page));
+                purpose = again;
+            }
         }
         // The task is done: its proof is what shows the task's own words, else the model's
         // pick.
@@ -320,6 +422,90 @@ impl Runner {
         }
         Ok(Made { steps, seen })
     }
+}
+
+impl Runner {
+    /// When the last answer's steps left controls the task names covered (usable when it
+    /// began, now under something that takes their clicks: a page that ended its task),
+    /// starts again from the start page with the earlier answers' steps, the last answer's
+    /// undone, and says why.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the session, scenario and steps, the answer's start, and the run's shared parts"
+    )]
+    async fn restart_if_covered(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        steps: &mut Vec<Planned>,
+        segment_first: usize,
+        (began, now, words): (
+            &crate::planner::Observation,
+            &crate::planner::Observation,
+            &TaskWords,
+        ),
+        shared: &RunShared<'_>,
+        phases: &mut Phases,
+    ) -> Option<Purpose> {
+        if steps.len() <= segment_first {
+            return None;
+        }
+        let covered = newly_covered(began, now, words);
+        if covered.is_empty() {
+            return None;
+        }
+        let earlier = earlier_actions(&steps[..segment_first]);
+        let fresh = self.start_again(scenario, &earlier, shared, phases).await?;
+        std::mem::replace(session, fresh).close().await;
+        let undone = steps.drain(segment_first..).map(|s| s.action).collect();
+        Some(Purpose::Restart { undone, covered })
+    }
+}
+
+/// The task's own words (quoted or named controls) whose controls were usable on `began` and
+/// are covered on `now`, in the task's spelling: nothing of the page's own text.
+fn newly_covered(
+    began: &crate::planner::Observation,
+    now: &crate::planner::Observation,
+    words: &TaskWords,
+) -> Vec<String> {
+    let usable = |page: &crate::planner::Observation, word: &str, covered: bool| {
+        page.items.iter().any(|i| {
+            i.control
+                && i.name.trim().eq_ignore_ascii_case(word)
+                && (i.covered == Some(true)) == covered
+        })
+    };
+    let mut out: Vec<String> = words
+        .quotes
+        .iter()
+        .chain(&words.named)
+        .filter(|w| usable(began, w, false) && usable(now, w, true))
+        .map(|w| format!("{w:?}"))
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Whether `action` clicks or hovers a text `page` listed, not a control.
+fn on_text(action: &Action, page: &crate::planner::Observation) -> bool {
+    matches!(
+        action.kind,
+        windup_model::ActionType::Click | windup_model::ActionType::Hover
+    ) && action.target.as_ref().is_some_and(|t| {
+        page.items
+            .iter()
+            .any(|i| !i.control && i.selector == t.selector)
+            && !page
+                .items
+                .iter()
+                .any(|i| i.control && i.selector == t.selector)
+    })
+}
+
+/// The actions of steps already planned.
+fn earlier_actions(steps: &[Planned]) -> Vec<Action> {
+    steps.iter().map(|s| s.action.clone()).collect()
 }
 
 /// The controls an observation lists, by role and name.

@@ -185,3 +185,178 @@ fn a_fresh_plan_that_misses_its_own_page_gets_one_correction() {
         assert_eq!(fake.requests().len(), 4);
     });
 }
+
+/// An answer that submits before it ticks ends the episode (the page scores it and covers
+/// itself), so its next step is covered. The task names Agree before Submit: the same answer in
+/// the task's order runs from the start page again, with no call, and the page's own reward
+/// shows it did the task.
+#[test]
+fn an_answer_that_broke_itself_runs_again_in_the_order_the_task_names_its_targets() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "click", "target": {"ref": "@button \"Submit\""}},
+            {"type": "check", "target": {"ref": "@checkbox \"Agree\""}}
+        ], "complete": true})));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 1),
+            "{:?}",
+            r.message
+        );
+        let plan = p.cached("episode").expect("cached");
+        let kept = plan["plan"]["actions"].as_array().unwrap();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert_eq!(kept[0]["type"], "check", "{kept:?}");
+        assert!(
+            kept[1]["expect"].to_string().contains("Reward: 1.00"),
+            "{kept:?}"
+        );
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
+            "{:?}",
+            r.message
+        );
+    });
+}
+
+/// When the task names none of the targets, nothing orders the answer but the model: the
+/// correction starts again from the start page, with the steps that ran shown as undone, and
+/// the corrected plan is scored by the page's own reward.
+#[test]
+fn a_correction_after_an_answer_that_spoiled_its_page_starts_again() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Finish the episode until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        let submit = json!({"type": "click", "target": {"ref": "@button \"Submit\""}});
+        let tick = json!({"type": "check", "target": {"ref": "@checkbox \"Agree\""}});
+        fake.push(Reply::Grounded(
+            json!({"actions": [submit.clone(), tick.clone()], "complete": true}),
+        ));
+        fake.push(Reply::Grounded(
+            json!({"actions": [tick, submit], "complete": true}),
+        ));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 2),
+            "{:?}",
+            r.message
+        );
+        let correction = fake.requests()[1].body.clone();
+        assert!(
+            correction.contains("Your last answer was tried")
+                && correction.contains("role=button[name=\\\"Submit\\\"]"),
+            "the undone steps are named: {correction}"
+        );
+        assert!(
+            !correction.contains("Reward: -1.00"),
+            "the correction is shown the start page, not the spoiled one: {correction}"
+        );
+        let plan = p.cached("episode").expect("cached");
+        let kept = plan["plan"]["actions"].as_array().unwrap();
+        assert_eq!(
+            kept.len(),
+            2,
+            "the undone Submit is not in the plan: {kept:?}"
+        );
+        assert!(
+            kept[1]["expect"].to_string().contains("Reward: 1.00"),
+            "{kept:?}"
+        );
+    });
+}
+
+/// An answer that only submits ends the episode: the controls the task names are now covered
+/// and the task's words unproven, so planning starts again from the start page (once) rather
+/// than asking for the rest on a page nothing can be done on.
+#[test]
+fn an_answer_that_covers_what_the_task_still_needs_starts_again() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        let submit = json!({"type": "click", "target": {"ref": "@button \"Submit\""}});
+        let tick = json!({"type": "check", "target": {"ref": "@checkbox \"Agree\""}});
+        fake.push(Reply::Grounded(
+            json!({"actions": [submit.clone()], "complete": true}),
+        ));
+        fake.push(Reply::Grounded(
+            json!({"actions": [tick, submit], "complete": true}),
+        ));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 2),
+            "{:?}",
+            r.message
+        );
+        let again = fake.requests()[1].body.clone();
+        assert!(
+            again.contains("covered controls the task still needs: \\\"Agree\\\"")
+                && again.contains("role=button[name=\\\"Submit\\\"]"),
+            "{again}"
+        );
+        assert!(!again.contains("Reward: -1.00"), "{again}");
+        let plan = p.cached("episode").expect("cached");
+        assert_eq!(plan["plan"]["actions"].as_array().unwrap().len(), 2);
+        assert_eq!(p.ledger().last().unwrap()["calls"]["continuation"], 1);
+    });
+}
+
+/// A click on a text the answer was planned on that is gone when its turn comes (a small
+/// model "checking" a status by clicking it) is left out, not the end of the plan: such a
+/// step would be dropped before caching anyway.
+#[test]
+fn a_click_on_a_text_that_is_gone_is_left_out() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Tick Agree and click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "check", "target": {"ref": "@checkbox \"Agree\""}},
+            {"type": "click", "target": {"ref": "@button \"Submit\""}},
+            {"type": "click", "target": {"ref": "@paragraph \"Not submitted yet\""}}
+        ], "complete": true})));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.llm_calls),
+            (ScenarioStatus::Passed, 1),
+            "{:?}",
+            r.message
+        );
+        let plan = p.cached("episode").expect("cached");
+        let kept = plan["plan"]["actions"].as_array().unwrap();
+        assert_eq!(kept.len(), 2, "{kept:?}");
+        assert!(
+            kept[1]["expect"].to_string().contains("Reward: 1.00"),
+            "{kept:?}"
+        );
+    });
+}

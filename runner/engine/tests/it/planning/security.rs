@@ -216,10 +216,9 @@ fn failure_evidence_lists_http_errors_refused_and_aborted_requests_masked() {
             {"type": "click", "target": {"ref": "@button \"Save\""}}
         ], "complete": true});
         fake.push(Reply::Grounded(plan.clone()));
-        // The one correction: Save again, from the page where it failed (it stays disabled).
-        fake.push(Reply::Grounded(
-            json!({"actions": [plan["actions"][2].clone()], "complete": true}),
-        ));
+        // The one correction starts again from the start page (the answer's first steps ran):
+        // the same steps again, and Save stays disabled.
+        fake.push(Reply::Grounded(plan.clone()));
         let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
         p.write(
             "e2e/manifest.yaml",
