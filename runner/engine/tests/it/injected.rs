@@ -10,22 +10,8 @@ use serde_json::{Value, json};
 use windup_engine::browser::Session;
 use windup_engine::locator::{Located, Locator};
 
+use crate::locators::{locator_pages, open};
 use crate::support::*;
-
-fn locator_pages() -> Server {
-    Server::start(&engine_dir().join("tests/fixtures/locators"))
-}
-
-async fn open(server: &Server, page: &str) -> Session {
-    let session = browser().acquire_session().await.expect("session");
-    note_pid(browser()).await;
-    let url = server.base.join(page).unwrap();
-    session
-        .goto(url.as_str(), Duration::from_secs(10))
-        .await
-        .expect("page loads");
-    session
-}
 
 /// What `epilogue.js` returns: every entry point `browser/injected.rs` and the tests call.
 const ENTRY_POINTS: &[&str] = &[

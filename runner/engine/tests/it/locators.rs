@@ -11,11 +11,11 @@ use windup_engine::locator::{Counts, Located, Locator};
 
 use crate::support::*;
 
-fn locator_pages() -> Server {
+pub(crate) fn locator_pages() -> Server {
     Server::start(&engine_dir().join("tests/fixtures/locators"))
 }
 
-async fn open(server: &Server, page: &str) -> Session {
+pub(crate) async fn open(server: &Server, page: &str) -> Session {
     let session = browser().acquire_session().await.expect("session");
     note_pid(browser()).await;
     let url = server.base.join(page).unwrap();

@@ -9,6 +9,7 @@ mod answers;
 mod boundary;
 mod calls;
 mod debrief;
+mod episode;
 mod fragments;
 mod grounding;
 mod protect;
