@@ -176,6 +176,8 @@ impl Runner {
             };
             proofs::pick_numbers(&mut steps, &pending, &segment.proofs);
             pending.clear();
+            // The page the answer's refs were resolved on.
+            let shown = page.clone();
             if !segment.actions.is_empty() {
                 // The call took a while: what changed meanwhile changed on its own.
                 let now = self
@@ -199,7 +201,7 @@ impl Runner {
                     // A click on a text that is gone (a model "checking" an old count by
                     // clicking it) would be dropped before caching anyway: it does not end
                     // the plan.
-                    if on_text(action, &segment_start)
+                    if (on_text(action, &shown) || on_text(action, &segment_start))
                         && matches!(
                             f.class,
                             FailureClass::SelectorNotFound | FailureClass::NotActionable
