@@ -245,3 +245,37 @@ fn a_text_clicked_to_no_effect_is_named_and_not_offered_again() {
         assert_eq!(kept.len(), 1, "the heading's click is dropped: {kept:?}");
     });
 }
+
+/// A plan that ends on a tick the app ignores (a small model ticking the box again, or another
+/// one): leaving it out every check holds and nothing after it can need it, so it is dropped and
+/// the plan ends on the step its check proves. Kept, the plan had no final postcondition and was
+/// refused. The mutant of the page fails the plan.
+#[test]
+fn a_last_step_that_sets_only_its_own_target_is_dropped() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "check", "target": {"ref": "@checkbox \"Subscribe\""}},
+            {"type": "check", "target": {"ref": "@checkbox \"Remember me\""}}
+        ], "complete": true})));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "subscribe",
+            "Subscribe, then make sure the page says \"Subscribed\"",
+            "/proofs.html",
+        );
+        let report = p.run(Overrides::default()).await;
+        let r = single(&report);
+        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let entry = p.cached("subscribe").expect("cached");
+        let kept = actions(&entry);
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(summary(&kept[0]).contains("Subscribe"), "{kept:?}");
+        assert!(
+            kept[0]["expect"].to_string().contains("Subscribed"),
+            "{kept:?}"
+        );
+        assert!(fails_on_the_mutant(&p, &entry).await);
+    });
+}

@@ -127,6 +127,15 @@ impl Runner {
                     .iter()
                     .flat_map(Expect::clauses)
                     .any(|c| own_state(&steps[k].action, &c));
+            // Last in the plan, nothing after it can need what it set: it goes, like an idle
+            // step, so that the plan ends on a step its checks prove.
+            if own && strict == Strictness::Drop && k + 1 == steps.len() {
+                proven.notes.push(format!(
+                    "{id} ({step}) changes only its own target and is the plan's last step: leaving it out, every check still holds and nothing after it needs it, so it was dropped"
+                ));
+                steps.remove(k);
+                continue;
+            }
             if own && strict != Strictness::Report {
                 proven.notes.push(format!(
                     "{id} ({step}) is kept but proves nothing: leaving it out, every check still holds; it changes only its own target, which the app may need later"
