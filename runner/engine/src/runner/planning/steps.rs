@@ -252,18 +252,12 @@ impl Runner {
                     && steps.len() > segment_first
                     && let Some(actions) =
                         order::in_task_order(&segment.actions, &segment_start, &scenario.task)
-                    && let Some(fresh) = self
-                        .start_again(
-                            scenario,
-                            &earlier_actions(&steps[..segment_first]),
-                            shared,
-                            phases,
-                        )
+                    && self
+                        .undo_answer(session, scenario, &mut steps, segment_first, shared, phases)
                         .await
+                        .is_some()
                 {
                     reordered = true;
-                    std::mem::replace(session, fresh).close().await;
-                    steps.truncate(segment_first);
                     pending.clear();
                     ran.clear();
                     tracing::info!(
@@ -292,14 +286,11 @@ impl Runner {
                     // Steps of the same answer ran before it and may be what broke it (a form
                     // submitted before its fields were set): the correction starts again from
                     // the start page with only the earlier answers' steps done.
-                    let mut undone = Vec::new();
-                    let earlier = earlier_actions(&steps[..segment_first]);
-                    if steps.len() > segment_first
-                        && let Some(fresh) =
-                            self.start_again(scenario, &earlier, shared, phases).await
-                    {
-                        std::mem::replace(session, fresh).close().await;
-                        undone = steps.drain(segment_first..).map(|s| s.action).collect();
+                    let undone = self
+                        .undo_answer(session, scenario, &mut steps, segment_first, shared, phases)
+                        .await
+                        .unwrap_or_default();
+                    if !undone.is_empty() {
                         pending.clear();
                     }
                     page = self
@@ -456,11 +447,35 @@ impl Runner {
         if covered.is_empty() {
             return None;
         }
-        let earlier = earlier_actions(&steps[..segment_first]);
+        let undone = self
+            .undo_answer(session, scenario, steps, segment_first, shared, phases)
+            .await?;
+        Some(Purpose::Restart { undone, covered })
+    }
+
+    /// Undoes the last answer (the steps from `segment_first` on, when any ran): `session`
+    /// becomes a new context on the start page with the steps before it run again, and those
+    /// steps are taken out of `steps` and returned. `None`, with nothing changed, when no step
+    /// of it ran or the start page or an earlier step fails again.
+    async fn undo_answer(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        steps: &mut Vec<Planned>,
+        segment_first: usize,
+        shared: &RunShared<'_>,
+        phases: &mut Phases,
+    ) -> Option<Vec<Action>> {
+        if steps.len() <= segment_first {
+            return None;
+        }
+        let earlier: Vec<Action> = steps[..segment_first]
+            .iter()
+            .map(|s| s.action.clone())
+            .collect();
         let fresh = self.start_again(scenario, &earlier, shared, phases).await?;
         std::mem::replace(session, fresh).close().await;
-        let undone = steps.drain(segment_first..).map(|s| s.action).collect();
-        Some(Purpose::Restart { undone, covered })
+        Some(steps.drain(segment_first..).map(|s| s.action).collect())
     }
 }
 
@@ -503,11 +518,6 @@ fn on_text(action: &Action, page: &crate::planner::Observation) -> bool {
                 .iter()
                 .any(|i| i.control && i.selector == t.selector)
     })
-}
-
-/// The actions of steps already planned.
-fn earlier_actions(steps: &[Planned]) -> Vec<Action> {
-    steps.iter().map(|s| s.action.clone()).collect()
 }
 
 /// The controls an observation lists, by role and name.
