@@ -92,10 +92,12 @@ fn a_credential_reaches_its_field_and_not_a_frame_that_takes_the_focus_every_mil
 #[test]
 fn plain_keystrokes_are_not_sent_while_a_frame_has_the_focus() {
     let sites = Sites::start();
+    // Typing starts once the frame has taken the focus: before it loads, nothing holds it.
     let (x, after) = run(
         &sites,
         true,
-        r#"[{"id":"a1","type":"fill","target":{"selector":"label=\"Search\""},"value":"shoes",
+        r#"[{"id":"a0","type":"wait_for","target":{"selector":"frame=title=\"Ads\" >> text=\"Watching\""}},
+            {"id":"a1","type":"fill","target":{"selector":"label=\"Search\""},"value":"shoes",
              "expect":{"value":{"selector":"label=\"Search\"","equals":"shoes"}}}]"#,
     );
     let f = x.failure.expect("the focus is the frame's");
