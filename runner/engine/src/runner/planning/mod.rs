@@ -12,6 +12,7 @@ mod proofs;
 mod prove;
 mod start;
 mod steps;
+mod tidy;
 mod verify;
 
 pub(in crate::runner) use proofs::{Planned, check_download};

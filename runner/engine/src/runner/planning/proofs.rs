@@ -216,19 +216,25 @@ pub(super) fn hints(
                         .is_some_and(|t| t.selector.contains("role=checkbox")))
         })
     {
-        // The checkboxes in an item the task quotes first.
+        // The checkboxes in an item the task quotes, or named by it. Any checkbox only when
+        // the task quotes nothing: else the one it means may be on another page (a "Mark all"
+        // box is not the item's).
         let quoted: Vec<(String, String)> = now
             .items
             .iter()
             .enumerate()
             .filter(|(_, i)| checkable(i))
             .filter_map(|(n, i)| {
-                let q = i.context.as_deref().and_then(quote_in)?;
+                let q = i
+                    .context
+                    .as_deref()
+                    .and_then(quote_in)
+                    .or_else(|| quote_in(&i.name))?;
                 Some((format!("e{}", n + 1), q))
             })
             .take(3)
             .collect();
-        if quoted.is_empty() {
+        if quoted.is_empty() && words.quotes.is_empty() {
             let all = refs(&|i| checkable(i));
             if !all.is_empty() {
                 out.push(format!("to tick: check {}", all.join(" or ")));

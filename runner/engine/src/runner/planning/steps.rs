@@ -14,6 +14,7 @@ use super::order;
 use super::proofs::{self, Planned};
 use super::prove::Strictness;
 use super::start::{Made, Phases, Start, Stop, plan_misfit, with_cache};
+use super::tidy;
 use crate::browser::Session;
 use crate::events::Event;
 use crate::fragments::page_path;
@@ -191,56 +192,79 @@ impl Runner {
             let segment_start = page.clone();
             let segment_first = steps.len();
             let mut failure = None;
-            for action in segment.actions.iter() {
-                let before = page.clone();
-                let execution = self
-                    .run_steps(session, scenario, std::slice::from_ref(action), shared)
-                    .await;
-                phases.add(&execution);
-                if let Some(f) = &execution.failure {
-                    // A click on a text that is gone (a model "checking" an old count by
-                    // clicking it) would be dropped before caching anyway: it does not end
-                    // the plan.
-                    if (on_text(action, &shown) || on_text(action, &segment_start))
-                        && matches!(
-                            f.class,
-                            FailureClass::SelectorNotFound | FailureClass::NotActionable
-                        )
-                    {
-                        tracing::info!(
-                            scenario_id = scenario.id,
-                            "{} is left out: a click on a text the page no longer shows ({})",
-                            action.id,
-                            f.class
-                        );
-                        continue;
-                    }
-                    failure = Some((action.clone(), execution));
-                    break;
+            'answer: for (n, answered) in segment.actions.iter().enumerate() {
+                if let Some(why) = tidy::repeat(&segment.actions, n, steps[kept..].last()) {
+                    tracing::info!(
+                        scenario_id = scenario.id,
+                        "{} is left out: {why}",
+                        answered.id
+                    );
+                    continue;
                 }
-                let mut action = action.clone();
-                proofs::check_download(&mut action, &execution.actions);
-                ran.extend(execution.actions);
-                page = self
-                    .observe(session, &scenario.task, phases)
-                    .await
-                    .map_err(stop)?;
-                seen.extend(controls(&page));
-                let changed = facts::changes(&before, &page, &base)
-                    .into_iter()
-                    .filter(|f| {
-                        let line = f.line();
-                        self.secrets.redact(&line) == line && !facts::is_drifting(f, &drifting)
-                    })
-                    .collect();
-                let changed = facts::holding(session, changed, &base).await;
-                pending.push(steps.len());
-                steps.push(Planned {
-                    action,
-                    facts: changed,
-                    picked: Vec::new(),
-                    engine_chosen: false,
-                });
+                let taken = |id: &str| {
+                    steps.iter().any(|s| s.action.id == id)
+                        || segment.actions.iter().any(|a| a.id == id)
+                };
+                let enter = tidy::submit_first(answered, &steps, &page, &words, &taken);
+                if let Some(enter) = &enter {
+                    tracing::info!(
+                        scenario_id = scenario.id,
+                        "{} presses Enter before {} types over a value the task quotes that waits in its field",
+                        enter.id,
+                        answered.id
+                    );
+                }
+                for action in enter.iter().chain(std::iter::once(answered)) {
+                    let before = page.clone();
+                    let execution = self
+                        .run_steps(session, scenario, std::slice::from_ref(action), shared)
+                        .await;
+                    phases.add(&execution);
+                    if let Some(f) = &execution.failure {
+                        // A click on a text that is gone (a model "checking" an old count by
+                        // clicking it) would be dropped before caching anyway: it does not end
+                        // the plan.
+                        if (on_text(action, &shown) || on_text(action, &segment_start))
+                            && matches!(
+                                f.class,
+                                FailureClass::SelectorNotFound | FailureClass::NotActionable
+                            )
+                        {
+                            tracing::info!(
+                                scenario_id = scenario.id,
+                                "{} is left out: a click on a text the page no longer shows ({})",
+                                action.id,
+                                f.class
+                            );
+                            continue;
+                        }
+                        failure = Some((action.clone(), execution));
+                        break 'answer;
+                    }
+                    let mut action = action.clone();
+                    proofs::check_download(&mut action, &execution.actions);
+                    ran.extend(execution.actions);
+                    page = self
+                        .observe(session, &scenario.task, phases)
+                        .await
+                        .map_err(stop)?;
+                    seen.extend(controls(&page));
+                    let changed = facts::changes(&before, &page, &base)
+                        .into_iter()
+                        .filter(|f| {
+                            let line = f.line();
+                            self.secrets.redact(&line) == line && !facts::is_drifting(f, &drifting)
+                        })
+                        .collect();
+                    let changed = facts::holding(session, changed, &base).await;
+                    pending.push(steps.len());
+                    steps.push(Planned {
+                        action,
+                        facts: changed,
+                        picked: Vec::new(),
+                        engine_chosen: false,
+                    });
+                }
             }
             let can_continue = continuations < settings.max_continuations;
             if let Some((action, execution)) = failure {

@@ -12,6 +12,7 @@ mod debrief;
 mod episode;
 mod fragments;
 mod grounding;
+mod loops;
 mod protect;
 mod proving;
 mod repair;

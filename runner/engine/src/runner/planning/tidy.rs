@@ -1,0 +1,174 @@
+//! An answer's steps tidied as they run while planning, LLM-free. A small model loops: it
+//! answers the same click twelve times, or two links in turn, and a later call copies the
+//! loop from the steps done. And it types two values the task quotes into the same field one
+//! after the other, so the first is replaced before anything took it in. So:
+//! - a step the same as the last one planned here, which changed nothing, is left out (one
+//!   that changed the page, such as "next page" twice, runs again);
+//! - a step that makes the answer repeat its last two steps (A B A B) is left out;
+//! - before a value the task quotes is typed over another value the task quotes still waiting
+//!   in the same field, Enter is pressed in the field, as a step of the plan: like every step
+//!   it must prove itself (what it changes), or proving drops it.
+
+use windup_model::{Action, ActionType, Target};
+
+use super::proofs::Planned;
+use crate::planner::Observation;
+use crate::planner::words::TaskWords;
+
+/// Why `actions[n]` is left out, when it repeats: `last` is the last step run here (planned
+/// in this planning, not kept from a broken replay).
+pub(super) fn repeat(actions: &[Action], n: usize, last: Option<&Planned>) -> Option<&'static str> {
+    let action = &actions[n];
+    if let Some(last) = last
+        && same(action, &last.action)
+        && last.facts.is_empty()
+    {
+        return Some("the same step again, and the last one changed nothing");
+    }
+    // A B A B: left out from the second round on (the next step says whether the third A
+    // starts one).
+    let is = |i: usize, j: usize| same(&actions[i], &actions[j]);
+    let a_b_a = n >= 2 && is(n, n - 2) && !is(n, n - 1);
+    let second_round =
+        a_b_a && ((n + 1 < actions.len() && is(n + 1, n - 1)) || (n >= 3 && is(n - 1, n - 3)));
+    if second_round {
+        return Some("the answer repeats its last two steps");
+    }
+    None
+}
+
+/// `press Enter` in the field `action` fills, when the field still holds another value the
+/// task quotes, typed by an earlier step: typing over it would lose it. `taken` says whether
+/// a step id is used.
+pub(super) fn submit_first(
+    action: &Action,
+    steps: &[Planned],
+    page: &Observation,
+    words: &TaskWords,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<Action> {
+    if action.kind != ActionType::Fill {
+        return None;
+    }
+    let target = action.target.as_ref()?;
+    let typing = action.value.as_deref()?;
+    let quoted = |v: &str| {
+        let v = v.trim();
+        !v.is_empty()
+            && words
+                .quotes
+                .iter()
+                .any(|q| q.trim().eq_ignore_ascii_case(v))
+    };
+    if !quoted(typing) {
+        return None;
+    }
+    let earlier = steps.iter().rev().find(|s| {
+        s.action.kind == ActionType::Fill
+            && s.action
+                .target
+                .as_ref()
+                .is_some_and(|t| t.selector == target.selector)
+    })?;
+    let waiting = earlier.action.value.as_deref()?;
+    if waiting == typing || !quoted(waiting) {
+        return None;
+    }
+    let still = page
+        .items
+        .iter()
+        .any(|i| i.selector == target.selector && i.value.as_deref() == Some(waiting));
+    if !still {
+        return None;
+    }
+    let base = format!("{}-enter", earlier.action.id);
+    let id = std::iter::once(base.clone())
+        .chain((2..).map(|k| format!("{base}{k}")))
+        .find(|id| !taken(id))?;
+    Some(Action {
+        id,
+        kind: ActionType::Press,
+        target: Some(Target {
+            selector: target.selector.clone(),
+            description: None,
+        }),
+        value: None,
+        value_ref: None,
+        url: None,
+        key: Some("Enter".into()),
+        use_fragment: None,
+        files: None,
+        expect: None,
+        timeout_ms: None,
+    })
+}
+
+/// The same step: what it does and on what, whatever its id and checks.
+fn same(a: &Action, b: &Action) -> bool {
+    a.kind == b.kind
+        && a.target.as_ref().map(|t| &t.selector) == b.target.as_ref().map(|t| &t.selector)
+        && a.value == b.value
+        && a.value_ref == b.value_ref
+        && a.key == b.key
+        && a.url == b.url
+        && a.use_fragment == b.use_fragment
+        && a.files == b.files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(json: &str) -> Action {
+        serde_json::from_str(json).expect("an action")
+    }
+
+    fn planned(json: &str, changed: bool) -> Planned {
+        let mut p = Planned::kept(step(json));
+        if changed {
+            p.facts.push(crate::planner::facts::Fact {
+                expect: windup_model::Expect {
+                    visible: Some("text=\"x\"".into()),
+                    ..Default::default()
+                },
+                kind: crate::planner::facts::FactKind::Appeared,
+                about: "x".into(),
+                counter: false,
+            });
+        }
+        p
+    }
+
+    const BOX: &str = r#"{"id":"a1","type":"click","target":{"selector":"role=textbox"}}"#;
+    const LINK_A: &str =
+        r#"{"id":"a2","type":"click","target":{"selector":"role=link[name=\"Active\"]"}}"#;
+    const LINK_C: &str =
+        r#"{"id":"a3","type":"click","target":{"selector":"role=link[name=\"Completed\"]"}}"#;
+
+    #[test]
+    fn a_repeat_is_left_out_only_when_the_last_one_changed_nothing() {
+        let actions = vec![step(BOX), step(BOX)];
+        assert!(repeat(&actions, 1, Some(&planned(BOX, false))).is_some());
+        assert_eq!(repeat(&actions, 1, Some(&planned(BOX, true))), None);
+        assert_eq!(repeat(&actions, 0, None), None);
+    }
+
+    #[test]
+    fn a_pair_repeated_is_left_out_from_its_second_round() {
+        let actions: Vec<Action> = [LINK_A, LINK_C, LINK_A, LINK_C, LINK_A]
+            .iter()
+            .map(|s| step(s))
+            .collect();
+        let last = planned(LINK_C, true);
+        assert_eq!(repeat(&actions, 1, Some(&planned(LINK_A, true))), None);
+        for n in 2..5 {
+            assert!(repeat(&actions, n, Some(&last)).is_some(), "step {n}");
+        }
+        let back: Vec<Action> = [LINK_A, LINK_C, LINK_A].iter().map(|s| step(s)).collect();
+        assert_eq!(
+            repeat(&back, 2, Some(&last)),
+            None,
+            "A B A goes back once, no loop"
+        );
+    }
+}
