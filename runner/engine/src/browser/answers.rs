@@ -80,6 +80,12 @@ pub enum SetValue {
     },
     /// No visible match.
     NotFound,
+    /// The field did not take the value as given (a date field given a text that is not a
+    /// date): it holds `value` instead.
+    Malformed {
+        /// What the field holds after the value was set.
+        value: String,
+    },
 }
 
 /// Visible and hidden match counts.

@@ -20,3 +20,4 @@ pub use trace::{FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRA
 pub use transfer::{
     MAX_UPLOAD_FILES, missing_upload_files, refused_upload_files, upload_file_names,
 };
+pub(crate) use typing::value_form;

@@ -4,7 +4,9 @@
 //! field's own realm, with the input events typing fires, and only into a field its kind fits
 //! (`secrets::fit`). A plain value is typed only while the target has the focus in a focused
 //! document, checked before the keystrokes, and after them the focus must still be in that
-//! document; else the step fails as `not_actionable`, naming what took the focus.
+//! document; else the step fails as `not_actionable`, naming what took the focus. A date, time,
+//! color or range input takes no keystrokes: its value is set on it in its own form, as
+//! Playwright's fill does (`value_form`).
 
 use windup_model::{Action, FailureClass, keys::parse_chord};
 
@@ -36,9 +38,49 @@ impl Runner<'_, '_> {
         match (&action.value, &action.value_ref) {
             (None, Some(name)) => self.fill_credential(name, to, id).await,
             (value, _) => {
-                self.type_text(to.locator, value.as_deref().unwrap_or_default(), id)
-                    .await
+                let value = value.as_deref().unwrap_or_default();
+                match value_form(to.field.input_type.as_deref(), value) {
+                    None => self.type_text(to.locator, value, id).await,
+                    Some(Ok(form)) => self.set_plain(to, &form, id).await,
+                    Some(Err(why)) => Err(fail(FailureClass::PlanInvalid, Some(id), why)),
+                }
             }
+        }
+    }
+
+    /// Sets a date, time, color or range input's value on the field itself, as Playwright's
+    /// fill does: such an input takes no keystrokes.
+    async fn set_plain(&mut self, to: &Typing<'_>, form: &str, id: &str) -> Result<(), Failure> {
+        let source = &to.locator.source;
+        let kind = to.field.input_type.as_deref().unwrap_or("text");
+        match to.locator.set_value(self.session, form, &to.field).await {
+            Ok(SetValue::Ok) => Ok(()),
+            Ok(SetValue::Malformed { value }) => Err(fail(
+                FailureClass::PlanInvalid,
+                Some(id),
+                format!(
+                    "`{source}` is an input of type {kind} and did not take {form:?} (it holds {value:?}): give a value of its form{}",
+                    if kind == "date" {
+                        " (YYYY-MM-DD, or MM/DD/YYYY)"
+                    } else {
+                        ""
+                    }
+                ),
+            )),
+            Ok(SetValue::Changed { field }) => Err(fail(
+                FailureClass::NotActionable,
+                Some(id),
+                format!(
+                    "`{source}` became another field ({}) before its value was set; nothing was set",
+                    field.tag
+                ),
+            )),
+            Ok(SetValue::NotFound) | Err(BrowserError::ContextLost) => Err(fail(
+                FailureClass::NotActionable,
+                Some(id),
+                format!("`{source}` went away before its value was set; nothing was set"),
+            )),
+            Err(e) => Err(browser_failure(e, id)),
         }
     }
 
@@ -78,6 +120,12 @@ impl Runner<'_, '_> {
                 FailureClass::NotActionable,
                 Some(id),
                 format!("`{source}` went away before `{name}` was set; nothing was typed"),
+            )),
+            // A credential's value is never quoted back.
+            Ok(SetValue::Malformed { .. }) => Err(fail(
+                FailureClass::PlanInvalid,
+                Some(id),
+                format!("`{source}` did not take the value of `{name}` as given"),
             )),
             Err(e) => Err(browser_failure(e, id)),
         }
@@ -126,5 +174,61 @@ impl Runner<'_, '_> {
             )),
             Err(e) => Err(browser_failure(e, id)),
         }
+    }
+}
+
+/// The value a fill sets on an input of `input_type` that takes no keystrokes (a date, time,
+/// color or range input, as Playwright's fill), or `None` for a field typed into. A date is
+/// given as the input holds it (`2011-10-11`) or as Chromium shows it in English (US),
+/// `10/11/2011` (month first); a value no form fits says so.
+pub(crate) fn value_form(input_type: Option<&str>, value: &str) -> Option<Result<String, String>> {
+    let kind = input_type?;
+    if !matches!(
+        kind,
+        "color" | "date" | "datetime-local" | "month" | "range" | "time" | "week"
+    ) {
+        return None;
+    }
+    let value = value.trim();
+    if kind != "date" || value.is_empty() {
+        return Some(Ok(value.to_string()));
+    }
+    let numbers: Vec<&str> = value.split(['-', '/']).collect();
+    let parsed: Option<Vec<u32>> = numbers.iter().map(|n| n.parse().ok()).collect();
+    let (y, m, d) = match (parsed.as_deref(), value.contains('/')) {
+        (Some([y, m, d]), false) if numbers[0].len() == 4 => (*y, *m, *d),
+        (Some([m, d, y]), true) if numbers[2].len() == 4 => (*y, *m, *d),
+        _ => {
+            return Some(Err(format!(
+                "{value:?} is not a date a date input takes: give it as YYYY-MM-DD (or MM/DD/YYYY)"
+            )));
+        }
+    };
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return Some(Err(format!(
+            "{value:?} has no month {m} or day {d}: give the date as YYYY-MM-DD (or MM/DD/YYYY)"
+        )));
+    }
+    Some(Ok(format!("{y:04}-{m:02}-{d:02}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_form;
+
+    #[test]
+    fn a_date_is_set_in_the_inputs_own_form() {
+        let date = |v| value_form(Some("date"), v);
+        assert_eq!(date("2011-10-11"), Some(Ok("2011-10-11".into())));
+        assert_eq!(date("10/11/2011"), Some(Ok("2011-10-11".into())));
+        assert_eq!(date(" 1/2/2020 "), Some(Ok("2020-01-02".into())));
+        assert!(matches!(date("13/01/2020"), Some(Err(m)) if m.contains("YYYY-MM-DD")));
+        assert!(matches!(date("tomorrow"), Some(Err(_))));
+        assert_eq!(
+            value_form(Some("time"), " 10:30 "),
+            Some(Ok("10:30".into()))
+        );
+        assert_eq!(value_form(Some("text"), "10/11/2011"), None);
+        assert_eq!(value_form(None, "x"), None);
     }
 }

@@ -40,9 +40,11 @@
 //   focusOn(parts, strict)      → {status: "ok" | "elsewhere", took?} | {status: "not_found"}: whether
 //                                  keystrokes sent now land in the fill target (strict: it has
 //                                  the focus; else its document still has it)
-//   setValue(parts, text, facts)→ {status: "ok" | "changed" | "not_found", field?}: the value set on
-//                                  the fill target itself, with input and change, when the
-//                                  target is still the field `facts` describes (a credential)
+//   setValue(parts, text, facts)→ {status: "ok" | "changed" | "not_found" | "malformed", field?, value?}:
+//                                  the value set on the fill target itself, with input and
+//                                  change, when the target is still the field `facts` describes
+//                                  (a credential; a date, time, color or range input's value,
+//                                  "malformed" when that input did not take it)
 //   frameOwner(parts)           → the first visible frame element of parts (ending in a frame
 //                                  step), as a handle for DOM.describeNode; installed() → true
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)

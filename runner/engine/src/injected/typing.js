@@ -1,7 +1,10 @@
 // typing.js: Typing bound to its target: what a field is (`fieldFacts`, for the credential rule),
 // `focusOn` (whether keystrokes sent now land in the field) and `setValue` (a value set on the
-// field itself while it is still the one approved).
+// field itself while it is still the one approved: a credential, or a date, time, color or range).
 // Uses: dom.js, selectors.js (resolve, firstVisible), actionability.js (retarget, describeElement).
+
+    /** Input types a fill sets the value of, as Playwright's does: they take no keystrokes. */
+    const SET_VALUE_TYPES = new Set(['color', 'date', 'datetime-local', 'month', 'range', 'time', 'week']);
 
     /** What a field is, for the engine's rule of which fields a credential may go into. */
     function fieldFacts(el) {
@@ -91,6 +94,9 @@
         el.focus();
       } catch (e) { /* focus is a courtesy to the page's listeners, not where the value goes */ }
       desc.set.call(el, String(text));
+      // A date, time, color or range input keeps only a value of its own form (as Playwright's
+      // fill checks): else it would hold "" and the page would hear a change that is not one.
+      if (SET_VALUE_TYPES.has(field.type) && el.value !== String(text)) return { status: 'malformed', value: String(el.value) };
       el.dispatchEvent(new win.InputEvent('input', { bubbles: true, composed: true, inputType: 'insertText' }));
       el.dispatchEvent(new win.Event('change', { bubbles: true }));
       return { status: 'ok' };

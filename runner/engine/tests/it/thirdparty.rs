@@ -175,3 +175,58 @@ fn miniwob_plan_for_another_seed_is_caught() {
         session.close().await;
     });
 }
+
+/// A date input takes no keystrokes: a fill sets its value in the input's own form, as
+/// Playwright's does, from the date as the task writes it (MM/DD/YYYY) or in that form. The
+/// episode's reward is the oracle; a value that is no date fails the step and submits nothing.
+#[test]
+fn miniwob_enter_date_earns_its_reward_from_either_form_of_the_date() {
+    let server = Server::start(&fixtures().miniwob_html);
+    block_on(async {
+        for (seed, iso) in [(1, false), (2, true), (3, false)] {
+            let (mut session, query) = start_episode(&server.base, "enter-date", seed).await;
+            let date = query
+                .split_whitespace()
+                .find(|w| w.matches('/').count() == 2)
+                .unwrap_or_else(|| panic!("a date in {query:?}"));
+            let value = if iso {
+                let p: Vec<&str> = date.split('/').collect();
+                format!("{}-{}-{}", p[2], p[0], p[1])
+            } else {
+                date.to_string()
+            };
+            let plan = plan_from_str(&format!(
+                r#"{{"plan_version":"0.1","scenario_id":"t","task":"t","start_url":"/miniwob/enter-date.html","generated_by":"human","actions":[
+                    {{"id":"a1","type":"fill","target":{{"selector":"css=#tt"}},"value":"{value}"}},
+                    {{"id":"a2","type":"click","target":{{"selector":"role=button[name=\"Submit\"]"}},"expect":{{"visible":"css=#sync-task-cover"}}}}]}}"#
+            ));
+            let x = Run::new(&server.base)
+                .exec_in(&mut session, &plan, false)
+                .await;
+            assert_passed(&x, &format!("seed {seed} ({query}), {value}"));
+            let reward: f64 = session.eval("WOB_RAW_REWARD_GLOBAL").await.unwrap();
+            session.close().await;
+            assert_eq!(reward, 1.0, "seed {seed} ({query}), filled {value}");
+        }
+        let (mut session, _) = start_episode(&server.base, "enter-date", 1).await;
+        let plan = plan_from_str(
+            r#"{"plan_version":"0.1","scenario_id":"t","task":"t","start_url":"/miniwob/enter-date.html","generated_by":"human","actions":[
+                {"id":"a1","type":"fill","target":{"selector":"css=#tt"},"value":"next Tuesday"},
+                {"id":"a2","type":"click","target":{"selector":"role=button[name=\"Submit\"]"},"expect":{"visible":"css=#sync-task-cover"}}]}"#,
+        );
+        let x = Run::new(&server.base)
+            .exec_in(&mut session, &plan, false)
+            .await;
+        let f = x.failure.expect("no date");
+        assert_eq!(
+            f.class,
+            windup_model::FailureClass::PlanInvalid,
+            "{}",
+            f.message
+        );
+        assert!(f.message.contains("YYYY-MM-DD"), "{}", f.message);
+        let done: bool = session.eval("WOB_DONE_GLOBAL").await.unwrap();
+        session.close().await;
+        assert!(!done, "nothing was submitted");
+    });
+}

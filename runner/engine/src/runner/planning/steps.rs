@@ -205,6 +205,8 @@ impl Runner {
                     steps.iter().any(|s| s.action.id == id)
                         || segment.actions.iter().any(|a| a.id == id)
                 };
+                let answered =
+                    &tidy::in_field_form(answered, &page).unwrap_or_else(|| answered.clone());
                 let enter = tidy::submit_first(answered, &steps, &page, &words, &taken);
                 if let Some(enter) = &enter {
                     tracing::info!(

@@ -7,7 +7,10 @@
 //! - a step that makes the answer repeat its last two steps (A B A B) is left out;
 //! - before a value the task quotes is typed over another value the task quotes still waiting
 //!   in the same field, Enter is pressed in the field, as a step of the plan: like every step
-//!   it must prove itself (what it changes), or proving drops it.
+//!   it must prove itself (what it changes), or proving drops it;
+//! - a date typed as the task writes it (`10/11/2011`) into a date input is kept in the plan in
+//!   the input's own form (`2011-10-11`), the one Playwright's fill takes, so an exported spec
+//!   runs as the plan does.
 
 use windup_model::{Action, ActionType, Target};
 
@@ -103,6 +106,22 @@ pub(super) fn submit_first(
     })
 }
 
+/// `action` with its value in the form of the input it fills, when the page lists that input
+/// as one that takes no keystrokes (a date) and the value has another form.
+pub(super) fn in_field_form(action: &Action, page: &Observation) -> Option<Action> {
+    if action.kind != ActionType::Fill {
+        return None;
+    }
+    let selector = &action.target.as_ref()?.selector;
+    let item = page.items.iter().find(|i| &i.selector == selector)?;
+    let value = action.value.as_deref()?;
+    let form = crate::executor::value_form(item.input_type.as_deref(), value)?.ok()?;
+    (form != value).then(|| Action {
+        value: Some(form),
+        ..action.clone()
+    })
+}
+
 /// The same step: what it does and on what, whatever its id and checks.
 fn same(a: &Action, b: &Action) -> bool {
     a.kind == b.kind
@@ -170,5 +189,26 @@ mod tests {
             None,
             "A B A goes back once, no loop"
         );
+    }
+
+    #[test]
+    fn a_date_typed_as_the_task_writes_it_is_kept_in_the_date_inputs_form() {
+        let page: Observation = serde_json::from_value(serde_json::json!({
+            "url": "/", "title": "", "counts": {}, "total": 2,
+            "items": [
+                {"selector": "css=#tt", "role": "textbox", "name": "", "tag": "input", "control": true, "type": "date"},
+                {"selector": "css=#note", "role": "textbox", "name": "", "tag": "input", "control": true, "type": "text"}
+            ]
+        }))
+        .unwrap();
+        let fill = |target: &str, value: &str| {
+            step(&format!(
+                r#"{{"id":"a1","type":"fill","target":{{"selector":"{target}"}},"value":"{value}"}}"#
+            ))
+        };
+        let kept = in_field_form(&fill("css=#tt", "10/11/2011"), &page).expect("rewritten");
+        assert_eq!(kept.value.as_deref(), Some("2011-10-11"));
+        assert_eq!(in_field_form(&fill("css=#tt", "2011-10-11"), &page), None);
+        assert_eq!(in_field_form(&fill("css=#note", "10/11/2011"), &page), None);
     }
 }
