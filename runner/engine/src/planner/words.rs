@@ -42,6 +42,8 @@ pub struct TaskWords {
     pub needs: Vec<Need>,
     /// The task in lower case with its quotes blanked, for implicit control names.
     plain: String,
+    /// The whole task in lower case: a page's text that echoes it is not a control.
+    lower: String,
 }
 
 /// A control a page showed while planning: its role and accessible name.
@@ -90,6 +92,7 @@ impl TaskWords {
             named: named(&outside),
             needs: needs(&outside.to_lowercase()),
             plain: outside.to_lowercase(),
+            lower: task.to_lowercase(),
         };
         words
             .named
@@ -181,7 +184,7 @@ impl TaskWords {
             })
         };
         for n in &self.named {
-            if shown.has(n) {
+            if shown.names(n, &self.lower) {
                 continue;
             }
             out.push(if seen_name(n) {
@@ -191,7 +194,7 @@ impl TaskWords {
             });
         }
         for n in self.implicit(seen) {
-            if !shown.has(&n) {
+            if !shown.names(&n, &self.lower) {
                 out.push(format!(
                     "the task says \"{n}\", the name of a control the page showed, but no step acts on it or checks it"
                 ));
@@ -229,6 +232,11 @@ impl TaskWords {
             }
         }
         out
+    }
+
+    /// Whether a step's target `selector` shows the control name `word` ([`names_control`]).
+    pub fn names_target(&self, selector: &str, word: &str) -> bool {
+        names_control(selector, word, &self.lower)
     }
 
     /// Every word a check can show: the quotes, the numbers, the named controls and those
@@ -325,6 +333,38 @@ impl Shown {
         let w = word.to_lowercase();
         self.texts.iter().any(|t| find_phrase(t, &w).is_some())
     }
+
+    /// Whether a control's name the task says shows: as [`Shown::has`], but not by a text
+    /// that echoes the task (a click on the sentence "Click on Tab #1." a page shows is no
+    /// click on the tab "Tab #1").
+    fn names(&self, word: &str, task: &str) -> bool {
+        self.texts.iter().any(|t| names_control(t, word, task))
+    }
+}
+
+/// Whether `selector` (or a postcondition's text, a typed value, a URL) shows the control name
+/// `word` of the task `task` (lower case): where `word` is a phrase of it, except in a text
+/// step (`text=`, `has-text=`) whose text is a longer phrase of the task itself.
+pub fn names_control(selector: &str, word: &str, task: &str) -> bool {
+    let w = word.trim().to_lowercase();
+    selector.to_lowercase().split(" >> ").any(|part| {
+        if find_phrase(part, &w).is_none() {
+            return false;
+        }
+        let text = part
+            .strip_prefix("text=")
+            .or_else(|| part.strip_prefix("has-text="))
+            .map(|t| {
+                t.trim()
+                    .trim_matches(['"', '\''])
+                    .trim()
+                    .trim_end_matches(['.', '!'])
+            });
+        match text {
+            Some(t) => t == w || !task.contains(t),
+            None => true,
+        }
+    })
 }
 
 /// Where `phrase` occurs in `text` as whole words: not inside a longer word, and a number not
@@ -611,6 +651,36 @@ mod tests {
         let click_active = [action(serde_json::json!({"id": "a1", "type": "click",
             "target": {"selector": "role=link[name=\"Active\"]"}}))];
         assert!(w.unproven(&click_active, &seen).is_empty());
+    }
+
+    #[test]
+    fn a_click_on_a_sentence_holding_a_controls_name_is_no_click_on_the_control() {
+        // MiniWoB's click-tab: the small model clicked the task's own sentence on the page.
+        let w = TaskWords::of("Click on Tab #1.");
+        let seen: BTreeSet<Seen> = [(Some("tab".into()), "Tab #1".into())].into();
+        let click = |selector: &str| {
+            [action(serde_json::json!({"id": "a1", "type": "click",
+                "target": {"selector": selector}}))]
+        };
+        let missing = w.unproven(&click("text=\"Click on Tab #1.\""), &seen);
+        assert!(
+            missing.iter().any(|m| m.contains("\"tab #1\"")),
+            "{missing:?}"
+        );
+        assert!(
+            w.unproven(&click("role=tab[name=\"Tab #1\"]"), &seen)
+                .is_empty()
+        );
+        assert!(names_control(
+            "css=#tabs >> has-text=\"tab #1\"",
+            "Tab #1",
+            "click on tab #1."
+        ));
+        assert!(!names_control(
+            "has-text=\"Tab #10\"",
+            "Tab #1",
+            "click on tab #1."
+        ));
     }
 
     #[test]

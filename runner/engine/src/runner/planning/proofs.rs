@@ -253,9 +253,9 @@ pub(super) fn hints(
         .chain(words.quotes.iter().cloned())
     {
         if actions.iter().any(|a| {
-            a.target.as_ref().is_some_and(|t| {
-                crate::planner::words::find_phrase(&lower(&t.selector), &lower(&word)).is_some()
-            })
+            a.target
+                .as_ref()
+                .is_some_and(|t| words.names_target(&t.selector, &word))
         }) || checks_show(&actions, &word)
         {
             continue;
