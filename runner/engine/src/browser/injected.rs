@@ -182,6 +182,10 @@ pub struct Item {
     /// overlay over it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered: Option<bool>,
+    /// For a field with no accessible name: the short text just before it in its container
+    /// (`Username` of `<p>Username <input></p>`), which says what it is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near: Option<String>,
     /// `aria-expanded`, or a `<details>` being open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expanded: Option<bool>,

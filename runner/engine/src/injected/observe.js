@@ -48,6 +48,28 @@
       return null;
     }
 
+    /**
+     * The short visible text just before field `el` in its container (`Username` of
+     * `<p><label>Username</label><input></p>`, a label not tied to it): the siblings before it,
+     * then its parent's, up to three levels; null when there is none within 40 characters.
+     */
+    function textBefore(el, ctx) {
+      let at = el;
+      for (let depth = 0; depth < 3 && at; depth++) {
+        for (let s = at.previousSibling; s; s = s.previousSibling) {
+          let t = '';
+          if (s.nodeType === TEXT_NODE) t = norm(s.data);
+          else if (s.nodeType === ELEMENT_NODE && !NON_TEXT_TAGS.has(htmlTag(s)) && isVisible(s, ctx)) t = normText(s, ctx);
+          if (!t) continue;
+          return t.length <= 40 ? t : null;
+        }
+        at = parentOrHost(at);
+        const tag = at && htmlTag(at);
+        if (!at || tag === 'body' || tag === 'form' || tag === 'html') return null;
+      }
+      return null;
+    }
+
     /** Whether `el` has its own, non-blank text (not only its children's). */
     function hasOwnText(el) {
       for (let c = el.firstChild; c; c = c.nextSibling) {
@@ -171,6 +193,10 @@
         if (!f.control) return item;
         if (tag === 'a' && el.href) item.href = String(el.href);
         if (tag === 'input') item.type = inputType(el);
+        if (!item.name && (tag === 'input' || tag === 'textarea' || tag === 'select')) {
+          const near = textBefore(el, ctx);
+          if (near) item.near = near;
+        }
         if ((tag === 'input' && !isNativeCheckable(el) && !isButtonLikeInput(el) && inputType(el) !== 'password' && inputType(el) !== 'file') ||
             tag === 'textarea' || tag === 'select') {
           item.value = truncate(String(el.value), 120);

@@ -49,7 +49,7 @@
 //                                  step), as a handle for DOM.describeNode; installed() → true
 //   snapshot(maxChars)          → ARIA snapshot text (Playwright-like YAML)
 //   observe({limit, words, origins}) → {url, title, items: [{selector, role, name, tag, control, score,
-//                                  context?, type?, value?, checked?, disabled?, expanded?, selected?}],
+//                                  context?, near?, type?, value?, checked?, disabled?, expanded?, selected?}],
 //                                  counts: {role: n}, total}: visible controls and texts in document
 //                                  order, the task's and the viewport's first when over the limit; a file input hidden
 //                                  behind its visible label is listed as the input, where the label is; one hidden

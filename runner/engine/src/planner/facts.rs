@@ -380,6 +380,7 @@ mod tests {
             checked: None,
             disabled: None,
             covered: None,
+            near: None,
             expanded: None,
             selected: None,
             href: None,

@@ -243,6 +243,8 @@ fn line(item: &Item, n: usize) -> String {
     }
     if !item.name.is_empty() {
         let _ = write!(out, " {}", quote(&item.name));
+    } else if let Some(near) = &item.near {
+        let _ = write!(out, " near {}", quote(near));
     }
     if let Some(t) = item
         .input_type
@@ -314,6 +316,7 @@ mod tests {
             checked: None,
             disabled: None,
             covered: None,
+            near: None,
             expanded: None,
             selected: None,
             href: None,

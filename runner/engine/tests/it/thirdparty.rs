@@ -230,3 +230,34 @@ fn miniwob_enter_date_earns_its_reward_from_either_form_of_the_date() {
         assert!(!done, "nothing was submitted");
     });
 }
+
+/// MiniWoB's login form labels its fields with `<label>`s tied to nothing, so the fields have no
+/// accessible name: the observation says which text stands before each, as a person reads it.
+#[test]
+fn an_unnamed_field_is_listed_with_the_text_before_it() {
+    let server = Server::start(&fixtures().miniwob_html);
+    block_on(async {
+        let (session, _) = start_episode(&server.base, "login-user", 1).await;
+        let seen =
+            windup_engine::planner::Observation::capture(&session, "log in", &[], 100, 20_000)
+                .await
+                .unwrap();
+        session.close().await;
+        let fields: Vec<(Option<&str>, &str)> = seen
+            .items
+            .iter()
+            .filter(|i| i.tag == "input")
+            .map(|i| (i.near.as_deref(), i.name.as_str()))
+            .collect();
+        assert_eq!(
+            fields,
+            [(Some("Username"), ""), (Some("Password"), "")],
+            "{}",
+            seen.render()
+        );
+        let page = seen.render();
+        assert!(page.contains("textbox near \"Username\""), "{page}");
+        // A named control is listed by its name alone.
+        assert!(page.contains("button \"Login\""), "{page}");
+    });
+}

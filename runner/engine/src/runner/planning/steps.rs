@@ -519,10 +519,13 @@ fn newly_covered(
                 && (i.covered == Some(true)) == covered
         })
     };
+    // The controls the task names by a phrase too ("press login" for a button "Login").
+    let implicit = words.implicit(&controls(began));
     let mut out: Vec<String> = words
         .quotes
         .iter()
         .chain(&words.named)
+        .chain(&implicit)
         .filter(|w| usable(began, w, false) && usable(now, w, true))
         .map(|w| format!("{w:?}"))
         .collect();

@@ -120,6 +120,26 @@ fn an_answer_that_covers_what_the_task_still_needs_starts_again() {
     });
 }
 
+/// The same when the task names the box only by a phrase of its words, in lower case
+/// ("tick agree"), as MiniWoB's "press login" names its button.
+#[test]
+fn a_control_the_task_names_by_a_phrase_counts_as_needed_when_covered() {
+    let server = pages();
+    block_on(async {
+        let answers = [
+            json!({"actions": [submit()], "complete": true}),
+            json!({"actions": [tick(), submit()], "complete": true}),
+        ];
+        let task = "Tick agree and then submit until the page says \"Reward: 1.00\"";
+        let (_p, fake, _) = planned(&server, task, &answers).await;
+        let again = fake.requests()[1].body.clone();
+        assert!(
+            again.contains("covered controls the task still needs: \\\"agree\\\""),
+            "{again}"
+        );
+    });
+}
+
 /// A click on a text the answer was planned on that is gone when its turn comes (a small
 /// model "checking" a status by clicking it) is left out, not the end of the plan: such a
 /// step would be dropped before caching anyway.

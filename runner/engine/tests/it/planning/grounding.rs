@@ -167,8 +167,8 @@ fn a_miniwob_form_behind_its_start_cover_is_planned_on_refs() {
             {"type": "click", "target": {"ref": "@div \"START\""}}
         ], "complete": false})));
         fake.push(Reply::Grounded(json!({"actions": [
-            {"type": "fill", "target": {"ref": "@textbox"}, "value": "vina"},
-            {"type": "fill", "target": {"ref": "@textbox type=password"}, "value": "x1y2"},
+            {"type": "fill", "target": {"ref": "@textbox near \"Username\""}, "value": "vina"},
+            {"type": "fill", "target": {"ref": "@textbox near \"Password\" type=password"}, "value": "x1y2"},
             {"type": "click", "target": {"ref": "@button \"Login\""}}
         ], "complete": true})));
         fake.push(Reply::Grounded(
