@@ -192,21 +192,42 @@ impl Runner {
             let segment_start = page.clone();
             let segment_first = steps.len();
             let mut failure = None;
-            'answer: for (n, answered) in segment.actions.iter().enumerate() {
-                if let Some(why) = tidy::repeat(&segment.actions, n, steps[kept..].last()) {
+            // The answer's steps, and at its end, once, the Enter a quoted value left waiting
+            // in its field needs.
+            let mut todo = segment.actions.clone();
+            let mut closed = false;
+            let mut n = 0;
+            'answer: loop {
+                if n == todo.len() {
+                    let taken = |id: &str| {
+                        steps.iter().any(|s| s.action.id == id) || todo.iter().any(|a| a.id == id)
+                    };
+                    let waiting = (!closed)
+                        .then(|| tidy::submit_waiting(&steps, kept, &page, &words, &seen, &taken))
+                        .flatten();
+                    let Some(enter) = waiting else { break };
+                    tracing::info!(
+                        scenario_id = scenario.id,
+                        "{} presses Enter: the answer left a value the task quotes waiting in its field",
+                        enter.id
+                    );
+                    todo.push(enter);
+                    closed = true;
+                }
+                n += 1;
+                if let Some(why) = tidy::repeat(&todo, n - 1, steps[kept..].last()) {
                     tracing::info!(
                         scenario_id = scenario.id,
                         "{} is left out: {why}",
-                        answered.id
+                        todo[n - 1].id
                     );
                     continue;
                 }
                 let taken = |id: &str| {
-                    steps.iter().any(|s| s.action.id == id)
-                        || segment.actions.iter().any(|a| a.id == id)
+                    steps.iter().any(|s| s.action.id == id) || todo.iter().any(|a| a.id == id)
                 };
-                let answered =
-                    &tidy::in_field_form(answered, &page).unwrap_or_else(|| answered.clone());
+                let answered = &tidy::in_field_form(&todo[n - 1], &page)
+                    .unwrap_or_else(|| todo[n - 1].clone());
                 let enter = tidy::submit_first(answered, &steps, &page, &words, &taken);
                 if let Some(enter) = &enter {
                     tracing::info!(

@@ -7,7 +7,9 @@
 //! - a step that makes the answer repeat its last two steps (A B A B) is left out;
 //! - before a value the task quotes is typed over another value the task quotes still waiting
 //!   in the same field, Enter is pressed in the field, as a step of the plan: like every step
-//!   it must prove itself (what it changes), or proving drops it;
+//!   it must prove itself (what it changes), or proving drops it; and at the end of an
+//!   answer that leaves such a value waiting with nothing on the page having taken it in (it
+//!   typed the todo and stopped), Enter is pressed there once, the same way;
 //! - a date typed as the task writes it (`10/11/2011`) into a date input is kept in the plan in
 //!   the input's own form (`2011-10-11`), the one Playwright's fill takes, so an exported spec
 //!   runs as the plan does.
@@ -84,7 +86,13 @@ pub(super) fn submit_first(
     if !still {
         return None;
     }
-    let base = format!("{}-enter", earlier.action.id);
+    press_enter(&earlier.action.id, &target.selector, taken)
+}
+
+/// `press Enter` in `selector`, with an id after the fill's (`a3-enter`) that `taken` says is
+/// free.
+fn press_enter(fill_id: &str, selector: &str, taken: &dyn Fn(&str) -> bool) -> Option<Action> {
+    let base = format!("{fill_id}-enter");
     let id = std::iter::once(base.clone())
         .chain((2..).map(|k| format!("{base}{k}")))
         .find(|id| !taken(id))?;
@@ -92,7 +100,7 @@ pub(super) fn submit_first(
         id,
         kind: ActionType::Press,
         target: Some(Target {
-            selector: target.selector.clone(),
+            selector: selector.to_string(),
             description: None,
         }),
         value: None,
@@ -104,6 +112,37 @@ pub(super) fn submit_first(
         expect: None,
         timeout_ms: None,
     })
+}
+
+/// `press Enter` in the field the last step planned here (from `kept` on) filled, when the
+/// value the task quotes it typed still waits there with nothing on the page having taken it in
+/// (as the plan's proof rule reads it): an answer that typed the todo and stopped.
+pub(super) fn submit_waiting(
+    steps: &[Planned],
+    kept: usize,
+    page: &Observation,
+    words: &TaskWords,
+    seen: &std::collections::BTreeSet<crate::planner::words::Seen>,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<Action> {
+    let fill = steps[kept..]
+        .iter()
+        .rev()
+        .find(|s| s.action.kind == ActionType::Fill)?;
+    let target = fill.action.target.as_ref()?;
+    let typed = fill.action.value.as_deref()?;
+    let quote = words
+        .quotes
+        .iter()
+        .find(|q| q.trim().eq_ignore_ascii_case(typed.trim()))?;
+    let still = page
+        .items
+        .iter()
+        .any(|i| i.selector == target.selector && i.value.as_deref() == Some(typed));
+    let waits = super::proofs::unproven(steps, words, seen)
+        .iter()
+        .any(|m| m.starts_with(&format!("the task quotes \"{quote}\": it was typed")));
+    (still && waits).then(|| press_enter(&fill.action.id, &target.selector, taken))?
 }
 
 /// `action` with its value in the form of the input it fills, when the page lists that input
