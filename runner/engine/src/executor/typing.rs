@@ -42,7 +42,9 @@ impl Runner<'_, '_> {
                 match value_form(to.field.input_type.as_deref(), value) {
                     None => self.type_text(to.locator, value, id).await,
                     Some(Ok(form)) => self.set_plain(to, &form, id).await,
-                    Some(Err(why)) => Err(fail(FailureClass::PlanInvalid, Some(id), why)),
+                    Some(Err(why)) => {
+                        Err(fail(FailureClass::PlanInvalid, Some(id), why.to_string()))
+                    }
                 }
             }
         }
@@ -177,11 +179,24 @@ impl Runner<'_, '_> {
     }
 }
 
+/// A value an input that takes no keystrokes cannot hold, and the form it takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotItsForm(String);
+
+impl std::fmt::Display for NotItsForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// The value a fill sets on an input of `input_type` that takes no keystrokes (a date, time,
 /// color or range input, as Playwright's fill), or `None` for a field typed into. A date is
 /// given as the input holds it (`2011-10-11`) or as Chromium shows it in English (US),
 /// `10/11/2011` (month first); a value no form fits says so.
-pub(crate) fn value_form(input_type: Option<&str>, value: &str) -> Option<Result<String, String>> {
+pub(crate) fn value_form(
+    input_type: Option<&str>,
+    value: &str,
+) -> Option<Result<String, NotItsForm>> {
     let kind = input_type?;
     if !matches!(
         kind,
@@ -199,15 +214,15 @@ pub(crate) fn value_form(input_type: Option<&str>, value: &str) -> Option<Result
         (Some([y, m, d]), false) if numbers[0].len() == 4 => (*y, *m, *d),
         (Some([m, d, y]), true) if numbers[2].len() == 4 => (*y, *m, *d),
         _ => {
-            return Some(Err(format!(
+            return Some(Err(NotItsForm(format!(
                 "{value:?} is not a date a date input takes: give it as YYYY-MM-DD (or MM/DD/YYYY)"
-            )));
+            ))));
         }
     };
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return Some(Err(format!(
+        return Some(Err(NotItsForm(format!(
             "{value:?} has no month {m} or day {d}: give the date as YYYY-MM-DD (or MM/DD/YYYY)"
-        )));
+        ))));
     }
     Some(Ok(format!("{y:04}-{m:02}-{d:02}")))
 }
@@ -222,7 +237,7 @@ mod tests {
         assert_eq!(date("2011-10-11"), Some(Ok("2011-10-11".into())));
         assert_eq!(date("10/11/2011"), Some(Ok("2011-10-11".into())));
         assert_eq!(date(" 1/2/2020 "), Some(Ok("2020-01-02".into())));
-        assert!(matches!(date("13/01/2020"), Some(Err(m)) if m.contains("YYYY-MM-DD")));
+        assert!(matches!(date("13/01/2020"), Some(Err(m)) if m.to_string().contains("YYYY-MM-DD")));
         assert!(matches!(date("tomorrow"), Some(Err(_))));
         assert_eq!(
             value_form(Some("time"), " 10:30 "),
