@@ -5,8 +5,8 @@
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use serde::Deserialize;
 
+use super::cookies::{cookie, set_cookie};
 use super::error::PageError;
-use super::session::{Person, cookie, set_cookie};
 use crate::AppState;
 use crate::secret;
 
@@ -17,20 +17,6 @@ const LOGIN_CSRF_COOKIE: &str = "windup_login_csrf";
 pub(super) struct CsrfForm {
     #[serde(default)]
     pub(super) csrf: String,
-}
-
-impl Person {
-    /// The token a signed-in person's form carries must be the session's.
-    pub(super) fn check_csrf(&self, token: &str) -> Result<(), PageError> {
-        if !token.is_empty() && secret::same(token, &self.csrf) {
-            Ok(())
-        } else {
-            Err(PageError(
-                StatusCode::FORBIDDEN,
-                "The form's CSRF token is missing or wrong; reload the page and try again.".into(),
-            ))
-        }
-    }
 }
 
 /// A fresh token for the sign-in form, and the cookie that holds its twin for an hour.

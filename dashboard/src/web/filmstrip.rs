@@ -3,7 +3,7 @@
 //! it as a `<rect>` (attributes, not inline styles: the CSP allows no inline style), the step, its
 //! URL and timings.
 
-use super::run_detail::{status_text, step_text};
+use super::step_view::{status_text, step_text};
 use windup_model::ScenarioResult;
 
 use super::artifacts::screenshot_url;

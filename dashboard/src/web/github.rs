@@ -13,8 +13,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
+use super::cookies::{cookie, set_cookie};
 use super::error::{PageError, PageResult, not_found};
-use super::session::{cookie, open_session, set_cookie};
+use super::session::open_session;
 use crate::admin::{self, TeamCheck};
 use crate::oauth::{GithubSignIn, OauthError};
 use crate::time::now_ms;

@@ -11,6 +11,7 @@
 mod access;
 mod artifacts;
 mod assets;
+mod cookies;
 mod csrf;
 mod error;
 mod filmstrip;
@@ -26,6 +27,7 @@ mod runs;
 mod session;
 mod spend;
 mod stale;
+mod step_view;
 mod tokens;
 
 pub use assets::HTMX_PATH;

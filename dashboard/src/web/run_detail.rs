@@ -15,6 +15,7 @@ use super::error::{PageError, PageResult, not_found};
 use super::layout::Layout;
 use super::runs::{RunView, run_view};
 use super::session::Person;
+use super::step_view::{status_text, step_text};
 use crate::AppState;
 use crate::access::Role;
 use crate::svg::{self, Step};
@@ -214,16 +215,4 @@ pub(super) async fn run_page(
         debrief: report.debrief.clone(),
     };
     Ok(page.into_response())
-}
-
-/// A step as the run page names it: its summary, else its type.
-pub(super) fn step_text(a: &windup_model::ActionResult) -> String {
-    a.step
-        .clone()
-        .unwrap_or_else(|| a.kind.as_str().to_string())
-}
-
-/// A step's status as the page's CSS class and label: `passed`, `failed` or `skipped`.
-pub(super) fn status_text(a: &windup_model::ActionResult) -> String {
-    format!("{:?}", a.status).to_lowercase()
 }

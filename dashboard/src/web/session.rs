@@ -10,12 +10,13 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, FromRequestParts, State};
-use axum::http::header::{COOKIE, LOCATION, RETRY_AFTER, SET_COOKIE};
+use axum::http::header::{LOCATION, RETRY_AFTER, SET_COOKIE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
+use super::cookies::{cookie, set_cookie};
 use super::csrf::{self, CsrfForm};
 use super::error::{PageError, PageResult};
 use crate::AppState;
@@ -25,38 +26,6 @@ use crate::time::now_ms;
 
 const SESSION_COOKIE: &str = "windup_session";
 const SESSION_MS: i64 = 7 * 24 * 3600 * 1000;
-
-/// A cookie's value from the request.
-pub(super) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_string())
-}
-
-/// An `HttpOnly` cookie, `Secure` unless the dashboard runs on plain http for development.
-pub(super) fn set_cookie(
-    state: &AppState,
-    name: &str,
-    value: &str,
-    path: &str,
-    max_age: i64,
-    same_site: &str,
-) -> HeaderValue {
-    let secure = if state.config.secure_cookies {
-        "; Secure"
-    } else {
-        ""
-    };
-    HeaderValue::from_str(&format!(
-        "{name}={value}; Path={path}; Max-Age={max_age}; HttpOnly; SameSite={same_site}{secure}"
-    ))
-    .expect("cookie values are hex")
-}
 
 pub(super) fn redirect(to: &str) -> Response {
     (StatusCode::SEE_OTHER, [(LOCATION, to.to_string())]).into_response()
@@ -246,6 +215,20 @@ pub(super) async fn logout(
         set_cookie(&state, SESSION_COOKIE, "", "/", 0, "Lax"),
     );
     Ok(response)
+}
+
+impl Person {
+    /// The token a signed-in person's form carries must be the session's.
+    pub(super) fn check_csrf(&self, token: &str) -> Result<(), PageError> {
+        if !token.is_empty() && secret::same(token, &self.csrf) {
+            Ok(())
+        } else {
+            Err(PageError(
+                StatusCode::FORBIDDEN,
+                "The form's CSRF token is missing or wrong; reload the page and try again.".into(),
+            ))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use windup_model::Part;
 
 use futures::future::BoxFuture;
 
-use super::steps::Runner;
+use super::steps::{Runner, SecretField};
 use crate::browser::injected::{self, TextRun};
 use crate::browser::{BrowserError, Realm, Session};
 use crate::locator::{Locator, scopes};
@@ -24,13 +24,6 @@ const MAX_TEXT_CHARS: usize = 2_000_000;
 
 /// The most runs covered on a page; a page showing a credential in more gets no screenshot.
 const MAX_COVERED_RUNS: usize = 500;
-
-/// A field typed from a credential, and the document it was typed in.
-pub(super) struct SecretField {
-    parts: Vec<Part>,
-    /// `None` when the document could not be told: the field is then looked for on every page.
-    document: Option<String>,
-}
 
 impl Runner<'_, '_> {
     /// Remembers a field about to be typed into from a credential, and the value, so that both

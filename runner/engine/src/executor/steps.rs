@@ -11,11 +11,18 @@ use windup_model::{
 };
 
 use super::context::{ExecContext, Screenshots};
-use super::cover::SecretField;
 use super::outcome::{Captured, Execution, Failure, FrameShot, browser_failure, fail, skipped};
 use crate::browser::Session;
 use crate::events::Event;
 use crate::verifier::{Check, VerifyError};
+
+/// A field typed from a credential, and the document it was typed in (`cover.rs` covers it
+/// before a screenshot).
+pub(super) struct SecretField {
+    pub parts: Vec<windup_model::Part>,
+    /// `None` when the document could not be told: the field is then looked for on every page.
+    pub document: Option<String>,
+}
 
 /// One execution in progress.
 pub(super) struct Runner<'s, 'c> {

@@ -10,6 +10,7 @@
 //! calls cost; `suggest` the opt-in advice on a failure; `debrief` the opt-in reading of all a run's failures; `author` `windup new`'s scenario writing; `words` the task's own words, which a finished plan must show.
 
 mod answer;
+mod ask;
 pub mod author;
 mod budget;
 mod call;
@@ -26,11 +27,11 @@ mod targets;
 pub mod words;
 
 pub use crate::events::{Purpose, StepFailure};
+pub use ask::Ask;
 pub(crate) use budget::Budget;
 pub use budget::Limits;
 pub use check::Segment;
 pub use observation::Observation;
-pub use plan::Ask;
 pub(crate) use plan::{PlanFailure, Planner, Project};
 pub use settings::Settings;
 pub(crate) use spend::Spend;

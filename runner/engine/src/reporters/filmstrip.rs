@@ -35,7 +35,7 @@ pub(super) fn frames<'a>(s: &'a ScenarioResult, root: &Path) -> Vec<FrameView<'a
         .map(|(a, t)| {
             let (image, failed) = match t.screenshot.as_deref() {
                 Some(rel) => {
-                    match super::html::inline_image(root, rel, "image/jpeg", JPEG_SIGNATURE) {
+                    match super::inline::inline_image(root, rel, "image/jpeg", JPEG_SIGNATURE) {
                         Ok(uri) => (Some(uri), None),
                         Err(why) => (None, Some(why)),
                     }

@@ -3,19 +3,18 @@
 //! the report is escaped by askama (the report holds page text: a hostile page must not be able
 //! to inject markup), and URLs are shown as text, never as links.
 
-use std::path::{Component, Path};
+use std::path::Path;
 
 use askama::Template;
-use base64::Engine as _;
 use time::format_description::well_known::Rfc3339;
 use windup_model::{
     ActionResult, ActionStatus, CacheOutcome, RunReport, ScenarioResult, ScenarioStatus,
 };
 
+use super::inline::inline_image;
 use super::{duration, usd};
 
 /// A screenshot bigger than this is left out, so that one odd file cannot make the page slow.
-const MAX_SCREENSHOT_BYTES: u64 = 8 * 1024 * 1024;
 const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 
 /// Writes the page atomically. `root` is the project root: screenshot paths are relative to it.
@@ -341,45 +340,6 @@ fn percent(part: u64, whole: u64) -> String {
 /// The screenshot as a `data:` URI, or why it is not shown.
 fn inline_png(root: &Path, rel: &str) -> Result<String, String> {
     inline_image(root, rel, "image/png", PNG_SIGNATURE)
-}
-
-/// An image file of `mime` type (its bytes start with `signature`) as a `data:` URI, or why
-/// it is not shown.
-pub(super) fn inline_image(
-    root: &Path,
-    rel: &str,
-    mime: &str,
-    signature: &[u8],
-) -> Result<String, String> {
-    let path = Path::new(rel);
-    // The report names a file inside the project; never read anything else into the page.
-    if !path
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
-    {
-        return Err(format!(
-            "screenshot {rel} is not a path inside the project: not shown"
-        ));
-    }
-    let full = root.join(path);
-    let size = std::fs::metadata(&full)
-        .map_err(|e| format!("screenshot {rel} cannot be read: {e}"))?
-        .len();
-    if size > MAX_SCREENSHOT_BYTES {
-        return Err(format!(
-            "screenshot {rel} is {size} bytes, over {MAX_SCREENSHOT_BYTES}: not inlined"
-        ));
-    }
-    let bytes =
-        std::fs::read(&full).map_err(|e| format!("screenshot {rel} cannot be read: {e}"))?;
-    if !bytes.starts_with(signature) {
-        let kind = mime.trim_start_matches("image/").to_uppercase();
-        return Err(format!("screenshot {rel} is not a {kind}: not shown"));
-    }
-    Ok(format!(
-        "data:{mime};base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(bytes)
-    ))
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 mod filmstrip;
 pub mod html;
+mod inline;
 pub mod json;
 pub mod junit;
 

@@ -6,13 +6,15 @@
 //! `next` reads Next.js's app and pages routers from file names; `parse` reads one module (its
 //! imports, route objects, `<Route>` elements and controls) and `react_router` composes
 //! react-router's nested routes across modules; `result` turns what was found into site-map
-//! pages and edges.
+//! pages and edges, and `update` writes them into the project's site map.
 
 mod next;
 mod parse;
 mod project;
 mod react_router;
 mod result;
+mod update;
 
 pub use project::{ScanError, scan};
-pub use result::{ScanReport, ScanResult, ScannedRoute, update_site_map};
+pub use result::{ScanResult, ScannedRoute};
+pub use update::{ScanReport, update_site_map};

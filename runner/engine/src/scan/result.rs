@@ -3,37 +3,6 @@
 use sha2::{Digest, Sha256};
 use windup_model::sitemap::{Control, Edge, Page, ScanInfo, SiteMap, Source, route_matches};
 
-/// A scan written into the project's site map.
-#[derive(Debug)]
-pub struct ScanReport {
-    /// What the scan found.
-    pub result: ScanResult,
-    /// Whether the site map's file changed.
-    pub written: bool,
-    /// The site map's file.
-    pub path: std::path::PathBuf,
-}
-
-/// `windup scan`: scans the source (`roots` relative to `root`, the root itself when empty) and
-/// merges the routes into `e2e/.windup/sitemap.json` as `static` facts.
-pub fn update_site_map(
-    root: &std::path::Path,
-    roots: &[std::path::PathBuf],
-) -> Result<ScanReport, super::ScanError> {
-    let result = super::scan(root, roots)?;
-    let file = crate::sitemap::SiteMapFile::new(root);
-    let mut map = file.load().map_err(super::ScanError::SiteMap)?;
-    result.apply_to(&mut map);
-    let written = file
-        .save(&map)
-        .map_err(|e| super::ScanError::Write(file.path().to_path_buf(), e))?;
-    Ok(ScanReport {
-        result,
-        written,
-        path: file.path().to_path_buf(),
-    })
-}
-
 /// One route the scan found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScannedRoute {
