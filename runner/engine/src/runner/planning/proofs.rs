@@ -256,7 +256,9 @@ pub(super) fn hints(
             a.target
                 .as_ref()
                 .is_some_and(|t| words.names_target(&t.selector, &word))
-        }) || checks_show(&actions, &word)
+        }) || actions
+            .iter()
+            .any(|a| a.expect.as_ref().is_some_and(|e| expect_shows(e, &word)))
         {
             continue;
         }
@@ -390,5 +392,30 @@ mod tests {
         // A glob character matches itself too.
         let odd = globset::Glob::new("a??*?.csv").unwrap().compile_matcher();
         assert!(odd.is_match("a*[12].csv"));
+    }
+
+    #[test]
+    fn after_a_click_on_the_tasks_own_sentence_the_hint_names_the_control() {
+        // MiniWoB's click-tab: the small model clicked the page's copy of the task.
+        let words = TaskWords::of("Click on Tab #1.");
+        let page: crate::planner::Observation = serde_json::from_value(serde_json::json!({
+            "url": "/", "title": "", "counts": {}, "total": 2,
+            "items": [
+                {"selector": "text=\"Click on Tab #1.\"", "name": "Click on Tab #1.", "tag": "div", "control": false},
+                {"selector": "role=tab[name=\"Tab #1\"]", "role": "tab", "name": "Tab #1", "tag": "a", "control": true}
+            ]
+        }))
+        .unwrap();
+        let seen: BTreeSet<Seen> = [(Some("tab".into()), "Tab #1".into())].into();
+        let clicked: Action = serde_json::from_value(serde_json::json!({"id": "a1",
+            "type": "click", "target": {"selector": "text=\"Click on Tab #1.\""}}))
+        .unwrap();
+        let steps = [Planned::kept(clicked)];
+        let missing = unproven(&steps, &words, &seen);
+        let hints = hints(&steps, &words, &seen, &page, &missing);
+        assert!(
+            hints.contains(&"\"tab #1\" is e2 on this page".to_string()),
+            "{hints:?}"
+        );
     }
 }
