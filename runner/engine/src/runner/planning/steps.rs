@@ -199,11 +199,11 @@ impl Runner {
             let mut n = 0;
             'answer: loop {
                 if n == todo.len() {
-                    let taken = |id: &str| {
-                        steps.iter().any(|s| s.action.id == id) || todo.iter().any(|a| a.id == id)
-                    };
                     let waiting = (!closed)
-                        .then(|| tidy::submit_waiting(&steps, kept, &page, &words, &seen, &taken))
+                        .then(|| {
+                            let taken = tidy::ids_taken(&steps, &todo);
+                            tidy::submit_waiting(&steps, kept, &page, &words, &seen, &taken)
+                        })
                         .flatten();
                     let Some(enter) = waiting else { break };
                     tracing::info!(
@@ -223,12 +223,12 @@ impl Runner {
                     );
                     continue;
                 }
-                let taken = |id: &str| {
-                    steps.iter().any(|s| s.action.id == id) || todo.iter().any(|a| a.id == id)
-                };
                 let answered = &tidy::in_field_form(&todo[n - 1], &page)
                     .unwrap_or_else(|| todo[n - 1].clone());
-                let enter = tidy::submit_first(answered, &steps, &page, &words, &taken);
+                let enter = {
+                    let taken = tidy::ids_taken(&steps, &todo);
+                    tidy::submit_first(answered, &steps, &page, &words, &taken)
+                };
                 if let Some(enter) = &enter {
                     tracing::info!(
                         scenario_id = scenario.id,

@@ -161,6 +161,14 @@ pub(super) fn in_field_form(action: &Action, page: &Observation) -> Option<Actio
     })
 }
 
+/// Whether a step id is used by a step planned so far or one of the answer's.
+pub(super) fn ids_taken<'a>(
+    steps: &'a [Planned],
+    answer: &'a [Action],
+) -> impl Fn(&str) -> bool + 'a {
+    move |id| steps.iter().any(|s| s.action.id == id) || answer.iter().any(|a| a.id == id)
+}
+
 /// The same step: what it does and on what, whatever its id and checks.
 fn same(a: &Action, b: &Action) -> bool {
     a.kind == b.kind
