@@ -143,6 +143,8 @@ impl Runner {
         let mut drifting = std::collections::BTreeSet::new();
         // Whether a fact was picked because it shows the task's own words.
         let mut by_words = false;
+        // The page before each step planned here, by its id (`tidy::left_out`).
+        let mut befores = std::collections::HashMap::new();
         loop {
             let segment = if let Some(segment) = queued.take() {
                 segment
@@ -215,7 +217,7 @@ impl Runner {
                     closed = true;
                 }
                 n += 1;
-                if let Some(why) = tidy::repeat(&todo, n - 1, steps[kept..].last()) {
+                if let Some(why) = tidy::left_out(&todo, n - 1, &steps[kept..], &befores, &page) {
                     tracing::info!(
                         scenario_id = scenario.id,
                         "{} is left out: {why}",
@@ -281,6 +283,7 @@ impl Runner {
                         .collect();
                     let changed = facts::holding(session, changed, &base).await;
                     pending.push(steps.len());
+                    befores.insert(action.id.clone(), before);
                     steps.push(Planned {
                         action,
                         facts: changed,

@@ -4,7 +4,8 @@
 //! after the other, so the first is replaced before anything took it in. So:
 //! - a step the same as the last one planned here, which changed nothing, is left out (one
 //!   that changed the page, such as "next page" twice, runs again);
-//! - a step that makes the answer repeat its last two steps (A B A B) is left out;
+//! - a step that makes the answer repeat its last two steps (A B A B) is left out, and so is
+//!   a step done twice that brought the page back to where it was (a toggle clicked on and off);
 //! - before a value the task quotes is typed over another value the task quotes still waiting
 //!   in the same field, Enter is pressed in the field, as a step of the plan: like every step
 //!   it must prove itself (what it changes), or proving drops it; and at the end of an
@@ -20,9 +21,25 @@ use super::proofs::Planned;
 use crate::planner::Observation;
 use crate::planner::words::TaskWords;
 
+/// Why `actions[n]` is left out, if it is: it repeats (`repeat`) or toggles the page back
+/// again (`toggles_back`). `steps` are those planned in this planning (not kept from a broken
+/// replay), `befores` the page before each, by id, and `page` the page now.
+pub(super) fn left_out(
+    actions: &[Action],
+    n: usize,
+    steps: &[Planned],
+    befores: &std::collections::HashMap<String, Observation>,
+    page: &Observation,
+) -> Option<&'static str> {
+    repeat(actions, n, steps.last()).or_else(|| {
+        toggles_back(&actions[n], steps, befores, page)
+            .then_some("the same step twice brought the page back to where it was")
+    })
+}
+
 /// Why `actions[n]` is left out, when it repeats: `last` is the last step run here (planned
 /// in this planning, not kept from a broken replay).
-pub(super) fn repeat(actions: &[Action], n: usize, last: Option<&Planned>) -> Option<&'static str> {
+fn repeat(actions: &[Action], n: usize, last: Option<&Planned>) -> Option<&'static str> {
     let action = &actions[n];
     if let Some(last) = last
         && same(action, &last.action)
@@ -40,6 +57,24 @@ pub(super) fn repeat(actions: &[Action], n: usize, last: Option<&Planned>) -> Op
         return Some("the answer repeats its last two steps");
     }
     None
+}
+
+/// Whether `action` is the same as the last two steps planned (`steps`), which changed the page
+/// and then brought it back to `page` as it was before the first of them (`befores`, by step
+/// id): a toggle clicked over and over, "Mark all as complete" ten times.
+fn toggles_back(
+    action: &Action,
+    steps: &[Planned],
+    befores: &std::collections::HashMap<String, Observation>,
+    page: &Observation,
+) -> bool {
+    let [.., first, second] = steps else {
+        return false;
+    };
+    same(action, &first.action)
+        && same(action, &second.action)
+        && !first.facts.is_empty()
+        && befores.get(&first.action.id) == Some(page)
 }
 
 /// `press Enter` in the field `action` fills, when the field still holds another value the
@@ -257,5 +292,47 @@ mod tests {
         assert_eq!(kept.value.as_deref(), Some("2011-10-11"));
         assert_eq!(in_field_form(&fill("css=#tt", "2011-10-11"), &page), None);
         assert_eq!(in_field_form(&fill("css=#note", "10/11/2011"), &page), None);
+    }
+
+    #[test]
+    fn a_toggle_done_twice_that_brought_the_page_back_is_not_done_again() {
+        let page = |text: &str| -> Observation {
+            serde_json::from_value(serde_json::json!({
+                "url": "/", "title": "", "counts": {}, "total": 1,
+                "items": [{"selector": format!("text=\"{text}\""), "name": text, "tag": "span", "control": false}]
+            }))
+            .unwrap()
+        };
+        const TOGGLE: &str =
+            r#"{"id":"a1","type":"click","target":{"selector":"label=\"Mark all as complete\""}}"#;
+        let mut first = planned(TOGGLE, true);
+        first.action.id = "a1".into();
+        let mut second = planned(TOGGLE, true);
+        second.action.id = "a2".into();
+        let befores = std::collections::HashMap::from([
+            ("a1".to_string(), page("1 item left")),
+            ("a2".to_string(), page("0 items left")),
+        ]);
+        let steps = [first, second];
+        let again = step(TOGGLE);
+        assert!(toggles_back(&again, &steps, &befores, &page("1 item left")));
+        assert!(!toggles_back(
+            &again,
+            &steps,
+            &befores,
+            &page("2 items left")
+        ));
+        assert!(!toggles_back(
+            &again,
+            &steps[1..],
+            &befores,
+            &page("1 item left")
+        ));
+        assert!(!toggles_back(
+            &step(BOX),
+            &steps,
+            &befores,
+            &page("1 item left")
+        ));
     }
 }
