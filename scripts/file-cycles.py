@@ -24,7 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from importlib import import_module  # noqa: E402
 
-strip_tests = import_module("module-cycles").strip_tests
+module_cycles = import_module("module-cycles")
+strip_tests = module_cycles.strip_tests
 
 ALLOWED = Path(__file__).resolve().parent / "file-cycles.allowed"
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -165,45 +166,9 @@ def graph(src: Path) -> dict[Path, set[Path]]:
 
 
 def circles(edges: dict[Path, set[Path]]) -> list[list[Path]]:
-    """Strongly connected components of more than one file (Tarjan, iterative)."""
-    index: dict[Path, int] = {}
-    low: dict[Path, int] = {}
-    stack: list[Path] = []
-    on: set[Path] = set()
-    found: list[list[Path]] = []
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on.add(root)
-        while work:
-            v, it = work[-1]
-            w = next(it, None)
-            if w is not None:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(sorted(edges.get(w, ())))))
-                elif w in on:
-                    low[v] = min(low[v], index[w])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    x = stack.pop()
-                    on.discard(x)
-                    comp.append(x)
-                    if x == v:
-                        break
-                if len(comp) > 1:
-                    found.append(sorted(comp))
-    return found
+    """Strongly connected components of more than one file (module-cycles.py's Tarjan)."""
+    named = {str(f): {str(t) for t in ts} for f, ts in edges.items()}
+    return [[Path(f) for f in comp] for comp in module_cycles.cycles(named)]
 
 
 def main(argv: list[str]) -> int:

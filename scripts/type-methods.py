@@ -17,17 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from importlib import import_module  # noqa: E402
 
 strip_tests = import_module("module-cycles").strip_tests
+body = import_module("file-cycles").braces
 
 IMPL = re.compile(r"^\s*impl(?:\s*<[^{]*?>)?\s+([A-Za-z_][A-Za-z0-9_:]*)\s*(?:<[^{]*?>)?\s*(?:where[^{]*)?\{", re.M)
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+\w+", re.M)
-
-
-def body(text: str, start: int) -> str:
-    depth, i = 1, start
-    while i < len(text) and depth:
-        depth += {"{": 1, "}": -1}.get(text[i], 0)
-        i += 1
-    return text[start : i - 1]
 
 
 def depth_one_fns(block: str) -> int:
