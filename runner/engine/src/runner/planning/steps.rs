@@ -493,7 +493,7 @@ impl Runner {
         if steps.len() <= segment_first {
             return None;
         }
-        let covered = newly_covered(began, now, words);
+        let covered = newly_covered(began, now, words, &steps[segment_first..]);
         if covered.is_empty() {
             return None;
         }
@@ -530,12 +530,24 @@ impl Runner {
 }
 
 /// The task's own words (quoted or named controls) whose controls were usable on `began` and
-/// are covered on `now`, in the task's spelling: nothing of the page's own text.
+/// are covered on `now`, and that no step of the last `answer` acted on (a click that ended
+/// the task's page is done, not still needed), in the task's spelling: nothing of the page's
+/// own text.
 fn newly_covered(
     began: &crate::planner::Observation,
     now: &crate::planner::Observation,
     words: &TaskWords,
+    answer: &[Planned],
 ) -> Vec<String> {
+    // A control the answer's own steps acted on is done, not still needed.
+    let acted = |word: &str| {
+        answer.iter().any(|s| {
+            s.action
+                .target
+                .as_ref()
+                .is_some_and(|t| words.names_target(&t.selector, word))
+        })
+    };
     let usable = |page: &crate::planner::Observation, word: &str, covered: bool| {
         page.items.iter().any(|i| {
             i.control
@@ -550,7 +562,7 @@ fn newly_covered(
         .iter()
         .chain(&words.named)
         .chain(&implicit)
-        .filter(|w| usable(began, w, false) && usable(now, w, true))
+        .filter(|w| usable(began, w, false) && usable(now, w, true) && !acted(w))
         .map(|w| format!("{w:?}"))
         .collect();
     out.dedup();

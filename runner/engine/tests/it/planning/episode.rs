@@ -140,6 +140,32 @@ fn a_control_the_task_names_by_a_phrase_counts_as_needed_when_covered() {
     });
 }
 
+/// A control the answer itself acted on is done when the page covers it, not still needed:
+/// no start again (which would undo the click that ended the episode).
+#[test]
+fn a_control_the_answer_clicked_is_not_needed_again_when_covered() {
+    let server = pages();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "episode",
+            "Click Submit until the page says \"Reward: 1.00\"",
+            "/episode.html",
+        );
+        fake.push(Reply::Grounded(
+            json!({"actions": [submit()], "complete": true}),
+        ));
+        fake.push(Reply::Grounded(json!({"actions": [], "complete": true})));
+        let _ = p.run(Overrides::default()).await;
+        let again = fake.requests()[1].body.clone();
+        assert!(
+            !again.contains("covered controls the task still needs"),
+            "{again}"
+        );
+    });
+}
+
 /// A click on a text the answer was planned on that is gone when its turn comes (a small
 /// model "checking" a status by clicking it) is left out, not the end of the plan: such a
 /// step would be dropped before caching anyway.
