@@ -6,6 +6,7 @@
 //! each step needed), held to the task's own words, and verified by one more clean run before
 //! it is cached; a plan that fails any of it is never cached.
 
+mod covered;
 mod observe;
 mod order;
 mod proofs;
