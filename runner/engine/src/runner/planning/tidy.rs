@@ -92,17 +92,7 @@ pub(super) fn submit_first(
     }
     let target = action.target.as_ref()?;
     let typing = action.value.as_deref()?;
-    let quoted = |v: &str| {
-        let v = v.trim();
-        !v.is_empty()
-            && words
-                .quotes
-                .iter()
-                .any(|q| q.trim().eq_ignore_ascii_case(v))
-    };
-    if !quoted(typing) {
-        return None;
-    }
+    quote_of(words, typing)?;
     let earlier = steps.iter().rev().find(|s| {
         s.action.kind == ActionType::Fill
             && s.action
@@ -111,14 +101,7 @@ pub(super) fn submit_first(
                 .is_some_and(|t| t.selector == target.selector)
     })?;
     let waiting = earlier.action.value.as_deref()?;
-    if waiting == typing || !quoted(waiting) {
-        return None;
-    }
-    let still = page
-        .items
-        .iter()
-        .any(|i| i.selector == target.selector && i.value.as_deref() == Some(waiting));
-    if !still {
+    if waiting == typing || quote_of(words, waiting).is_none() || !holds(page, target, waiting) {
         return None;
     }
     press_enter(&earlier.action.id, &target.selector, taken)
@@ -166,18 +149,34 @@ pub(super) fn submit_waiting(
         .find(|s| s.action.kind == ActionType::Fill)?;
     let target = fill.action.target.as_ref()?;
     let typed = fill.action.value.as_deref()?;
-    let quote = words
-        .quotes
+    let quote = quote_of(words, typed)?;
+    // Whether nothing took it in is the proof rule's reading, the dearer test: only when the
+    // field still holds it.
+    let waits = holds(page, target, typed)
+        && super::proofs::unproven(steps, words, seen)
+            .iter()
+            .any(|m| m.starts_with(&format!("the task quotes \"{quote}\": it was typed")));
+    waits.then(|| press_enter(&fill.action.id, &target.selector, taken))?
+}
+
+/// The quote of the task `value` is (trimmed, any case), if it is one.
+fn quote_of<'w>(words: &'w TaskWords, value: &str) -> Option<&'w String> {
+    let v = value.trim();
+    (!v.is_empty())
+        .then(|| {
+            words
+                .quotes
+                .iter()
+                .find(|q| q.trim().eq_ignore_ascii_case(v))
+        })
+        .flatten()
+}
+
+/// Whether `page` lists the field `target` holding `value`.
+fn holds(page: &Observation, target: &Target, value: &str) -> bool {
+    page.items
         .iter()
-        .find(|q| q.trim().eq_ignore_ascii_case(typed.trim()))?;
-    let still = page
-        .items
-        .iter()
-        .any(|i| i.selector == target.selector && i.value.as_deref() == Some(typed));
-    let waits = super::proofs::unproven(steps, words, seen)
-        .iter()
-        .any(|m| m.starts_with(&format!("the task quotes \"{quote}\": it was typed")));
-    (still && waits).then(|| press_enter(&fill.action.id, &target.selector, taken))?
+        .any(|i| i.selector == target.selector && i.value.as_deref() == Some(value))
 }
 
 /// `action` with its value in the form of the input it fills, when the page lists that input
