@@ -69,19 +69,16 @@ impl Runner<'_, '_> {
                     }
                 ),
             )),
-            Ok(SetValue::Changed { field }) => Err(fail(
-                FailureClass::NotActionable,
-                Some(id),
-                format!(
-                    "`{source}` became another field ({}) before its value was set; nothing was set",
-                    field.tag
-                ),
+            Ok(SetValue::Changed { field }) => Err(not_set(
+                source,
+                "its value",
+                "nothing was set",
+                Some(&field.tag),
+                id,
             )),
-            Ok(SetValue::NotFound) | Err(BrowserError::ContextLost) => Err(fail(
-                FailureClass::NotActionable,
-                Some(id),
-                format!("`{source}` went away before its value was set; nothing was set"),
-            )),
+            Ok(SetValue::NotFound) | Err(BrowserError::ContextLost) => {
+                Err(not_set(source, "its value", "nothing was set", None, id))
+            }
             Err(e) => Err(browser_failure(e, id)),
         }
     }
@@ -110,18 +107,19 @@ impl Runner<'_, '_> {
         let source = &to.locator.source;
         match to.locator.set_value(self.session, &text, &to.field).await {
             Ok(SetValue::Ok) => Ok(()),
-            Ok(SetValue::Changed { field }) => Err(fail(
-                FailureClass::NotActionable,
-                Some(id),
-                format!(
-                    "`{source}` became another field ({}) before `{name}` was set; nothing was typed",
-                    field.tag
-                ),
+            Ok(SetValue::Changed { field }) => Err(not_set(
+                source,
+                &format!("`{name}`"),
+                "nothing was typed",
+                Some(&field.tag),
+                id,
             )),
-            Ok(SetValue::NotFound) | Err(BrowserError::ContextLost) => Err(fail(
-                FailureClass::NotActionable,
-                Some(id),
-                format!("`{source}` went away before `{name}` was set; nothing was typed"),
+            Ok(SetValue::NotFound) | Err(BrowserError::ContextLost) => Err(not_set(
+                source,
+                &format!("`{name}`"),
+                "nothing was typed",
+                None,
+                id,
             )),
             // A credential's value is never quoted back.
             Ok(SetValue::Malformed { .. }) => Err(fail(
@@ -177,6 +175,20 @@ impl Runner<'_, '_> {
             Err(e) => Err(browser_failure(e, id)),
         }
     }
+}
+
+/// A value set on its field itself that did not get there: the target `source` became another
+/// field (its tag `changed`) or went away before `what` was set.
+fn not_set(source: &str, what: &str, done: &str, changed: Option<&str>, id: &str) -> Failure {
+    let how = match changed {
+        Some(tag) => format!("became another field ({tag})"),
+        None => "went away".to_string(),
+    };
+    fail(
+        FailureClass::NotActionable,
+        Some(id),
+        format!("`{source}` {how} before {what} was set; {done}"),
+    )
 }
 
 /// A value an input that takes no keystrokes cannot hold, and the form it takes.
