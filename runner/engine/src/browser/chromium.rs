@@ -15,7 +15,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::attach::attach;
-use super::cdp::target::{CloseTarget, DisposeBrowserContext};
+use super::cdp::target::{CloseTarget, DisposeBrowserContext, GetTargets};
 use super::connection::Connection;
 use super::error::BrowserError;
 use super::launch::{BrowserOptions, Launched, kill_pid, launch};
@@ -292,9 +292,9 @@ async fn detach(instance: &Instance) {
             .send(None, &DisposeBrowserContext { browser_context_id })
             .await;
     });
-    let closes = tabs.into_iter().map(|target_id| async move {
-        let _ = conn.send(None, &CloseTarget { target_id }).await;
-    });
+    let closes = tabs
+        .into_iter()
+        .map(|target_id| async move { close_tab(conn, target_id).await });
     let cleanup = futures::future::join(
         futures::future::join_all(disposals),
         futures::future::join_all(closes),
@@ -318,4 +318,30 @@ async fn detach(instance: &Instance) {
         instance.reader.abort();
     }
     tracing::debug!("detached from the browser in {:?}", t.elapsed());
+}
+
+/// Closes a tab of an attached browser and waits until the browser no longer lists it:
+/// `Target.closeTarget` answers before the page has gone, and whoever looks at the browser
+/// after Windup closed its tabs must not find one still there. An error answer (a close
+/// already in flight) is ignored; the wait gives up after five seconds.
+pub(super) async fn close_tab(conn: &Connection, target_id: String) {
+    let _ = conn
+        .send(
+            None,
+            &CloseTarget {
+                target_id: target_id.clone(),
+            },
+        )
+        .await;
+    let gone = async {
+        loop {
+            match conn.send(None, &GetTargets {}).await {
+                Ok(t) if t.target_infos.iter().any(|i| i.target_id == target_id) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await
+                }
+                _ => return,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(5), gone).await;
 }

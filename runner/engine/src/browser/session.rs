@@ -21,8 +21,8 @@ use super::cdp::page::{
 };
 use super::cdp::runtime::Evaluate;
 use super::cdp::target::{
-    ActivateTarget, AttachToTarget, CloseTarget, CreateBrowserContext, CreateTarget,
-    DisposeBrowserContext, GetTargets,
+    ActivateTarget, AttachToTarget, CreateBrowserContext, CreateTarget, DisposeBrowserContext,
+    GetTargets,
 };
 use super::chromium::Instance;
 use super::error::{BrowserError, is_context_lost};
@@ -243,14 +243,7 @@ impl Session {
         let listed = instance.default_tabs.clone();
         tokio::spawn(async move {
             for target_id in tabs {
-                let _ = conn
-                    .send(
-                        None,
-                        &CloseTarget {
-                            target_id: target_id.clone(),
-                        },
-                    )
-                    .await;
+                super::chromium::close_tab(&conn, target_id.clone()).await;
                 listed.lock().expect("tabs lock").remove(&target_id);
             }
         });
