@@ -47,22 +47,36 @@ impl Locator {
     /// the element is focused (and for `fill` its content selected) when it is. The point is in
     /// the top-level viewport, wherever the target's frame is.
     pub async fn locate(&self, session: &Session, action: &str) -> Result<Located, BrowserError> {
-        let (found, frame) = self
+        self.locate_in(session, action)
+            .await
+            .map(|(found, _)| found)
+    }
+
+    /// [`Locator::locate`], with the realm that answered (None when no realm found a match):
+    /// where a click's landing is asked afterwards (`injected::hit_result`).
+    pub(crate) async fn locate_in(
+        &self,
+        session: &Session,
+        action: &str,
+    ) -> Result<(Located, Option<Realm>), BrowserError> {
+        let (found, realm) = self
             .first_found(session, |realm, parts| async move {
                 injected::locate(session, &realm, &parts, action).await
             })
             .await?;
         // The frame's engine hit-tested its own document; what covers the frame element in a
         // parent of another origin only the browser sees.
-        if let (Located::Ok { x, y, .. }, Some(frame)) = (&found, &frame)
+        if let (Located::Ok { x, y, .. }, Some(frame)) =
+            (&found, realm.as_ref().and_then(|r| r.frame_id.as_ref()))
             && POINTER_ACTIONS.contains(&action)
             && !session.point_reaches_frame(frame, (*x, *y)).await?
         {
-            return Ok(Located::NotActionable {
+            let covered = Located::NotActionable {
                 reason: "element is covered by something over its frame at the click point".into(),
-            });
+            };
+            return Ok((covered, realm));
         }
-        Ok(found)
+        Ok((found, realm))
     }
 
     /// How many visible and hidden matches the selector has now, in every realm it searches.
@@ -155,13 +169,13 @@ impl Locator {
     }
 
     /// The first realm's answer that found a visible match, its point moved into the top
-    /// viewport and its frame's origin set, with the realm's frame (None for the top document);
-    /// else not found, with every realm's hidden matches.
+    /// viewport and its frame's origin set, with the realm that answered; else not found, with
+    /// every realm's hidden matches.
     async fn first_found<F, Fut>(
         &self,
         session: &Session,
         ask: F,
-    ) -> Result<(Located, Option<String>), BrowserError>
+    ) -> Result<(Located, Option<Realm>), BrowserError>
     where
         F: Fn(Realm, Vec<Part>) -> Fut,
         Fut: std::future::Future<Output = Result<Located, BrowserError>>,
@@ -191,7 +205,7 @@ impl Locator {
                         checked,
                         origin,
                         field,
-                        frame_origin: realm.origin,
+                        frame_origin: realm.origin.clone(),
                         // The box, like the point, in the top viewport.
                         target_box: target_box.map(|b| windup_model::Rect {
                             x: b.x + dx.round() as i32,
@@ -199,9 +213,9 @@ impl Locator {
                             ..b
                         }),
                     };
-                    return Ok((found, realm.frame_id));
+                    return Ok((found, Some(realm)));
                 }
-                other => return Ok((other, realm.frame_id)),
+                other => return Ok((other, Some(realm))),
             }
         }
         Ok((Located::NotFound { hidden }, None))

@@ -42,6 +42,7 @@ macro_rules! in_page_modules {
 //   selectors.js             locators::chains_has_text_and_nth, quotes_and_backslashes_…
 //   navigation.js            injected::leaving_is_told_from_navigations_that_stay
 //   actionability.js         actionability::*, failures::element_under_an_overlay_is_not_…
+//   intercept.js             actionability::a_click_the_page_moves_away_from_lands_on_its_target_…
 //   act.js                   locators (query, locate, isChecked), injected::select_chooses_…,
 //                            failures::false_postcondition_is_postcondition_failed (check),
 //                            frames (frameOwner), planning::calls::bench_breaks_the_app_… (mute),
@@ -71,6 +72,7 @@ in_page_modules! {
     "selectors.js",
     "navigation.js",
     "actionability.js",
+    "intercept.js",
     "act.js",
     "typing.js",
     "snapshot.js",
@@ -285,6 +287,24 @@ pub(crate) async fn locate(
     action: &str,
 ) -> Result<Located, BrowserError> {
     call_in(session, realm, "locate", &[arg(&parts), arg(&action)]).await
+}
+
+/// Where the click after a `locate` for `click`, `check` or `uncheck` landed, which ends the
+/// watch `locate` armed in `realm`: None on its target (or when no event of it reached the
+/// target's document), else what it landed on (`<div class="x">`); that click's events were
+/// stopped before the page saw them.
+pub(crate) async fn hit_result(
+    session: &Session,
+    realm: &Realm,
+) -> Result<Option<String>, BrowserError> {
+    #[derive(Deserialize)]
+    struct Landing {
+        landed: bool,
+        #[serde(default)]
+        on: String,
+    }
+    let landing: Landing = call_in(session, realm, "hitResult", &[]).await?;
+    Ok((!landing.landed).then_some(landing.on))
 }
 
 /// What the in-page engine found for an `upload`'s target.

@@ -9,7 +9,7 @@ use windup_model::{Action, ActionType, FailureClass, keys::parse_chord};
 use super::outcome::{Failure, browser_failure, fail};
 use super::steps::{Runner, Timing};
 use super::typing::Typing;
-use crate::browser::BrowserError;
+use crate::browser::{BrowserError, Realm, injected};
 use crate::locator::{Located, Locator};
 
 /// A target found and actionable: where to act, its checked state when it has one, and the
@@ -23,6 +23,8 @@ struct Acquired {
     origin: String,
     /// For `fill`: what the field is.
     field: Option<Box<crate::secrets::FieldFacts>>,
+    /// The realm it was found in, where a click's landing is asked.
+    realm: Option<Realm>,
 }
 
 impl Runner<'_, '_> {
@@ -63,21 +65,30 @@ impl Runner<'_, '_> {
             timing.0 = t.elapsed();
             return Ok(());
         }
-        let Acquired {
-            x,
-            y,
-            checked,
-            frame_origin,
-            origin,
-            field,
-        } = self
+        let acquired = self
             .acquire(&locator, kind.as_str(), None, deadline, id)
             .await?;
         timing.0 = t.elapsed();
         let t = Instant::now();
+        if matches!(
+            kind,
+            ActionType::Click | ActionType::Check | ActionType::Uncheck
+        ) {
+            self.click_until_it_lands(&locator, kind, acquired, deadline, id)
+                .await?;
+            timing.1 = t.elapsed();
+            return Ok(());
+        }
+        let Acquired {
+            x,
+            y,
+            frame_origin,
+            origin,
+            field,
+            ..
+        } = acquired;
         let browser = |e| browser_failure(e, id);
         match kind {
-            ActionType::Click => self.session.click(x, y).await.map_err(browser)?,
             ActionType::Hover => self.session.hover(x, y).await.map_err(browser)?,
             ActionType::WaitFor => {}
             ActionType::Fill => {
@@ -94,15 +105,12 @@ impl Runner<'_, '_> {
                     .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
                 self.session.press(&chord).await.map_err(browser)?;
             }
-            ActionType::Check | ActionType::Uncheck => {
-                let want = kind == ActionType::Check;
-                if checked.as_ref().and_then(|c| c.as_bool()) != Some(want) {
-                    self.session.click(x, y).await.map_err(browser)?;
-                    self.wait_checked(&locator, want, deadline, id).await?;
-                }
-            }
-            // Done elsewhere: `select` above, the rest by their own step (`transfer.rs`…).
-            ActionType::Select
+            // Done above: click, check, uncheck and `select`; the rest by their own step
+            // (`transfer.rs`…).
+            ActionType::Click
+            | ActionType::Check
+            | ActionType::Uncheck
+            | ActionType::Select
             | ActionType::Goto
             | ActionType::Use
             | ActionType::Upload
@@ -110,6 +118,70 @@ impl Runner<'_, '_> {
         }
         timing.1 = t.elapsed();
         Ok(())
+    }
+
+    /// Clicks the target (for check and uncheck, only when it is not already in the state
+    /// wanted), and clicks it again where it now is while the click lands on something else:
+    /// the page moved between finding the target and the click (a list re-rendered after a
+    /// route change, an element replaced), and the in-page engine stopped that click's events
+    /// before the page saw them (`injected/intercept.js`). As Playwright's retry, until the
+    /// step's deadline.
+    async fn click_until_it_lands(
+        &mut self,
+        locator: &Locator,
+        kind: ActionType,
+        mut acquired: Acquired,
+        deadline: Instant,
+        id: &str,
+    ) -> Result<(), Failure> {
+        let want = (kind != ActionType::Click).then_some(kind == ActionType::Check);
+        let mut attempt = 0;
+        loop {
+            let needed =
+                want.is_none_or(|w| acquired.checked.as_ref().and_then(|c| c.as_bool()) != Some(w));
+            if needed {
+                self.session
+                    .click(acquired.x, acquired.y)
+                    .await
+                    .map_err(|e| browser_failure(e, id))?;
+            }
+            // Asked even with no click, which ends the watch `locate` armed.
+            let landed_on = match &acquired.realm {
+                Some(realm) => match injected::hit_result(self.session, realm).await {
+                    Ok(on) => on,
+                    // The click took the page to another document: it landed.
+                    Err(BrowserError::ContextLost | BrowserError::Script(_)) => None,
+                    Err(e) => return Err(browser_failure(e, id)),
+                },
+                None => None,
+            };
+            let Some(on) = landed_on else {
+                if let (Some(w), true) = (want, needed) {
+                    self.wait_checked(locator, w, deadline, id).await?;
+                }
+                return Ok(());
+            };
+            tracing::debug!(
+                "the click on `{}` landed on {on} (the target moved); clicking again",
+                locator.source
+            );
+            let pause = crate::timeouts::poll_pause(attempt);
+            attempt += 1;
+            if Instant::now() + pause >= deadline {
+                return Err(fail(
+                    self.timeout_class(FailureClass::NotActionable, deadline),
+                    Some(id),
+                    format!(
+                        "`{}`: the click landed on {on} each time (the page moves the target under the pointer)",
+                        locator.source
+                    ),
+                ));
+            }
+            tokio::time::sleep(pause).await;
+            acquired = self
+                .acquire(locator, kind.as_str(), None, deadline, id)
+                .await?;
+        }
     }
 
     /// A credential is typed only into a document on one of its origins (the app's, or a
@@ -178,20 +250,23 @@ impl Runner<'_, '_> {
                 .map_err(|e| browser_failure(e, id))?;
             self.session.wait_document_ready(deadline).await;
             let found = match select_value {
-                Some(v) => locator.select(self.session, v).await,
-                None => locator.locate(self.session, action).await,
+                Some(v) => locator.select(self.session, v).await.map(|l| (l, None)),
+                None => locator.locate_in(self.session, action).await,
             };
             match found {
-                Ok(Located::Ok {
-                    x,
-                    y,
-                    checked,
-                    target_box,
-                    frame_origin,
-                    origin,
-                    field,
-                    ..
-                }) => {
+                Ok((
+                    Located::Ok {
+                        x,
+                        y,
+                        checked,
+                        target_box,
+                        frame_origin,
+                        origin,
+                        field,
+                        ..
+                    },
+                    realm,
+                )) => {
                     self.target_box = target_box;
                     return Ok(Acquired {
                         x,
@@ -200,10 +275,11 @@ impl Runner<'_, '_> {
                         frame_origin,
                         origin,
                         field,
+                        realm,
                     });
                 }
-                Ok(Located::Navigating) | Err(BrowserError::ContextLost) => {}
-                Ok(other) => last = Some(other),
+                Ok((Located::Navigating, _)) | Err(BrowserError::ContextLost) => {}
+                Ok((other, _)) => last = Some(other),
                 Err(BrowserError::Script(e)) => {
                     return Err(fail(
                         FailureClass::PlanInvalid,

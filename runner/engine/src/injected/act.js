@@ -1,17 +1,24 @@
-// act.js: Entry points on one target: `query` (match counts), `locate`, `select` (an option chosen,
+// act.js: Entry points on one target: `query` (match counts), `locate` (for a click, check or
+// uncheck, arming the check of where the click lands), `select` (an option chosen,
 // input and change fired), `check` (postconditions), `frameOwner`, `isChecked`, `mute` (a target
 // deaf to the page, for `windup bench`) and `fileInput` (an upload's <input type=file>).
 // Uses: dom.js, roles.js (isNativelyDisabled), states.js (checkedState), selectors.js (resolve,
 // firstVisible, splitVisible), navigation.js (isLeaving), actionability.js (locateImpl, actionable,
-// retarget, describeElement).
+// retarget, describeElement), intercept.js (watchHits).
 
     function query(parts) {
       const ctx = newCtx();
       return splitVisible(resolve(parts, ctx), ctx);
     }
 
+    // The pointer actions whose click is checked where it lands (intercept.js).
+    const WATCHED_ACTIONS = new Set(['click', 'check', 'uncheck']);
+
     async function locate(parts, action) {
-      return locateImpl(parts, String(action || ''));
+      const kind = String(action || '');
+      const { res, el } = await actionable(parts, kind);
+      if (res.status === 'ok' && WATCHED_ACTIONS.has(kind)) watchHits(el);
+      return res;
     }
 
     async function select(parts, value) {

@@ -6,6 +6,7 @@
       version: 1,
       query,
       locate,
+      hitResult,
       select,
       check,
       isChecked,

@@ -32,6 +32,9 @@
 //   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, origin, checked?, field?}
 //                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}
 //                                  | {status:"navigating"}>   action: click|check|uncheck|fill|select|press|hover
+//                                  (click, check, uncheck: arms the check of where the click lands)
+//   hitResult()                 → {landed: true} | {landed: false, on: "<tag …>"}: where the click
+//                                  after `locate` landed (its events stopped when not on the target)
 //   select(parts, value)        → Promise<{status:"ok", x, y, describe} | same failures as locate>
 //   check(spec)                 → {url, visible?, hidden?, value?:{ok, actual}, count?:{ok, actual}, navigating}
 //   isChecked(parts)            → true | false | "mixed" | null

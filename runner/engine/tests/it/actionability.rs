@@ -73,3 +73,67 @@ fn fill_into_a_disabled_or_readonly_input_fails_as_not_actionable() {
         );
     }
 }
+
+/// Runs `actions` on shifting.html and returns the run with what the page saw: its counts of
+/// the clicks and changes each element received (`window.record`, the page's own).
+fn run_shifting(
+    actions: &str,
+    action_ms: u64,
+) -> (windup_engine::executor::Execution, serde_json::Value) {
+    let server = pages();
+    let p = plan_from_str(&format!(
+        r#"{{"plan_version":"0.1","scenario_id":"t","task":"t","start_url":"/shifting.html","generated_by":"human","actions":{actions}}}"#
+    ));
+    block_on(async {
+        let mut session = browser().acquire_session().await.expect("session");
+        let x = Run::new(&server.base)
+            .action_timeout(action_ms)
+            .exec_in(&mut session, &p, true)
+            .await;
+        let record = session
+            .eval("window.record")
+            .await
+            .expect("the page's record");
+        session.close().await;
+        (x, record)
+    })
+}
+
+#[test]
+fn a_click_the_page_moves_away_from_lands_on_its_target_and_never_on_what_took_its_place() {
+    // The pointer reaching "Pay" puts an ad where it was: the click's events land on the ad.
+    // Playwright stops such a click before the page sees it and clicks again; so must we.
+    let (x, record) = run_shifting(
+        r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Pay\"]"},"expect":{"visible":"text=\"Paid\""}},
+            {"id":"a2","type":"check","target":{"selector":"label=\"Remember me\""},"expect":{"visible":"text=\"Paid\""}}]"#,
+        5_000,
+    );
+    assert_passed(
+        &x,
+        "clicks on targets that move when the pointer reaches them",
+    );
+    assert_eq!(record["pay"], 1, "Pay got one click: {record}");
+    assert_eq!(record["remember"], 1, "the checkbox changed once: {record}");
+    assert_eq!(
+        record["ads"], 0,
+        "no click reached what took their place: {record}"
+    );
+}
+
+#[test]
+fn a_target_that_moves_at_every_click_fails_as_not_actionable_and_no_click_reaches_the_page() {
+    let (x, record) = run_shifting(
+        r#"[{"id":"a1","type":"click","target":{"selector":"role=button[name=\"Restless\"]"},"expect":{"visible":"text=\"Restless\""}}]"#,
+        1_500,
+    );
+    let f = x.failure.expect("must fail");
+    assert_eq!(f.class, FailureClass::NotActionable, "{}", f.message);
+    assert!(
+        f.message
+            .contains(r#"the click landed on <div id="swap" class="ad"> each time"#),
+        "{}",
+        f.message
+    );
+    assert_eq!(record["restless"], 0, "{record}");
+    assert_eq!(record["ads"], 0, "every stray click was stopped: {record}");
+}

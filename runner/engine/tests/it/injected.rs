@@ -26,6 +26,7 @@ const ENTRY_POINTS: &[&str] = &[
     "focusOn",
     "frameOwner",
     "heal",
+    "hitResult",
     "installed",
     "inventory",
     "isChecked",
