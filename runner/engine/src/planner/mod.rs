@@ -24,6 +24,7 @@ mod settings;
 mod spend;
 mod suggest;
 mod targets;
+pub mod verbs;
 pub mod words;
 
 pub use crate::events::{Purpose, StepFailure};

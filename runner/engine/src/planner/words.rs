@@ -12,18 +12,8 @@ use std::collections::BTreeSet;
 
 use windup_model::{Action, ActionType, Expect};
 
-/// Verbs that a click-only plan cannot satisfy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Need {
-    /// "complete", "tick", "mark … done", "check "X"": a checkbox or radio is set.
-    Tick,
-    /// "untick", "uncheck": a checkbox is cleared.
-    Untick,
-    /// "upload", "attach": a file is set on a file input.
-    Upload,
-    /// "download": a download is saved.
-    Download,
-}
+pub use super::verbs::Need;
+use super::verbs::{needs, ticked};
 
 /// What a task says that its plan must show.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,6 +30,9 @@ pub struct TaskWords {
     pub named: Vec<String>,
     /// Verbs that need a step of a kind.
     pub needs: Vec<Need>,
+    /// The quotes right after a verb that ticks (`complete "Buy milk"`, `mark "Walk dog" as
+    /// done`): the items to tick, where the task names others it does not tick.
+    pub ticked: Vec<String>,
     /// The task in lower case with its quotes blanked, for implicit control names.
     plain: String,
     /// The whole task in lower case: a page's text that echoes it is not a control.
@@ -91,12 +84,14 @@ impl TaskWords {
             numbers: numbers(&outside),
             named: named(&outside),
             needs: needs(&outside.to_lowercase()),
+            ticked: Vec::new(),
             plain: outside.to_lowercase(),
             lower: task.to_lowercase(),
         };
         words
             .named
             .retain(|n| !words.quotes.iter().any(|q| q.eq_ignore_ascii_case(n)));
+        words.ticked = ticked(task, &words.quotes);
         words
     }
 
@@ -518,68 +513,6 @@ fn named(text: &str) -> Vec<String> {
     out
 }
 
-/// Verbs whose step a plan must hold.
-fn needs(lower: &str) -> Vec<Need> {
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let mut out = BTreeSet::new();
-    for (i, w) in words.iter().enumerate() {
-        let next = words.get(i + 1).copied().unwrap_or("");
-        match *w {
-            "complete" | "completes" | "tick" | "ticks" | "toggle" => {
-                // "complete the form" or "the sign-up" is no tick; "complete it", "complete
-                // <a quoted thing>" (blanked here) and "complete the todo" are.
-                let object = if matches!(next, "the" | "a" | "an" | "your" | "this" | "both") {
-                    words.get(i + 2).copied()
-                } else {
-                    None
-                };
-                let ticks = match object {
-                    Some(noun) => matches!(
-                        noun,
-                        "todo" | "todos" | "item" | "items" | "task" | "tasks" | "first" | "last"
-                    ),
-                    None => true,
-                };
-                if *w != "complete" && *w != "completes" || ticks {
-                    out.insert(Need::Tick);
-                }
-            }
-            "mark" | "marks" => {
-                let rest = &words[i + 1..words.len().min(i + 6)];
-                if rest
-                    .iter()
-                    .any(|r| matches!(*r, "done" | "complete" | "completed" | "finished"))
-                {
-                    out.insert(Need::Tick);
-                }
-            }
-            "untick" | "uncheck" => {
-                out.insert(Need::Untick);
-            }
-            "check" => {
-                let rest = &words[i + 1..words.len().min(i + 5)];
-                if rest
-                    .iter()
-                    .any(|r| matches!(*r, "checkbox" | "box" | "checkboxes"))
-                {
-                    out.insert(Need::Tick);
-                }
-            }
-            "upload" | "uploads" | "attach" | "attaches" => {
-                out.insert(Need::Upload);
-            }
-            "download" | "downloads" => {
-                out.insert(Need::Download);
-            }
-            _ => {}
-        }
-    }
-    out.into_iter().collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -596,6 +529,9 @@ mod tests {
         assert_eq!(w.quotes, ["Buy milk", "Walk dog", "Buy milk"]);
         assert!(w.numbers.is_empty() && w.named.is_empty());
         assert_eq!(w.needs, [Need::Tick]);
+        assert_eq!(w.ticked, ["Buy milk"], "the one it says to complete");
+        let marked = TaskWords::of("Add \u{201c}Rent\u{201d}, then mark \"Walk dog\" as done.");
+        assert_eq!(marked.ticked, ["Walk dog"]);
         let w = TaskWords::of(
             "Add a todo named \"Buy milk\", complete it, and check that 0 items are left.",
         );

@@ -216,9 +216,10 @@ pub(super) fn hints(
                         .is_some_and(|t| t.selector.contains("role=checkbox")))
         })
     {
-        // The checkboxes in an item the task quotes, or named by it. Any checkbox only when
-        // the task quotes nothing: else the one it means may be on another page (a "Mark all"
-        // box is not the item's).
+        // The checkboxes in an item the task quotes, or named by it; of the items it says to
+        // tick, when it says which. Any checkbox only when the task quotes nothing: else the
+        // one it means may be on another page (a "Mark all" box is not the item's).
+        let ticked = |q: &String| words.ticked.is_empty() || words.ticked.contains(q);
         let quoted: Vec<(String, String)> = now
             .items
             .iter()
@@ -229,7 +230,8 @@ pub(super) fn hints(
                     .context
                     .as_deref()
                     .and_then(quote_in)
-                    .or_else(|| quote_in(&i.name))?;
+                    .or_else(|| quote_in(&i.name))
+                    .filter(ticked)?;
                 Some((format!("e{}", n + 1), q))
             })
             .take(3)
@@ -241,7 +243,7 @@ pub(super) fn hints(
             }
         } else {
             for (r, q) in quoted {
-                out.push(format!("to tick \"{q}\": check {r}"));
+                out.push(format!("to tick \"{q}\": {}", step_with_ref("check", &r)));
             }
         }
     }
@@ -262,9 +264,26 @@ pub(super) fn hints(
         {
             continue;
         }
-        let found = refs(&|i| i.control && lower(i.name.trim()) == lower(&word));
+        let named = |i: &crate::planner::observation::Item| {
+            i.control && lower(i.name.trim()) == lower(&word)
+        };
+        let found = refs(&named);
         if !found.is_empty() {
-            out.push(format!("\"{word}\" is {} on this page", found.join(" or ")));
+            // One control, of a kind clicked: the step itself, as the answer writes it.
+            let clicked = now.items.iter().filter(|i| named(i)).all(|i| {
+                matches!(
+                    i.role.as_deref(),
+                    Some("button" | "link" | "tab" | "menuitem" | "option" | "treeitem")
+                )
+            });
+            let step = match found.as_slice() {
+                [r] if clicked => format!(": {}", step_with_ref("click", r)),
+                _ => String::new(),
+            };
+            out.push(format!(
+                "\"{word}\" is {} on this page{step}",
+                found.join(" or ")
+            ));
         }
     }
     // A typed value nothing took in yet: the field it waits in.
@@ -281,6 +300,12 @@ pub(super) fn hints(
     }
     out.dedup();
     out
+}
+
+/// A step on a ref as an answer writes it: a small model copies it where it misses a ref named
+/// in prose.
+fn step_with_ref(kind: &str, r: &str) -> String {
+    format!(r#"{{"type": "{kind}", "target": {{"ref": "{r}"}}}}"#)
 }
 
 /// The steps with the facts picked so far as their postconditions.
@@ -414,7 +439,31 @@ mod tests {
         let missing = unproven(&steps, &words, &seen);
         let hints = hints(&steps, &words, &seen, &page, &missing);
         assert!(
-            hints.contains(&"\"tab #1\" is e2 on this page".to_string()),
+            hints.contains(
+                &r#""tab #1" is e2 on this page: {"type": "click", "target": {"ref": "e2"}}"#
+                    .to_string()
+            ),
+            "{hints:?}"
+        );
+    }
+    #[test]
+    fn the_tick_hint_is_the_step_on_the_checkbox_of_the_item_the_task_ticks() {
+        let words = TaskWords::of("Add \"Buy milk\" and \"Walk dog\", complete \"Buy milk\".");
+        let page: crate::planner::Observation = serde_json::from_value(serde_json::json!({
+            "url": "/", "title": "", "counts": {}, "total": 3,
+            "items": [
+                {"selector": "css=#toggle-all", "role": "checkbox", "name": "", "tag": "input", "control": true},
+                {"selector": "role=listitem >> has-text=\"Walk dog\" >> role=checkbox", "role": "checkbox", "name": "", "tag": "input", "control": true, "context": "listitem \"Walk dog\""},
+                {"selector": "role=listitem >> has-text=\"Buy milk\" >> role=checkbox", "role": "checkbox", "name": "", "tag": "input", "control": true, "context": "listitem \"Buy milk\""}
+            ]
+        }))
+        .unwrap();
+        let seen = BTreeSet::new();
+        let hints = hints(&[], &words, &seen, &page, &[]);
+        let tick: Vec<&String> = hints.iter().filter(|h| h.starts_with("to tick")).collect();
+        assert_eq!(
+            tick,
+            [r#"to tick "Buy milk": {"type": "check", "target": {"ref": "e3"}}"#],
             "{hints:?}"
         );
     }

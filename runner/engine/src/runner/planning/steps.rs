@@ -146,6 +146,8 @@ impl Runner {
         let mut by_words = false;
         // The page before each step planned here, by its id (`tidy::left_out`).
         let mut befores = std::collections::HashMap::new();
+        // Every answer's steps so far, run or left out, for the loops `tidy` leaves out.
+        let mut tried = Vec::new();
         loop {
             let segment = if let Some(segment) = queued.take() {
                 segment
@@ -218,7 +220,16 @@ impl Runner {
                     closed = true;
                 }
                 n += 1;
-                if let Some(why) = tidy::left_out(&todo, n - 1, &steps[kept..], &befores, &page) {
+                let why = tidy::left_out(
+                    &tried,
+                    &todo[n - 1],
+                    todo.get(n),
+                    &steps[kept..],
+                    &befores,
+                    &page,
+                );
+                tried.push(todo[n - 1].clone());
+                if let Some(why) = why {
                     tracing::info!(
                         scenario_id = scenario.id,
                         "{} is left out: {why}",

@@ -21,39 +21,45 @@ use super::proofs::Planned;
 use crate::planner::Observation;
 use crate::planner::words::TaskWords;
 
-/// Why `actions[n]` is left out, if it is: it repeats (`repeat`) or toggles the page back
-/// again (`toggles_back`). `steps` are those planned in this planning (not kept from a broken
-/// replay), `befores` the page before each, by id, and `page` the page now.
+/// Why `action` is left out, if it is: it repeats (`repeat`) or toggles the page back again
+/// (`toggles_back`). `tried` are the answers' steps before it in this planning, run or left
+/// out, across every answer (a small model starts each answer with the loop the last one was
+/// cut from), `next` the answer's step after it, `steps` those planned in this planning (not
+/// kept from a broken replay), `befores` the page before each, by id, and `page` the page now.
 pub(super) fn left_out(
-    actions: &[Action],
-    n: usize,
+    tried: &[Action],
+    action: &Action,
+    next: Option<&Action>,
     steps: &[Planned],
     befores: &std::collections::HashMap<String, Observation>,
     page: &Observation,
 ) -> Option<&'static str> {
-    repeat(actions, n, steps.last()).or_else(|| {
-        toggles_back(&actions[n], steps, befores, page)
+    repeat(tried, action, next, steps.last()).or_else(|| {
+        toggles_back(action, steps, befores, page)
             .then_some("the same step twice brought the page back to where it was")
     })
 }
 
-/// Why `actions[n]` is left out, when it repeats: `last` is the last step run here (planned
-/// in this planning, not kept from a broken replay).
-fn repeat(actions: &[Action], n: usize, last: Option<&Planned>) -> Option<&'static str> {
-    let action = &actions[n];
+/// Why `action` is left out, when it repeats: `last` is the last step run here (planned in
+/// this planning, not kept from a broken replay).
+fn repeat(
+    tried: &[Action],
+    action: &Action,
+    next: Option<&Action>,
+    last: Option<&Planned>,
+) -> Option<&'static str> {
     if let Some(last) = last
         && same(action, &last.action)
         && last.facts.is_empty()
     {
         return Some("the same step again, and the last one changed nothing");
     }
-    // A B A B: left out from the second round on (the next step says whether the third A
-    // starts one).
-    let is = |i: usize, j: usize| same(&actions[i], &actions[j]);
-    let a_b_a = n >= 2 && is(n, n - 2) && !is(n, n - 1);
-    let second_round =
-        a_b_a && ((n + 1 < actions.len() && is(n + 1, n - 1)) || (n >= 3 && is(n - 1, n - 3)));
-    if second_round {
+    // A B A B: left out from the second round on (the step after it, or the round before,
+    // says whether the third A starts one).
+    let k = tried.len();
+    let a_b_a = k >= 2 && same(action, &tried[k - 2]) && !same(action, &tried[k - 1]);
+    let round_before = k >= 3 && same(&tried[k - 1], &tried[k - 3]);
+    if a_b_a && (next.is_some_and(|x| same(x, &tried[k - 1])) || round_before) {
         return Some("the answer repeats its last two steps");
     }
     None
@@ -247,29 +253,40 @@ mod tests {
 
     #[test]
     fn a_repeat_is_left_out_only_when_the_last_one_changed_nothing() {
-        let actions = vec![step(BOX), step(BOX)];
-        assert!(repeat(&actions, 1, Some(&planned(BOX, false))).is_some());
-        assert_eq!(repeat(&actions, 1, Some(&planned(BOX, true))), None);
-        assert_eq!(repeat(&actions, 0, None), None);
+        let tried = vec![step(BOX)];
+        assert!(repeat(&tried, &step(BOX), None, Some(&planned(BOX, false))).is_some());
+        assert_eq!(
+            repeat(&tried, &step(BOX), None, Some(&planned(BOX, true))),
+            None
+        );
+        assert_eq!(repeat(&[], &step(BOX), None, None), None);
     }
 
     #[test]
-    fn a_pair_repeated_is_left_out_from_its_second_round() {
-        let actions: Vec<Action> = [LINK_A, LINK_C, LINK_A, LINK_C, LINK_A]
+    fn a_pair_repeated_is_left_out_from_its_second_round_within_an_answer_and_across_answers() {
+        let all: Vec<Action> = [LINK_A, LINK_C, LINK_A, LINK_C, LINK_A]
             .iter()
             .map(|s| step(s))
             .collect();
         let last = planned(LINK_C, true);
-        assert_eq!(repeat(&actions, 1, Some(&planned(LINK_A, true))), None);
+        let at = |n: usize| repeat(&all[..n], &all[n], all.get(n + 1), Some(&last));
+        assert_eq!(at(1), None);
         for n in 2..5 {
-            assert!(repeat(&actions, n, Some(&last)).is_some(), "step {n}");
+            assert!(at(n).is_some(), "step {n}");
         }
         let back: Vec<Action> = [LINK_A, LINK_C, LINK_A].iter().map(|s| step(s)).collect();
         assert_eq!(
-            repeat(&back, 2, Some(&last)),
+            repeat(&back[..2], &back[2], None, Some(&last)),
             None,
             "A B A goes back once, no loop"
         );
+        // The next answer starts the loop again, A B: its A and its B are both left out.
+        let tried: Vec<Action> = [BOX, LINK_A, LINK_C].iter().map(|s| step(s)).collect();
+        let (a, c) = (step(LINK_A), step(LINK_C));
+        assert!(repeat(&tried, &a, Some(&c), Some(&last)).is_some());
+        let mut tried = tried;
+        tried.push(a.clone());
+        assert!(repeat(&tried, &c, None, Some(&last)).is_some());
     }
 
     #[test]
