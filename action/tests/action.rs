@@ -996,7 +996,7 @@ fn a_pull_request_run_reaches_the_real_dashboard_which_comments_once_and_an_outa
     );
 
     // It is up: this run and the spooled one arrive, and the dashboard comments on the PR. The
-    // next job checks out the committed plan again (the failed replay moved it to stale/).
+    // next job checks out the committed plan again, as a CI job does.
     std::fs::copy(
         repo_root().join("examples/acme/e2e/.windup/cache/sign-in.json"),
         w.path("acme/e2e/.windup/cache/sign-in.json"),

@@ -181,6 +181,10 @@ struct PlanningArgs {
     /// them first (needs a provider).
     #[arg(long)]
     replan_at_risk: bool,
+    /// Move a cached plan whose replay fails out of the cache (to stale/) even when no verified
+    /// plan replaces it. By default it stays cached and the next run replays it again.
+    #[arg(long)]
+    invalidate: bool,
     /// Never heal a replayed step whose target was renamed or moved (healing needs no LLM;
     /// `heal = false` in windup.toml turns it off too).
     #[arg(long)]
@@ -379,6 +383,7 @@ fn load_config(
         suggest: planning.suggest,
         debrief: planning.debrief,
         replan_at_risk: planning.replan_at_risk,
+        invalidate: planning.invalidate,
         no_heal: planning.no_heal,
         ..Overrides::default()
     };

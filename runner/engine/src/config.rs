@@ -188,6 +188,9 @@ pub struct Config {
     /// Re-plan up front the cached plans the site map says are at risk (when a provider is
     /// configured), instead of replaying them first.
     pub replan_at_risk: bool,
+    /// `--invalidate`: a cached plan whose replay fails leaves the active cache even when no
+    /// verified plan replaces it. Without it, it stays, and later runs replay it again.
+    pub invalidate: bool,
     /// Heal, without an LLM, a replayed step whose target was renamed or moved (`heal` in
     /// windup.toml, `--no-heal`).
     pub heal: bool,
@@ -228,6 +231,9 @@ pub struct Overrides {
     pub no_push: bool,
     /// `--replan-at-risk`: re-plan up front the cached plans the site map says are at risk.
     pub replan_at_risk: bool,
+    /// `--invalidate`: a plan whose replay fails leaves the active cache even when nothing
+    /// replaces it.
+    pub invalidate: bool,
     /// `--no-heal`: never heal a replayed step without an LLM, whatever windup.toml says.
     pub no_heal: bool,
     /// `--cdp-url`: attach to this running Chromium instead of starting one, over `[browser]
@@ -319,6 +325,7 @@ impl Config {
             suggest: overrides.suggest,
             debrief: overrides.debrief || file.planner.debrief.unwrap_or(false),
             replan_at_risk: overrides.replan_at_risk,
+            invalidate: overrides.invalidate,
             heal: !overrides.no_heal && file.heal.unwrap_or(true),
             dashboard,
             file,

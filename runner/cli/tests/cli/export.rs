@@ -238,7 +238,7 @@ fn todomvc_specs_pass_under_playwright_and_fail_where_windup_fails() {
     );
     assert!(text.contains(&format!("failed pw/{id}.spec.ts")), "{text}");
     assert!(text.contains("toHaveCount"), "{text}");
-    // (After the export: a failed replay moves the plan to stale/.)
+    // (After the export: a failed replay keeps its evidence in stale/.)
     let run = windup(root, &["run", id, "--require-cached", "--base-url", &base]);
     assert_eq!(
         run.status.code(),

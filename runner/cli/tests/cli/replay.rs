@@ -69,19 +69,19 @@ fn machine_made(dir: &std::path::Path, id: &str) {
 }
 
 #[test]
-fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
+fn a_failed_replay_keeps_its_evidence_in_stale_and_its_plan_until_something_replaces_it() {
     let dir = example();
     machine_made(dir.path(), "archive-project");
+    let cache = dir.path().join("e2e/.windup/cache");
+    let committed = std::fs::read(cache.join("archive-project.json")).unwrap();
     // The app changed: the Archive buttons are now called "Shelve".
     let page = dir.path().join("app/projects.html");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Archive"));
-    std::fs::write(
-        &page,
-        html.replace("'Archive'", "'Shelve'")
-            .replace(">Archive<", ">Shelve<"),
-    )
-    .unwrap();
+    let shelve = html
+        .replace("'Archive'", "'Shelve'")
+        .replace(">Archive<", ">Shelve<");
+    std::fs::write(&page, &shelve).unwrap();
     let (_server, base) = serve(dir.path());
     let r = run_reported(
         dir.path(),
@@ -95,16 +95,23 @@ fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
     assert_eq!(archive["status"], "failed");
     assert_eq!(archive["failure_class"], "selector_not_found");
     assert!(archive["failed_action_id"].is_string());
+    assert!(
+        archive["message"]
+            .as_str()
+            .unwrap()
+            .contains("the plan stays cached and the next run replays it"),
+        "{archive}"
+    );
     assert_eq!(
         r["scenarios"][1]["status"], "passed",
         "other plans are unaffected"
     );
-    let cache = dir.path().join("e2e/.windup/cache");
-    assert!(
-        !cache.join("archive-project.json").exists(),
-        "no longer active"
+    // With no provider nothing replaced it: the only plan that worked is still the cache's,
+    // byte for byte, and its failure is kept in stale/ as evidence.
+    assert_eq!(
+        std::fs::read(cache.join("archive-project.json")).unwrap(),
+        committed
     );
-    assert!(cache.join("sign-in.json").exists());
     let stale: Vec<_> = std::fs::read_dir(cache.join("stale"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -121,9 +128,25 @@ fn a_failed_replay_moves_the_plan_to_stale_with_evidence() {
             .unwrap()
             .contains("0 visible matches")
     );
-    // The next run has no plan for it (planning arrives with the planner).
-    let r2 = run_reported(dir.path(), &["run", "archive-project"], &base, "r2.json", 1);
-    assert_eq!(r2["scenarios"][0]["failure_class"], "no_plan");
+    // The app is fixed: the next run replays the same plan, and it passes with no LLM call.
+    std::fs::write(&page, &html).unwrap();
+    let r2 = run_reported(dir.path(), &["run", "archive-project"], &base, "r2.json", 0);
+    assert_eq!(r2["scenarios"][0]["status"], "passed", "{r2}");
+    assert_eq!(r2["scenarios"][0]["cache"], "hit", "{r2}");
+    assert_eq!(r2["totals"]["llm_calls"], 0, "{r2}");
+    // Asked to (--invalidate), a failed replay moves the plan out; the next run has none.
+    std::fs::write(&page, &shelve).unwrap();
+    run_reported(
+        dir.path(),
+        &["run", "archive-project", "--invalidate"],
+        &base,
+        "r3.json",
+        1,
+    );
+    assert!(!cache.join("archive-project.json").exists(), "moved out");
+    assert_eq!(std::fs::read_dir(cache.join("stale")).unwrap().count(), 2);
+    let r4 = run_reported(dir.path(), &["run", "archive-project"], &base, "r4.json", 1);
+    assert_eq!(r4["scenarios"][0]["failure_class"], "no_plan");
 }
 
 #[test]

@@ -121,9 +121,24 @@ impl PlanCache {
         Ok(path)
     }
 
+    /// Puts back an entry [`PlanCache::invalidate`] moved, when nothing took its place: the
+    /// plan it had to give way to was never verified, and a failure never leaves a scenario
+    /// without the only plan that worked. Whether it was put back.
+    pub fn reinstate(&self, entry: &CacheEntry) -> std::io::Result<bool> {
+        let path = self.path(&entry.key.scenario_id);
+        if path.exists() {
+            return Ok(false);
+        }
+        let mut active = entry.clone();
+        active.status = CacheStatus::Active;
+        active.invalidation = None;
+        write_json(&path, &active)?;
+        Ok(true)
+    }
+
     /// Writes a copy of an entry to `stale/<id>-<timestamp>.json` with the reason and evidence,
     /// leaving the active file as it is.
-    pub(super) fn keep_stale(
+    pub fn keep_stale(
         &self,
         entry: &CacheEntry,
         invalidation: Invalidation,

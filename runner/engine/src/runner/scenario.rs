@@ -1,8 +1,10 @@
 //! One scenario, once: the flow every plan goes through. The cache is looked up; a hit is
 //! replayed with zero LLM calls; a plan made for an earlier text of the scenario moves to
 //! `stale/` and the scenario is planned afresh; a miss is planned. A replay failure that
-//! invalidates the plan moves it to `stale/` (kept as evidence); when the plan no longer fits
-//! the page and this run may plan, it is repaired once, from the page where it failed. A
+//! invalidates the plan keeps its evidence in `stale/`; when the plan no longer fits the page
+//! and this run may plan, it is repaired once, from the page where it failed. The failed plan
+//! leaves the cache only for a verified plan that replaces it, or with `--invalidate`:
+//! otherwise it stays, and the next run replays it again. A
 //! protected plan (written or accepted by a person) never moves: its scenario fails, and what
 //! planning or healing made in its place is proposed (`protect`).
 //! Planning itself, and the verifying run every new plan passes before it is cached, live in
@@ -250,17 +252,18 @@ impl Runner {
             },
         );
         let mut result = self.replan_afresh(scenario, shared, spend, phases).await;
+        let kept = self.put_back(scenario, entry, shared);
         result.message = Some(match result.message {
             Some(m) => format!(
-                "{why}, so it was re-planned up front (--replan-at-risk); the new plan failed: {m}"
+                "{why}, so it was re-planned up front (--replan-at-risk); the new plan failed: {m}{kept}"
             ),
             None => format!("{why}, so it was re-planned up front (--replan-at-risk)"),
         });
         result
     }
 
-    /// Replays a verified plan. A failure that says the plan no longer holds moves it to stale;
-    /// one that says it does not fit the page is repaired when this run may plan (with the
+    /// Replays a verified plan. A failure that says the plan no longer holds is kept in stale
+    /// as evidence; one that says it does not fit the page is repaired when this run may plan (with the
     /// site map's at-risk reason, when it gave one, in the prompt).
     #[expect(
         clippy::too_many_arguments,
@@ -362,9 +365,6 @@ impl Runner {
         };
         // A protected plan stays where it is: a repair that passes is proposed in its place.
         let protected = entry.protected();
-        if !protected {
-            self.retire(scenario, entry, shared, "failed", why.clone());
-        }
         let k = passed_steps(&execution);
         let repairable = planning::plan_misfit(failure.class) && k < entry.plan.actions.len();
         let fail_here = |mut result: ScenarioResult| {
@@ -374,16 +374,17 @@ impl Runner {
             result
         };
         if self.planning_blocked(scenario).is_some() || !repairable {
+            if !protected {
+                self.keep_failing(scenario, entry, shared, why.clone());
+            }
             session.close().await;
             let mut result = fail_here(self.scenario_result(run_id, &scenario.id, hit, execution));
             let blocked = self.planning_blocked(scenario).map(|(_, why)| why);
             result.message = result.message.map(|m| match (protected, blocked) {
                 (true, Some(why)) => format!("{m} ({}; not re-planned: {why})", protect::kept()),
                 (true, None) => format!("{m} ({})", protect::kept()),
-                (false, Some(why)) => {
-                    format!("{m} (the plan is kept as stale evidence; not re-planned: {why})")
-                }
-                (false, None) => m,
+                (false, Some(why)) => format!("{m} ({}; not re-planned: {why})", self.kept()),
+                (false, None) => format!("{m} ({})", self.kept()),
             });
             return result;
         }
@@ -393,12 +394,19 @@ impl Runner {
             match self.rewind(scenario, entry, k, shared).await {
                 Some(s) => s,
                 None => {
+                    if !protected {
+                        self.keep_failing(scenario, entry, shared, why);
+                    }
                     return fail_here(self.scenario_result(run_id, &scenario.id, hit, execution));
                 }
             }
         } else {
             session
         };
+        // Out of the way of the repair; put back if the repair verifies nothing.
+        if !protected {
+            self.retire(scenario, entry, shared, "failed", why.clone());
+        }
         let broken = Broken {
             entry,
             passed: k,
@@ -505,8 +513,9 @@ impl Runner {
             failure.action_id.as_deref().unwrap_or("its start"),
             failure.class
         );
+        let kept = self.put_back(scenario, entry, shared);
         result.message = Some(match result.message {
-            Some(m) => format!("{replay}; the new plan failed too: {m}"),
+            Some(m) => format!("{replay}; the new plan failed too: {m}{kept}"),
             None => replay,
         });
         // A re-planned plan that passed leaves the failed replay's evidence: the stale plan's.
@@ -542,6 +551,58 @@ impl Runner {
             phases,
         )
         .await
+    }
+
+    /// A replay failed and nothing replaces its plan: the failure is kept in `stale/` as
+    /// evidence, and the plan stays cached for the next run, unless `--invalidate` moves it
+    /// out. A failure never leaves a scenario without the only plan that worked.
+    fn keep_failing(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        shared: &RunShared<'_>,
+        why: Invalidation,
+    ) {
+        if self.config.invalidate {
+            return self.retire(scenario, entry, shared, "failed", why);
+        }
+        let why = self.secrets.redact_all(why);
+        if let Err(e) = shared.cache.keep_stale(entry, why) {
+            tracing::warn!(
+                "could not keep the failure of {}'s plan in stale: {e}",
+                scenario.id
+            );
+        }
+    }
+
+    /// What happened to a failed plan, for the scenario's message.
+    fn kept(&self) -> &'static str {
+        if self.config.invalidate {
+            "the plan is moved to stale/ (--invalidate)"
+        } else {
+            "the plan stays cached and the next run replays it; its failure is kept in stale/"
+        }
+    }
+
+    /// After a re-plan in place of `entry` (retired for it): when no verified plan took its
+    /// place, `entry` is put back, unless `--invalidate`. The words to add to the message.
+    fn put_back(
+        &self,
+        scenario: &Scenario,
+        entry: &CacheEntry,
+        shared: &RunShared<'_>,
+    ) -> &'static str {
+        if self.config.invalidate {
+            return "";
+        }
+        match shared.cache.reinstate(entry) {
+            Ok(true) => "; the old plan stays cached and the next run replays it",
+            Ok(false) => "",
+            Err(e) => {
+                tracing::warn!("could not put back the plan of {}: {e}", scenario.id);
+                ""
+            }
+        }
     }
 
     /// Moves a plan that no longer holds to `stale/`, where it stays as evidence. A move that

@@ -121,6 +121,62 @@ fn todomvc_plans_replays_heals_after_a_markup_change_and_replans_an_edited_task(
     });
 }
 
+/// A re-plan that verifies nothing leaves the plan that worked where it was: the app was only
+/// briefly broken, and the next run against it fixed replays that plan with no call.
+#[test]
+fn a_re_plan_that_fails_leaves_the_plan_that_worked_in_the_cache() {
+    let server = Server::start(&fixtures().todomvc);
+    let original = std::fs::read(fixtures().todomvc.join("examples/vanillajs/index.html")).unwrap();
+    block_on(async {
+        let fake = FakeLlm::start();
+        let (p, _) = todos_project(&server, &fake);
+        fake.push(Reply::Grounded(todomvc_answer("What needs to be done?")));
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let verified = p.cached("todos").expect("cached");
+
+        // Broken: the replay fails, and the model refuses every re-plan.
+        reworded_todomvc(&server);
+        for _ in 0..4 {
+            fake.push(Reply::Refusal("I cannot help with that.".into()));
+        }
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(r.status, ScenarioStatus::Failed, "{:?}", r.message);
+        let message = r.message.clone().unwrap_or_default();
+        assert!(
+            message.contains("the old plan stays cached and the next run replays it"),
+            "{message}"
+        );
+        assert_eq!(
+            p.cached("todos"),
+            Some(verified.clone()),
+            "the plan that worked"
+        );
+        assert_eq!(p.stale().len(), 1, "the failure is kept as evidence");
+
+        // Fixed: the same plan replays, with no call.
+        server.route(
+            "/examples/vanillajs/index.html",
+            Canned {
+                status: 200,
+                content_type: "text/html",
+                body: original,
+                delay: Duration::ZERO,
+            },
+        );
+        let calls = fake.requests().len();
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(
+            (r.status, r.cache, r.llm_calls),
+            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
+            "{:?}",
+            r.message
+        );
+        assert_eq!(fake.requests().len(), calls);
+        assert_eq!(p.cached("todos"), Some(verified));
+    });
+}
+
 /// A fresh plan whose step does not fit the page it was planned on gets exactly one correction
 /// call, shown the failure and the page as it is now; a second misfit fails uncached.
 #[test]
