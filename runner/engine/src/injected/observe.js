@@ -51,7 +51,8 @@
     /**
      * The short visible text just before field `el` in its container (`Username` of
      * `<p><label>Username</label><input></p>`, a label not tied to it): the siblings before it,
-     * then its parent's, up to three levels; null when there is none within 40 characters.
+     * then its parent's, up to three levels, never past a list item or a table row; null when
+     * there is none within 40 characters.
      */
     function textBefore(el, ctx) {
       let at = el;
@@ -63,9 +64,13 @@
           if (!t) continue;
           return t.length <= 40 ? t : null;
         }
+        // Never past the item of a list or the row of a table: the text before those is the
+        // previous item's.
+        const tag = htmlTag(at);
+        if (tag === 'li' || tag === 'tr') return null;
         at = parentOrHost(at);
-        const tag = at && htmlTag(at);
-        if (!at || tag === 'body' || tag === 'form' || tag === 'html') return null;
+        const up = at && htmlTag(at);
+        if (!at || up === 'body' || up === 'form' || up === 'html') return null;
       }
       return null;
     }
@@ -193,7 +198,9 @@
         if (!f.control) return item;
         if (tag === 'a' && el.href) item.href = String(el.href);
         if (tag === 'input') item.type = inputType(el);
-        if (!item.name && (tag === 'input' || tag === 'textarea' || tag === 'select')) {
+        // A text field's: a checkbox's or a radio's label follows it, and the text before one
+        // is another item's.
+        if (!item.name && ((tag === 'input' && !isNativeCheckable(el) && !isButtonLikeInput(el)) || tag === 'textarea' || tag === 'select')) {
           const near = textBefore(el, ctx);
           if (near) item.near = near;
         }

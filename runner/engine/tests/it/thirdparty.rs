@@ -308,3 +308,42 @@ fn an_unnamed_field_is_listed_with_the_text_before_it() {
         assert!(page.contains("button \"Login\""), "{page}");
     });
 }
+
+/// The text before a checkbox is not its label (that follows it), and the text before a list
+/// item is the item before's: Ember's TodoMVC has unnamed checkboxes, one per todo and "Mark
+/// all as complete" after the heading "todos", and none is listed near any text.
+#[test]
+fn an_unnamed_checkbox_is_never_listed_near_another_items_text() {
+    let server = Server::start(&fixtures().todomvc);
+    let plan = plan_from_str(
+        r#"{"plan_version":"0.2","scenario_id":"ember","task":"add two todos","start_url":"/examples/emberjs/index.html","generated_by":"human","actions":[
+        {"id":"a1","type":"fill","target":{"selector":"role=textbox[name=\"What needs to be done?\"]"},"value":"Buy milk"},
+        {"id":"a2","type":"press","target":{"selector":"role=textbox[name=\"What needs to be done?\"]"},"key":"Enter"},
+        {"id":"a3","type":"fill","target":{"selector":"role=textbox[name=\"What needs to be done?\"]"},"value":"Walk dog"},
+        {"id":"a4","type":"press","target":{"selector":"role=textbox[name=\"What needs to be done?\"]"},"key":"Enter","expect":{"count":{"selector":"role=listitem >> role=checkbox","equals":2}}}]}"#,
+    );
+    block_on(async {
+        let mut session = browser().acquire_session().await.expect("session");
+        let x = Run::new(&server.base)
+            .exec_in(&mut session, &plan, true)
+            .await;
+        assert_passed(&x, "two todos");
+        let seen = windup_engine::planner::Observation::capture(
+            &session,
+            "complete \"Buy milk\"",
+            &[],
+            100,
+            20_000,
+        )
+        .await
+        .unwrap();
+        session.close().await;
+        let boxes: Vec<_> = seen
+            .items
+            .iter()
+            .filter(|i| i.role.as_deref() == Some("checkbox"))
+            .collect();
+        assert!(boxes.len() >= 2, "{}", seen.render());
+        assert!(boxes.iter().all(|i| i.near.is_none()), "{}", seen.render());
+    });
+}
