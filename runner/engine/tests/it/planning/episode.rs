@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use windup_engine::config::Overrides;
-use windup_model::{CacheOutcome, ScenarioResult, ScenarioStatus};
+use windup_model::{ScenarioResult, ScenarioStatus};
 use windup_testkit::fake_llm::{FakeLlm, Reply};
 
 use crate::support::*;
@@ -63,12 +63,7 @@ fn an_answer_that_broke_itself_runs_again_in_the_order_the_task_names_its_target
         let answer = json!({"actions": [submit(), tick()], "complete": true});
         let (p, _fake, _) = planned(&server, NAMED, &[answer]).await;
         let r = single(&p.run(Overrides::default()).await).clone();
-        assert_eq!(
-            (r.status, r.cache, r.llm_calls),
-            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
-            "{:?}",
-            r.message
-        );
+        assert_replayed(&r);
     });
 }
 

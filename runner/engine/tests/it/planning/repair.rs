@@ -166,12 +166,7 @@ fn a_re_plan_that_fails_leaves_the_plan_that_worked_in_the_cache() {
         );
         let calls = fake.requests().len();
         let r = single(&p.run(Overrides::default()).await).clone();
-        assert_eq!(
-            (r.status, r.cache, r.llm_calls),
-            (ScenarioStatus::Passed, CacheOutcome::Hit, 0),
-            "{:?}",
-            r.message
-        );
+        assert_replayed(&r);
         assert_eq!(fake.requests().len(), calls);
         assert_eq!(p.cached("todos"), Some(verified));
     });

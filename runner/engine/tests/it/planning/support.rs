@@ -115,6 +115,21 @@ pub(crate) fn save_plan() -> Value {
     json!({"actions": [{"type": "click", "target": {"ref": "@button \"Save\""}}], "complete": true})
 }
 
+/// Asserts a cached plan replayed and passed with no LLM call.
+#[track_caller]
+pub(crate) fn assert_replayed(r: &windup_model::ScenarioResult) {
+    assert_eq!(
+        (r.status, r.cache, r.llm_calls),
+        (
+            windup_model::ScenarioStatus::Passed,
+            windup_model::CacheOutcome::Hit,
+            0
+        ),
+        "{:?}",
+        r.message
+    );
+}
+
 pub(crate) fn single(report: &RunReport) -> &windup_model::ScenarioResult {
     assert_eq!(report.scenarios.len(), 1);
     &report.scenarios[0]
