@@ -2,7 +2,8 @@
 //! the step between them) and left byte-identical by a run that learns nothing; routes
 //! generalised from three users' pages (one signature despite different texts, data and list
 //! lengths); the planner's slice deciding a direct `goto`; a cached
-//! plan reported at risk before its replay, and re-planned up front with `--replan-at-risk`.
+//! plan reported at risk before its replay, and re-planned up front with `--replan-at-risk`
+//! (kept when that re-plan verifies nothing).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -341,6 +342,26 @@ fn a_plan_whose_target_left_the_page_is_reported_at_risk_and_replanned_up_front_
             r.message
         );
         assert_eq!(p.stale().len(), 1);
+        // A re-plan up front that verifies nothing leaves the plan that worked in the cache.
+        let verified = p.cached("save").expect("cached");
+        forget_save_button(&p);
+        for _ in 0..4 {
+            fake.push(Reply::Refusal("I cannot help with that.".into()));
+        }
+        let refused = p
+            .run(Overrides {
+                replan_at_risk: true,
+                ..Overrides::default()
+            })
+            .await;
+        let r = single(&refused);
+        assert_eq!(r.status, ScenarioStatus::Failed, "{:?}", r.message);
+        let message = r.message.as_deref().unwrap_or_default();
+        assert!(
+            message.contains("the old plan stays cached and the next run replays it"),
+            "{message}"
+        );
+        assert_eq!(p.cached("save"), Some(verified));
     });
 }
 
