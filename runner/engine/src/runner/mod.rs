@@ -28,6 +28,7 @@ mod protect;
 mod replay;
 mod report;
 mod results;
+mod retire;
 mod scenario;
 mod schedule;
 mod selection;
