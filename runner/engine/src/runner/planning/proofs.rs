@@ -197,52 +197,16 @@ pub(super) fn hints(
             .collect()
     };
     let lower = |s: &str| s.to_lowercase();
-    let quote_in = |text: &str| {
-        words
-            .quotes
-            .iter()
-            .find(|q| crate::planner::words::find_phrase(&lower(text), &lower(q)).is_some())
-            .cloned()
-    };
-    let checkable = |i: &crate::planner::observation::Item| {
-        i.control && matches!(i.role.as_deref(), Some("checkbox" | "radio" | "switch"))
-    };
-    if words.needs.contains(&crate::planner::words::Need::Tick)
-        && !actions.iter().any(|a| {
-            a.kind == ActionType::Check
-                || (a.kind == ActionType::Click
-                    && a.target
-                        .as_ref()
-                        .is_some_and(|t| t.selector.contains("role=checkbox")))
-        })
-    {
-        // The checkboxes in an item the task quotes, or named by it; of the items it says to
-        // tick, when it says which. Any checkbox only when the task quotes nothing: else the
-        // one it means may be on another page (a "Mark all" box is not the item's).
-        let ticked = |q: &String| words.ticked.is_empty() || words.ticked.contains(q);
-        let quoted: Vec<(String, String)> = now
-            .items
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| checkable(i))
-            .filter_map(|(n, i)| {
-                let q = i
-                    .context
-                    .as_deref()
-                    .and_then(quote_in)
-                    .or_else(|| quote_in(&i.name))
-                    .filter(ticked)?;
-                Some((format!("e{}", n + 1), q))
-            })
-            .take(3)
-            .collect();
+    if words.needs.contains(&crate::planner::words::Need::Tick) && !actions.iter().any(ticks) {
+        let quoted = tick_targets(words, now);
         if quoted.is_empty() && words.quotes.is_empty() {
             let all = refs(&|i| checkable(i));
             if !all.is_empty() {
                 out.push(format!("to tick: check {}", all.join(" or ")));
             }
         } else {
-            for (r, q) in quoted {
+            for (n, q) in quoted {
+                let r = format!("e{}", n + 1);
                 out.push(format!("to tick \"{q}\": {}", step_with_ref("check", &r)));
             }
         }
@@ -300,6 +264,83 @@ pub(super) fn hints(
     }
     out.dedup();
     out
+}
+
+/// The checkboxes (as indexes of `now`'s items, with the quote) in an item the task quotes, or
+/// named by it; of the items it says to tick, when it says which (at most 3). A "Mark all" box
+/// is not an item's.
+fn tick_targets(words: &TaskWords, now: &crate::planner::Observation) -> Vec<(usize, String)> {
+    let lower = |s: &str| s.to_lowercase();
+    let quote_in = |text: &str| {
+        words
+            .quotes
+            .iter()
+            .find(|q| crate::planner::words::find_phrase(&lower(text), &lower(q)).is_some())
+            .cloned()
+    };
+    let ticked = |q: &String| words.ticked.is_empty() || words.ticked.contains(q);
+    now.items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| checkable(i))
+        .filter_map(|(n, i)| {
+            let q = i
+                .context
+                .as_deref()
+                .and_then(quote_in)
+                .or_else(|| quote_in(&i.name))
+                .filter(ticked)?;
+            Some((n, q))
+        })
+        .take(3)
+        .collect()
+}
+
+fn checkable(i: &crate::planner::observation::Item) -> bool {
+    i.control && matches!(i.role.as_deref(), Some("checkbox" | "radio" | "switch"))
+}
+
+/// The one step that ticks what the task says to, on `now`, when no step planned so far ticks
+/// anything and exactly one checkbox is the item's: what the tick hint tells the model, for the
+/// engine to take when the answer to that hint ignores it.
+pub(super) fn tick_step(
+    steps: &[Planned],
+    words: &TaskWords,
+    now: &crate::planner::Observation,
+) -> Option<Action> {
+    if !words.needs.contains(&crate::planner::words::Need::Tick) || current(steps).iter().any(ticks)
+    {
+        return None;
+    }
+    let [(n, _)] = tick_targets(words, now)[..] else {
+        return None;
+    };
+    let item = &now.items[n];
+    Some(Action {
+        id: String::new(),
+        kind: ActionType::Check,
+        target: Some(windup_model::Target {
+            selector: item.selector.clone(),
+            description: None,
+        }),
+        value: None,
+        value_ref: None,
+        url: None,
+        key: None,
+        use_fragment: None,
+        files: None,
+        expect: None,
+        timeout_ms: None,
+    })
+}
+
+/// Whether a step ticks a box: a check, or a click on a checkbox.
+pub(super) fn ticks(a: &Action) -> bool {
+    a.kind == ActionType::Check
+        || (a.kind == ActionType::Click
+            && a.target
+                .as_ref()
+                .is_some_and(|t| t.selector.contains("role=checkbox")))
 }
 
 /// A step on a ref as an answer writes it: a small model copies it where it misses a ref named

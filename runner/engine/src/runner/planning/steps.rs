@@ -148,6 +148,8 @@ impl Runner {
         let mut befores = std::collections::HashMap::new();
         // Every answer's steps so far, run or left out, for the loops `tidy` leaves out.
         let mut tried = Vec::new();
+        // The tick the last hint named, for an answer that ignores it (`tidy::ignored_tick`).
+        let mut hinted_tick = None;
         loop {
             let segment = if let Some(segment) = queued.take() {
                 segment
@@ -200,6 +202,19 @@ impl Runner {
             // The answer's steps, and at its end, once, the Enter a quoted value left waiting
             // in its field needs.
             let mut todo = segment.actions.clone();
+            let tick = tidy::ignored_tick(
+                hinted_tick.take(),
+                &todo,
+                &tidy::ids_taken(&steps, &segment.actions),
+            );
+            if let Some(tick) = tick {
+                tracing::info!(
+                    scenario_id = scenario.id,
+                    "{} ticks what the hint named: the answer ticks nothing",
+                    tick.id
+                );
+                todo.insert(0, tick);
+            }
             let mut closed = false;
             let mut n = 0;
             'answer: loop {
@@ -402,6 +417,7 @@ impl Runner {
                     missing.join("; ")
                 );
                 let hints = proofs::hints(&steps, &words, &seen, &page, &missing);
+                hinted_tick = proofs::tick_step(&steps, &words, &page);
                 let mut unproven = missing;
                 unproven.extend(hints);
                 Purpose::Finish { unproven }
@@ -437,6 +453,7 @@ impl Runner {
                 corrected = true;
                 pending.clear();
                 ran.clear();
+                hinted_tick = None;
                 page = self
                     .observe(session, &scenario.task, phases)
                     .await

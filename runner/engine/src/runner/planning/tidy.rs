@@ -113,6 +113,26 @@ pub(super) fn submit_first(
     press_enter(&earlier.action.id, &target.selector, taken)
 }
 
+/// The tick the last prompt's hint gave as a step (`proofs::tick_step`), when the answer to that
+/// prompt has no step that ticks anything: run before the answer's steps, with an id before
+/// its first (`a12-tick`) that `taken` says is free. A small model answers "to tick "Buy
+/// milk": check e4" with the filters it was not asked about.
+pub(super) fn ignored_tick(
+    hinted: Option<Action>,
+    answer: &[Action],
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<Action> {
+    let tick = hinted?;
+    if answer.iter().any(super::proofs::ticks) {
+        return None;
+    }
+    let base = format!("{}-tick", answer.first().map_or("a1", |a| a.id.as_str()));
+    let id = std::iter::once(base.clone())
+        .chain((2..).map(|k| format!("{base}{k}")))
+        .find(|id| !taken(id))?;
+    Some(Action { id, ..tick })
+}
+
 /// `press Enter` in `selector`, with an id after the fill's (`a3-enter`) that `taken` says is
 /// free.
 fn press_enter(fill_id: &str, selector: &str, taken: &dyn Fn(&str) -> bool) -> Option<Action> {
@@ -350,5 +370,21 @@ mod tests {
             &befores,
             &page("1 item left")
         ));
+    }
+
+    #[test]
+    fn the_hinted_tick_runs_only_for_an_answer_that_ticks_nothing() {
+        let tick = step(
+            r#"{"id":"","type":"check","target":{"selector":"role=listitem >> has-text=\"Buy milk\" >> role=checkbox"}}"#,
+        );
+        let free = |_: &str| false;
+        let filters = [step(LINK_A), step(LINK_C)];
+        let run = ignored_tick(Some(tick.clone()), &filters, &free).expect("ticks nothing");
+        assert_eq!((run.id.as_str(), run.kind), ("a2-tick", ActionType::Check));
+        let ticking = [step(
+            r#"{"id":"a5","type":"click","target":{"selector":"role=listitem >> has-text=\"Walk dog\" >> role=checkbox"}}"#,
+        )];
+        assert_eq!(ignored_tick(Some(tick), &ticking, &free), None);
+        assert_eq!(ignored_tick(None, &filters, &free), None);
     }
 }

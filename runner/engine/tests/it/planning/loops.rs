@@ -105,3 +105,54 @@ fn two_quoted_values_typed_into_one_field_are_both_submitted_and_loops_are_left_
         );
     });
 }
+
+/// The 1.5B model answers the tick hint ("to tick "Buy milk": {"type": "check", …}") with the
+/// filters it was not asked about; the engine ticks the item the hint named first, once, and
+/// the step is proven like any other by what the app changed.
+#[test]
+fn a_tick_the_hint_named_that_the_answer_ignored_is_done_first() {
+    let server = Server::start(&fixtures().todomvc);
+    block_on(async {
+        let fake = FakeLlm::start();
+        let enter = json!({"type": "press", "target": {"ref": FIELD}, "key": "Enter"});
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "fill", "target": {"ref": FIELD}, "value": "Buy milk"}, enter,
+            {"type": "fill", "target": {"ref": FIELD}, "value": "Walk dog"}, enter
+        ], "complete": true})));
+        fake.push(Reply::Grounded(json!({"actions": [
+            {"type": "click", "target": {"ref": "@link \"Active\""}}
+        ], "complete": true})));
+        fake.push(Reply::Grounded(json!({"proofs": []})));
+        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
+        p.scenario(
+            "active",
+            "Add two todos, \"Buy milk\" and \"Walk dog\", complete \"Buy milk\", and show only the active todos.",
+            "/examples/vanillajs/index.html",
+        );
+        let r = single(&p.run(Overrides::default()).await).clone();
+        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let second = fake.requests()[1].json()["messages"][1]["content"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            second.contains(r#"to tick "Buy milk": {"type": "check", "target": {"ref": "#),
+            "{second}"
+        );
+        let plan = p.cached("active").expect("verified and cached");
+        assert_eq!(
+            steps(&plan)[4..],
+            [
+                "check role=listitem >> has-text=\"Buy milk\" >> role=checkbox".to_string(),
+                "click role=link[name=\"Active\"]".to_string(),
+            ]
+        );
+        let tick = &plan["plan"]["actions"][4];
+        assert!(tick["id"].as_str().unwrap().ends_with("-tick"), "{tick}");
+        assert!(
+            tick["expect"].is_object(),
+            "proven by what it changed: {tick}"
+        );
+        assert_replayed(&single(&p.run(Overrides::default()).await).clone());
+    });
+}
