@@ -165,7 +165,7 @@ impl TaskWords {
             });
         }
         for n in &self.numbers {
-            if !shown.has(n) && !shown.counts.contains(n) {
+            if !shown.shows(n) {
                 out.push(format!(
                     "the task states {n}, but no check or typed value shows it"
                 ));
@@ -254,7 +254,7 @@ impl TaskWords {
 pub fn expect_shows(expect: &Expect, word: &str) -> bool {
     let mut shown = Shown::default();
     shown.add_expect(expect);
-    shown.has(word) || shown.counts.contains(word)
+    shown.shows(word)
 }
 
 /// Whether the plan `actions` shows `word` in a target or a postcondition (a typed value is not
@@ -268,7 +268,7 @@ pub fn checks_show(actions: &[Action], word: &str) -> bool {
         })
         .collect();
     let shown = Shown::of(&without_values);
-    shown.has(word) || shown.counts.contains(word)
+    shown.shows(word)
 }
 
 /// A click on a checkbox, radio or switch (by its selector's role).
@@ -287,6 +287,9 @@ fn targets_checkable(a: &Action) -> bool {
 #[derive(Debug, Default)]
 struct Shown {
     texts: Vec<String>,
+    /// The texts of `hidden` checks: they show a quote or a name (a todo deleted), never a
+    /// number the task states ("0 items left" hidden is not 0 items left).
+    hidden: Vec<String>,
     counts: BTreeSet<String>,
 }
 
@@ -310,8 +313,13 @@ impl Shown {
     }
 
     fn add_expect(&mut self, e: &Expect) {
-        for (_, sel) in e.selectors() {
-            self.texts.push(sel.to_lowercase());
+        for (kind, sel) in e.selectors() {
+            let to = if kind == "hidden" {
+                &mut self.hidden
+            } else {
+                &mut self.texts
+            };
+            to.push(sel.to_lowercase());
         }
         if let Some(v) = &e.value {
             self.texts.push(v.equals.to_lowercase());
@@ -326,14 +334,31 @@ impl Shown {
 
     fn has(&self, word: &str) -> bool {
         let w = word.to_lowercase();
-        self.texts.iter().any(|t| find_phrase(t, &w).is_some())
+        self.texts
+            .iter()
+            .chain(&self.hidden)
+            .any(|t| find_phrase(t, &w).is_some())
+    }
+
+    /// Whether a quote, a name or a number of the task shows; a number (all digits) only in a
+    /// check that it is there (visible, a value, a count, a URL), never in a `hidden` one.
+    fn shows(&self, word: &str) -> bool {
+        if !word.is_empty() && word.chars().all(|c| c.is_ascii_digit()) {
+            let w = word.to_lowercase();
+            return self.counts.contains(word)
+                || self.texts.iter().any(|t| find_phrase(t, &w).is_some());
+        }
+        self.has(word) || self.counts.contains(word)
     }
 
     /// Whether a control's name the task says shows: as [`Shown::has`], but not by a text
     /// that echoes the task (a click on the sentence "Click on Tab #1." a page shows is no
     /// click on the tab "Tab #1").
     fn names(&self, word: &str, task: &str) -> bool {
-        self.texts.iter().any(|t| names_control(t, word, task))
+        self.texts
+            .iter()
+            .chain(&self.hidden)
+            .any(|t| names_control(t, word, task))
     }
 }
 
@@ -519,6 +544,32 @@ mod tests {
 
     fn action(v: serde_json::Value) -> Action {
         serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn a_number_the_task_states_is_never_shown_by_a_hidden_check() {
+        let w = TaskWords::of(
+            "Add a todo named \"Buy milk\", complete it, and check that 0 items are left.",
+        );
+        assert_eq!(w.numbers, ["0"]);
+        let plan = |expect: serde_json::Value| {
+            vec![action(serde_json::json!({"id": "a1", "type": "check",
+                "target": {"selector": "role=listitem >> has-text=\"Buy milk\" >> role=checkbox"},
+                "expect": expect}))]
+        };
+        let hidden = plan(serde_json::json!({"hidden": "text=\"0 items left\""}));
+        let e = hidden[0].expect.clone().unwrap();
+        assert!(!expect_shows(&e, "0") && !checks_show(&hidden, "0"));
+        assert!(
+            expect_shows(&e, "0 items left"),
+            "a quote or a name still shows hidden"
+        );
+        let visible = plan(serde_json::json!({"visible": "text=\"0 items left\""}));
+        assert!(checks_show(&visible, "0"));
+        assert!(checks_show(
+            &plan(serde_json::json!({"count": {"selector": "role=listitem", "equals": 0}})),
+            "0"
+        ));
     }
 
     #[test]
