@@ -181,6 +181,27 @@ pub struct Action {
 }
 
 impl Action {
+    /// A step of `kind` on the element `selector` names (None for a step with no target), with
+    /// nothing else set: no value, key or postcondition.
+    pub fn on(id: impl Into<String>, kind: ActionType, selector: Option<&str>) -> Action {
+        Action {
+            id: id.into(),
+            kind,
+            target: selector.map(|s| Target {
+                selector: s.to_string(),
+                description: None,
+            }),
+            value: None,
+            value_ref: None,
+            url: None,
+            key: None,
+            use_fragment: None,
+            files: None,
+            expect: None,
+            timeout_ms: None,
+        }
+    }
+
     /// The step as one readable line, such as `click role=button[name="Save"]` or
     /// `fill label="Password" value_ref=ADMIN_PASSWORD`: for reports, prompts and people.
     pub fn summary(&self) -> String {

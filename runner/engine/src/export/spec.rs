@@ -425,19 +425,7 @@ mod tests {
     }
 
     fn step(id: &str, kind: ActionType) -> Action {
-        Action {
-            id: id.into(),
-            kind,
-            target: None,
-            value: None,
-            value_ref: None,
-            url: None,
-            key: None,
-            use_fragment: None,
-            files: None,
-            expect: None,
-            timeout_ms: None,
-        }
+        Action::on(id, kind, None)
     }
 
     fn plan(actions: Vec<Action>) -> Plan {

@@ -316,22 +316,7 @@ pub(super) fn tick_step(
         return None;
     };
     let item = &now.items[n];
-    Some(Action {
-        id: String::new(),
-        kind: ActionType::Check,
-        target: Some(windup_model::Target {
-            selector: item.selector.clone(),
-            description: None,
-        }),
-        value: None,
-        value_ref: None,
-        url: None,
-        key: None,
-        use_fragment: None,
-        files: None,
-        expect: None,
-        timeout_ms: None,
-    })
+    Some(Action::on("", ActionType::Check, Some(&item.selector)))
 }
 
 /// Whether a step ticks a box: a check, or a click on a checkbox.

@@ -141,20 +141,8 @@ fn press_enter(fill_id: &str, selector: &str, taken: &dyn Fn(&str) -> bool) -> O
         .chain((2..).map(|k| format!("{base}{k}")))
         .find(|id| !taken(id))?;
     Some(Action {
-        id,
-        kind: ActionType::Press,
-        target: Some(Target {
-            selector: selector.to_string(),
-            description: None,
-        }),
-        value: None,
-        value_ref: None,
-        url: None,
         key: Some("Enter".into()),
-        use_fragment: None,
-        files: None,
-        expect: None,
-        timeout_ms: None,
+        ..Action::on(id, ActionType::Press, Some(selector))
     })
 }
 

@@ -34,6 +34,19 @@ fn steps(plan: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The bench's *active* task on vanillajs, planned through `fake`'s answers; it must pass.
+async fn planned_active(server: &Server, fake: &FakeLlm) -> Project {
+    let p = Project::new(&server.base, &provider_toml(fake, Wire::OpenAi, ""));
+    p.scenario(
+        "active",
+        "Add two todos, \"Buy milk\" and \"Walk dog\", complete \"Buy milk\", and show only the active todos.",
+        "/examples/vanillajs/index.html",
+    );
+    let r = single(&p.run(Overrides::default()).await).clone();
+    assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+    p
+}
+
 #[test]
 fn two_quoted_values_typed_into_one_field_are_both_submitted_and_loops_are_left_out() {
     let server = Server::start(&fixtures().todomvc);
@@ -54,14 +67,7 @@ fn two_quoted_values_typed_into_one_field_are_both_submitted_and_loops_are_left_
             all, active, all, active, all, active
         ], "complete": true})));
         fake.push(Reply::Grounded(json!({"proofs": []})));
-        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.scenario(
-            "active",
-            "Add two todos, \"Buy milk\" and \"Walk dog\", complete \"Buy milk\", and show only the active todos.",
-            "/examples/vanillajs/index.html",
-        );
-        let r = single(&p.run(Overrides::default()).await).clone();
-        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let p = planned_active(&server, &fake).await;
         let plan = p.cached("active").expect("verified and cached");
         let check = "check role=listitem >> has-text=\"Buy milk\" >> role=checkbox";
         assert_eq!(
@@ -123,14 +129,7 @@ fn a_tick_the_hint_named_that_the_answer_ignored_is_done_first() {
             {"type": "click", "target": {"ref": "@link \"Active\""}}
         ], "complete": true})));
         fake.push(Reply::Grounded(json!({"proofs": []})));
-        let p = Project::new(&server.base, &provider_toml(&fake, Wire::OpenAi, ""));
-        p.scenario(
-            "active",
-            "Add two todos, \"Buy milk\" and \"Walk dog\", complete \"Buy milk\", and show only the active todos.",
-            "/examples/vanillajs/index.html",
-        );
-        let r = single(&p.run(Overrides::default()).await).clone();
-        assert_eq!(r.status, ScenarioStatus::Passed, "{:?}", r.message);
+        let p = planned_active(&server, &fake).await;
         let second = fake.requests()[1].json()["messages"][1]["content"]
             .as_str()
             .unwrap()
