@@ -162,3 +162,31 @@ pub struct HealCandidates {
     /// The first of them.
     pub candidates: Vec<HealCandidate>,
 }
+
+/// What the page showed for a [`super::injected::CheckSpec`]: one field per postcondition asked.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Observed {
+    pub url: String,
+    /// The document is being replaced: nothing observed counts.
+    #[serde(default)]
+    pub navigating: bool,
+    pub visible: Option<bool>,
+    pub hidden: Option<bool>,
+    pub value: Option<ValueObserved>,
+    pub count: Option<CountObserved>,
+}
+
+/// What a `value` postcondition found.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ValueObserved {
+    pub ok: bool,
+    /// None when there is no visible match.
+    pub actual: Option<String>,
+}
+
+/// What a `count` postcondition found.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CountObserved {
+    pub ok: bool,
+    pub actual: u32,
+}

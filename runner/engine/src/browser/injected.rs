@@ -86,6 +86,7 @@ in_page_modules! {
     "epilogue.js",
 }
 
+pub(crate) use super::answers::{CountObserved, Observed, ValueObserved};
 pub use super::answers::{
     Counts, Diagnosis, Focus, HealCandidate, HealCandidates, HealRule, Located, SetValue,
 };
@@ -115,34 +116,6 @@ pub(crate) struct ValueSpec {
 pub(crate) struct CountSpec {
     pub parts: Vec<Part>,
     pub equals: u32,
-}
-
-/// What the page showed for a [`CheckSpec`]: one field per postcondition asked.
-#[derive(Debug, Deserialize)]
-pub(crate) struct Observed {
-    pub url: String,
-    /// The document is being replaced: nothing observed counts.
-    #[serde(default)]
-    pub navigating: bool,
-    pub visible: Option<bool>,
-    pub hidden: Option<bool>,
-    pub value: Option<ValueObserved>,
-    pub count: Option<CountObserved>,
-}
-
-/// What a `value` postcondition found.
-#[derive(Debug, Deserialize)]
-pub(crate) struct ValueObserved {
-    pub ok: bool,
-    /// None when there is no visible match.
-    pub actual: Option<String>,
-}
-
-/// What a `count` postcondition found.
-#[derive(Debug, Deserialize)]
-pub(crate) struct CountObserved {
-    pub ok: bool,
-    pub actual: u32,
 }
 
 /// One visible thing on the page, as an observation reports it: a control, or a text.
