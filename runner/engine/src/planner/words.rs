@@ -197,10 +197,7 @@ impl TaskWords {
         }
         for need in &self.needs {
             let met = actions.iter().any(|a| match need {
-                Need::Tick => {
-                    a.kind == ActionType::Check
-                        || (a.kind == ActionType::Click && targets_checkable(a))
-                }
+                Need::Tick => ticks(a),
                 Need::Untick => {
                     a.kind == ActionType::Uncheck
                         || (a.kind == ActionType::Click && targets_checkable(a))
@@ -269,6 +266,11 @@ pub fn checks_show(actions: &[Action], word: &str) -> bool {
         .collect();
     let shown = Shown::of(&without_values);
     shown.shows(word)
+}
+
+/// Whether a step ticks a box: a check, or a click on a checkbox, radio or switch.
+pub fn ticks(a: &Action) -> bool {
+    a.kind == ActionType::Check || (a.kind == ActionType::Click && targets_checkable(a))
 }
 
 /// A click on a checkbox, radio or switch (by its selector's role).

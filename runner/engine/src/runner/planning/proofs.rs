@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use windup_model::{Action, ActionResult, ActionType, DownloadExpect, Downloaded, Expect};
 
 use crate::planner::facts::{self, Fact, FactKind, StepFacts};
-use crate::planner::words::{Seen, TaskWords, checks_show, expect_shows};
+use crate::planner::words::{Seen, TaskWords, checks_show, expect_shows, ticks};
 
 /// One step of the plan being made.
 #[derive(Debug, Clone)]
@@ -317,15 +317,6 @@ pub(super) fn tick_step(
     };
     let item = &now.items[n];
     Some(Action::on("", ActionType::Check, Some(&item.selector)))
-}
-
-/// Whether a step ticks a box: a check, or a click on a checkbox.
-pub(super) fn ticks(a: &Action) -> bool {
-    a.kind == ActionType::Check
-        || (a.kind == ActionType::Click
-            && a.target
-                .as_ref()
-                .is_some_and(|t| t.selector.contains("role=checkbox")))
 }
 
 /// A step on a ref as an answer writes it: a small model copies it where it misses a ref named

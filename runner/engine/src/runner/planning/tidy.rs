@@ -123,23 +123,20 @@ pub(super) fn ignored_tick(
     taken: &dyn Fn(&str) -> bool,
 ) -> Option<Action> {
     let tick = hinted?;
-    if answer.iter().any(super::proofs::ticks) {
+    if answer.iter().any(crate::planner::words::ticks) {
         return None;
     }
-    let base = format!("{}-tick", answer.first().map_or("a1", |a| a.id.as_str()));
-    let id = std::iter::once(base.clone())
-        .chain((2..).map(|k| format!("{base}{k}")))
-        .find(|id| !taken(id))?;
+    let id = free_id(
+        &format!("{}-tick", answer.first().map_or("a1", |a| a.id.as_str())),
+        taken,
+    )?;
     Some(Action { id, ..tick })
 }
 
 /// `press Enter` in `selector`, with an id after the fill's (`a3-enter`) that `taken` says is
 /// free.
 fn press_enter(fill_id: &str, selector: &str, taken: &dyn Fn(&str) -> bool) -> Option<Action> {
-    let base = format!("{fill_id}-enter");
-    let id = std::iter::once(base.clone())
-        .chain((2..).map(|k| format!("{base}{k}")))
-        .find(|id| !taken(id))?;
+    let id = free_id(&format!("{fill_id}-enter"), taken)?;
     Some(Action {
         key: Some("Enter".into()),
         ..Action::on(id, ActionType::Press, Some(selector))
@@ -207,6 +204,14 @@ pub(super) fn in_field_form(action: &Action, page: &Observation) -> Option<Actio
         value: Some(form),
         ..action.clone()
     })
+}
+
+/// `base`, or `base2`, `base3`…: the first id of a step the engine adds that `taken` says is
+/// free.
+fn free_id(base: &str, taken: &dyn Fn(&str) -> bool) -> Option<String> {
+    std::iter::once(base.to_string())
+        .chain((2..).map(|k| format!("{base}{k}")))
+        .find(|id| !taken(id))
 }
 
 /// Whether a step id is used by a step planned so far or one of the answer's.
