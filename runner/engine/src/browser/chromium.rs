@@ -236,9 +236,9 @@ impl Browser {
         let Some(instance) = self.state.lock().await.take() else {
             return;
         };
-        // Kept tabs hold the instance: let them go (Chromium's exit takes their pages).
-        let kept = std::mem::take(&mut instance.tabs.lock().expect("tabs lock").ready);
-        for session in kept {
+        // Kept tabs, and tabs still being reset, hold the instance: let them go (Chromium's
+        // exit takes their pages).
+        for session in TabPool::drain(&instance).await {
             session.stop_watching();
         }
         if instance.is_attached() {

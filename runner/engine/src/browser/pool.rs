@@ -78,6 +78,27 @@ impl TabPool {
             }
         }
     }
+
+    /// Waits until no tab is being reset (each reset is bounded by [`TAB_RESET_TIMEOUT`]), then
+    /// takes out every tab kept for the next scenario: closing the browser, none may still hold
+    /// it, or its profile outlives it.
+    pub(super) async fn drain(instance: &Instance) -> Vec<Session> {
+        let deadline = tokio::time::Instant::now() + TAB_RESET_TIMEOUT;
+        loop {
+            let changed = instance.tabs_changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            {
+                let mut tabs = instance.tabs.lock().expect("tabs lock");
+                if tabs.resetting == 0 {
+                    return std::mem::take(&mut tabs.ready);
+                }
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return std::mem::take(&mut instance.tabs.lock().expect("tabs lock").ready);
+            }
+        }
+    }
 }
 
 impl Session {
