@@ -252,8 +252,9 @@ fn windup_browser_keeps_an_owner_only_profile_and_listens_on_loopback_only() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let url = stdout
+    // Kept open until it exits: a write to a closed pipe would be its failure, not Chromium's.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let url = (&mut stdout)
         .lines()
         .map_while(Result::ok)
         .find_map(|l| l.strip_prefix("CDP URL: ").map(str::to_string));
@@ -307,7 +308,10 @@ fn windup_browser_keeps_an_owner_only_profile_and_listens_on_loopback_only() {
         assert!(Instant::now() < deadline, "windup browser did not stop");
         std::thread::sleep(Duration::from_millis(50));
     };
-    assert_eq!(status.code(), Some(0));
+    let mut said = String::new();
+    let _ = std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said);
+    assert_eq!(status.code(), Some(0), "{said}");
+    drop(stdout);
     let profile = profile.canonicalize().unwrap();
     let profile = profile.to_str().unwrap();
     while !processes_mentioning(profile).is_empty() {
