@@ -11,7 +11,7 @@ LABEL org.opencontainers.image.title="windup-action" \
       org.opencontainers.image.source="https://github.com/windup/action" \
       org.opencontainers.image.licenses="Apache-2.0"
 # chromium-headless-shell alone: the engine prefers /usr/lib/chromium/chromium-headless-shell
-# for a headless run (runner/engine/src/browser/launch.rs), and a container has no display
+# for a headless run (runner/browser/src/launch.rs), and a container has no display
 # for the full `chromium` (about 290 MB more). Fonts: Liberation (metric-compatible with
 # Arial, Times and Courier, what most pages name), DejaVu (broad Latin, Greek, Cyrillic),
 # Noto (most other scripts) and Noto Color Emoji. python3 so start-command can serve a static

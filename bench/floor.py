@@ -22,7 +22,7 @@ from common import chromium, fixtures, static_server, timed, windup_binary
 ROOT = Path(__file__).resolve().parent.parent
 PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
 START = "/examples/vanillajs/index.html"
-# The flags windup gives a Chromium it starts (runner/engine/src/browser/launch.rs), so the
+# The flags windup gives a Chromium it starts (runner/browser/src/launch.rs), so the
 # floor loads the page the same way.
 from suite import CHROMIUM_FLAGS  # noqa: E402
 

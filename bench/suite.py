@@ -28,7 +28,7 @@ START = "/examples/vanillajs/index.html"
 SITE = ROOT / "target/bench/suite-site"  # TodoMVC and MiniWoB under one root, served by one server
 PW_TEST_VERSION = "1.65.1"  # the same release as the fixtures' playwright-core
 PW_DIR = ROOT / "target/bench/pwtest"  # target/ is git-ignored
-# Windup's own Chromium flags (runner/engine/src/browser/launch.rs CHROMIUM_FLAGS plus what the
+# Windup's own Chromium flags (runner/browser/src/launch.rs CHROMIUM_FLAGS plus what the
 # client adds), given to Playwright's launch too so both drive the same browser the same way.
 CHROMIUM_FLAGS = [
     "--disable-background-networking", "--disable-background-timer-throttling",

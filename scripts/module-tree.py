@@ -14,6 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CRATES = [
     ("windup-model", "runner/model/src"),
+    ("windup-browser", "runner/browser/src"),
     ("windup-engine", "runner/engine/src"),
     ("windup (the CLI)", "runner/cli/src"),
     ("windup-mcp", "runner/mcp/src"),

@@ -1,12 +1,15 @@
-//! Windup's engine: the browser boundary, locators, the deterministic executor and verifier,
+//! Windup's engine: locators, the deterministic executor and verifier,
 //! the plan cache and signatures. It never links a web server or a database.
 
 #![warn(missing_docs)]
 
+/// The browser crate (`windup-browser`), the engine's one way to Chromium: its public API is
+/// the contract; its CDP protocol is private to it.
+pub use windup_browser as browser;
+
 pub mod authoring;
 pub mod base_url;
 pub mod boundary;
-pub mod browser;
 pub mod cache;
 pub mod ci;
 pub mod config;
@@ -18,7 +21,6 @@ pub mod executor;
 pub mod export;
 pub mod fragments;
 pub mod fsutil;
-mod http;
 pub mod llm;
 pub mod locator;
 pub mod metrics;

@@ -10,8 +10,8 @@ use secrecy::{ExposeSecret, SecretString};
 use windup_model::api::API_VERSION;
 
 use super::settings::Settings;
-use crate::http::error_chain as describe;
 use crate::retry::{RetryPolicy, parse_retry_after};
+use windup_browser::http::error_chain as describe;
 
 /// Why a dashboard request did not succeed. Messages never contain the token.
 #[derive(Debug, thiserror::Error)]
@@ -169,7 +169,7 @@ impl Dashboard {
         }
         let http = reqwest::Client::builder()
             .user_agent(concat!("windup/", env!("CARGO_PKG_VERSION")))
-            .tls_backend_preconfigured(crate::http::tls_config())
+            .tls_backend_preconfigured(windup_browser::http::tls_config())
             .connect_timeout(settings.timeout)
             .build()
             .map_err(|e| {

@@ -326,7 +326,7 @@ pub fn client_with_policy(
     };
     let http = reqwest::Client::builder()
         .user_agent(concat!("windup/", env!("CARGO_PKG_VERSION")))
-        .tls_backend_preconfigured(crate::http::tls_config())
+        .tls_backend_preconfigured(windup_browser::http::tls_config())
         .build()
         .map_err(|e| {
             InputError::new(

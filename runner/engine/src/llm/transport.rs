@@ -269,7 +269,7 @@ impl Transport {
 
 /// A reqwest error with its causes, after what was being done.
 fn describe(what: &str, e: &reqwest::Error) -> String {
-    format!("{what}: {}", crate::http::error_chain(e))
+    format!("{what}: {}", windup_browser::http::error_chain(e))
 }
 
 #[cfg(test)]

@@ -7,8 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::browser::cdp::network::{Cookie, CookieParam, GetAllCookies, SetCookies};
-use crate::browser::{BrowserError, Session, injected};
+use crate::browser::{BrowserError, Cookie, Session, injected};
 use crate::project::Layout;
 
 /// What a passed setup leaves for the scenarios that need it, saved as JSON.
@@ -31,7 +30,7 @@ pub(super) struct OriginStorage {
 
 /// The session's cookies and its current origin's localStorage.
 pub(super) async fn capture(session: &Session) -> Result<StorageState, BrowserError> {
-    let cookies = session.send(&GetAllCookies {}).await?.cookies;
+    let cookies = session.cookies().await?;
     let injected::LocalStorage { origin, entries } = injected::local_storage(session).await?;
     let origins = if origin == "null" || entries.is_empty() {
         Vec::new()
@@ -46,10 +45,7 @@ pub(super) async fn capture(session: &Session) -> Result<StorageState, BrowserEr
 
 /// Loads saved storage into a fresh session before its first navigation.
 pub(super) async fn apply(session: &Session, state: &StorageState) -> Result<(), BrowserError> {
-    if !state.cookies.is_empty() {
-        let cookies = state.cookies.iter().map(CookieParam::from).collect();
-        session.send(&SetCookies { cookies }).await?;
-    }
+    session.set_cookies(&state.cookies).await?;
     for o in &state.origins {
         // Data only: the saved entries, written once per tab before the page's own scripts.
         injected::restore_local_storage(session, &o.origin, &o.local_storage).await?;

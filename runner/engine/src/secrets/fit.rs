@@ -5,8 +5,6 @@
 //! one-time code only into a one-line input; never into a text area, an editable region or a
 //! search box, where a page shows or sends what is typed.
 
-use serde::{Deserialize, Serialize};
-
 /// What a credential is, by its account field's name (`password`, `email`, `otp: {totp_secret}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CredentialKind {
@@ -18,39 +16,24 @@ pub enum CredentialKind {
     Identifier,
 }
 
-/// What a field is, as the page tells it just before a value is set: its tag, and for an
-/// `<input>` its type (lowercase, `text` when absent or unknown to the browser), its
-/// `autocomplete` tokens and its role.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FieldFacts {
-    /// The element's local name: `input`, `textarea`, `div`…
-    pub tag: String,
-    /// An input's type as the browser reads it (`el.type`).
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    pub input_type: Option<String>,
-    /// The `autocomplete` attribute, lowercase.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub autocomplete: Option<String>,
-    /// The explicit `role` attribute, lowercase (`searchbox`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+pub use windup_browser::FieldFacts;
+
+/// What kind of field it is, in words for a message.
+fn kind_of_field(field: &FieldFacts) -> String {
+    match (field.tag.as_str(), &field.input_type) {
+        ("input", Some(t)) => format!("an input of type {t}"),
+        ("input", None) => "an input".into(),
+        ("textarea", _) => "a text area".into(),
+        (tag, _) => format!("a <{tag}> (an editable region, not a form field)"),
+    }
 }
 
-impl FieldFacts {
-    fn kind_of_field(&self) -> String {
-        match (self.tag.as_str(), &self.input_type) {
-            ("input", Some(t)) => format!("an input of type {t}"),
-            ("input", None) => "an input".into(),
-            ("textarea", _) => "a text area".into(),
-            (tag, _) => format!("a <{tag}> (an editable region, not a form field)"),
-        }
-    }
-
-    fn has_token(&self, tokens: &[&str]) -> bool {
-        self.autocomplete
-            .as_deref()
-            .is_some_and(|a| a.split_whitespace().any(|t| tokens.contains(&t)))
-    }
+/// Whether the field's `autocomplete` holds one of `tokens`.
+fn has_token(field: &FieldFacts, tokens: &[&str]) -> bool {
+    field
+        .autocomplete
+        .as_deref()
+        .is_some_and(|a| a.split_whitespace().any(|t| tokens.contains(&t)))
 }
 
 /// Input types a person types one line of text into.
@@ -82,13 +65,16 @@ pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> 
     let input_type = field.input_type.as_deref().unwrap_or("text");
     let search = input_type == "search"
         || field.role.as_deref() == Some("searchbox")
-        || field.has_token(&["search"]);
+        || has_token(field, &["search"]);
     let fits = field.tag == "input"
         && !search
         && match kind {
             CredentialKind::Secret => {
                 input_type == "password"
-                    || field.has_token(&["one-time-code", "current-password", "new-password"])
+                    || has_token(
+                        field,
+                        &["one-time-code", "current-password", "new-password"],
+                    )
             }
             CredentialKind::OneTimeCode => {
                 input_type == "password"
@@ -96,7 +82,7 @@ pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> 
                     || input_type == "number"
             }
             CredentialKind::Identifier => {
-                LINE_TYPES.contains(&input_type) || field.has_token(&["username", "email", "tel"])
+                LINE_TYPES.contains(&input_type) || has_token(field, &["username", "email", "tel"])
             }
         };
     if fits {
@@ -110,7 +96,7 @@ pub fn credential_fits(name: &str, kind: CredentialKind, field: &FieldFacts) -> 
     let what = if search {
         "a search box".to_string()
     } else {
-        field.kind_of_field()
+        kind_of_field(field)
     };
     Err(Misfit::Field {
         name: name.to_string(),

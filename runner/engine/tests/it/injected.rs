@@ -1,8 +1,8 @@
-//! The in-page engine as modules (`src/injected/`, assembled by `browser/injected.rs`): the
-//! assembled script installs whole, and the modules no other test holds to a reference of
-//! their own are checked here, each against something other than itself: states against
-//! Chromium's accessibility tree, `select` against the page's own DOM and listeners, navigation
-//! tracking against navigations that leave the document and ones that stay in it.
+//! The in-page engine as modules (`runner/browser/injected/`, assembled by the browser crate's
+//! `injected.rs`): the assembled script installs whole, and the modules no other test holds to a
+//! reference of their own are checked here, each against something other than itself: states
+//! against Chromium's accessibility tree, `select` against the page's own DOM and listeners,
+//! navigation tracking against navigations that leave the document and ones that stay in it.
 
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
-//! The single browser boundary: Chromium driven over the Chrome DevTools Protocol by a small
-//! client of our own.
+//! Windup's browser crate, the single browser boundary: Chromium driven over the Chrome
+//! DevTools Protocol by a small client of our own.
 //!
 //! Chromium is started with `--remote-debugging-pipe` (`launch`), or one someone else started
 //! is attached to over its debugging WebSocket after a preflight (`attach`, `--cdp-url`);
@@ -15,21 +15,29 @@
 //! domain (`input`); navigation that waits for the document that finally commits
 //! (`navigation`); failed requests for the evidence (`network_log`); every top-level document
 //! held to the app's origins (`guard`); files set on a file input and downloads saved
-//! and followed (`transfer`). Everything CDP-specific stays in this module.
+//! and followed (`transfer`). Everything CDP-specific stays in this crate: the protocol
+//! (`cdp`) is private, and what the rest of Windup uses is this crate's public API. Raw CDP,
+//! page JavaScript and init scripts on a [`Session`] exist only with the `test-access` feature,
+//! for tests that read a page by their own means; no shipped binary turns it on.
 //!
 //! Windup never closes a browser it did not start: an attached one keeps its tabs, cookies
 //! and cache; scenarios run in contexts (or tabs) Windup made, removed when it detaches.
 
+#![warn(missing_docs)]
+
 mod answers;
 mod attach;
-pub(crate) mod cdp;
+mod cdp;
+mod child_env;
 mod chromium;
 mod connection;
+mod cookies;
 mod debug;
 mod error;
 mod frames;
 mod guard;
-pub(crate) mod injected;
+pub mod http;
+pub mod injected;
 mod input;
 mod launch;
 mod navigation;
@@ -39,11 +47,16 @@ mod pool;
 mod popup_hold;
 mod remote_frames;
 mod session;
+#[cfg(feature = "test-access")]
+mod test_access;
 mod transfer;
 mod transport;
 
+pub use answers::FieldFacts;
 pub use attach::{MIN_CHROMIUM_MAJOR, parse_cdp_url};
+pub use child_env::ChildEnv;
 pub use chromium::Browser;
+pub use cookies::Cookie;
 pub use debug::{DebugBrowser, DebugError, DebugOptions};
 pub use error::{BrowserError, NavError};
 pub use frames::Realm;

@@ -101,7 +101,7 @@ impl Session {
     }
 
     /// The realm of one frame (found by a `frame=` step), whatever its origin.
-    pub(crate) async fn frame_realm(&self, frame_id: &str) -> Result<Realm, BrowserError> {
+    pub async fn frame_realm(&self, frame_id: &str) -> Result<Realm, BrowserError> {
         let remote = self.remote_frames();
         let session = self.home_of(frame_id, &remote).await?;
         let tree = self
@@ -165,7 +165,7 @@ impl Session {
 
     /// Where a frame's viewport starts in the top-level viewport: its element's content box,
     /// plus, for an element inside a frame out of process, where that frame starts.
-    pub(crate) async fn frame_offset(&self, frame_id: &str) -> Result<(f64, f64), BrowserError> {
+    pub async fn frame_offset(&self, frame_id: &str) -> Result<(f64, f64), BrowserError> {
         let remote = self.remote_frames();
         let (mut x, mut y) = (0.0, 0.0);
         let mut frame = frame_id.to_string();
@@ -221,7 +221,7 @@ impl Session {
     /// inside it), rather than something drawn over the frame element in a parent document,
     /// which the frame's own engine cannot see. Through a frame out of process, the point must
     /// hit that frame's element, and is then tested again inside it.
-    pub(crate) async fn point_reaches_frame(
+    pub async fn point_reaches_frame(
         &self,
         frame: &str,
         (x, y): (f64, f64),
@@ -317,7 +317,7 @@ impl Session {
 
     /// The attributes of a frame's element (`title`, `name`, `id`…), for a selector that
     /// reaches it.
-    pub(crate) async fn frame_attributes(
+    pub async fn frame_attributes(
         &self,
         frame_id: &str,
     ) -> Result<Vec<(String, String)>, BrowserError> {

@@ -16,21 +16,22 @@ use super::session::Session;
 /// Declares [`MODULES`] and [`INJECTED_JS`] from one list, so the two cannot disagree.
 macro_rules! in_page_modules {
     ($($module:literal,)*) => {
-        /// The in-page engine's modules (`src/injected/`), in the order they are assembled;
-        /// only tests read the list itself.
+        /// The in-page engine's modules (`runner/browser/injected/`), in the order they are
+        /// assembled; only tests read the list itself.
         #[cfg(test)]
-        pub(crate) const MODULES: &[&str] = &[$($module),*];
+        pub const MODULES: &[&str] = &[$($module),*];
 
         /// The in-page engine: locators, actionability, snapshots. Plain data in, plain data
-        /// out. Its modules concatenated at build time, in [`MODULES`]' order, into one script.
-        pub(crate) const INJECTED_JS: &str =
+        /// out. Its modules (`runner/browser/injected/`) concatenated at build time, in the order
+        /// `injected.rs` lists them, into one script.
+        pub const INJECTED_JS: &str =
             concat!($(include_str!(concat!("../injected/", $module))),*);
     };
 }
 
 // One IIFE cut along its concerns: each module is a slice of its body, headed by what it uses
 // from the modules before it (their `const`s must come first; functions hoist). A new file in
-// src/injected/ must be listed here (a test holds the folder to the list). Each module's own
+// injected/ must be listed here (a test holds the folder to the list). Each module's own
 // tests, in runner/engine/tests/it/ (integration tests against real Chromium):
 //   prelude.js, epilogue.js  injected::the_assembled_engine_installs_every_entry_point
 //   dom.js                   locators::shadow_dom_is_pierced, same_origin_iframes_are_searched_…
@@ -86,35 +87,43 @@ in_page_modules! {
     "epilogue.js",
 }
 
-pub(crate) use super::answers::{CountObserved, Observed, ValueObserved};
+pub use super::answers::{CountObserved, Observed, ValueObserved};
 pub use super::answers::{
     Counts, Diagnosis, Focus, HealCandidate, HealCandidates, HealRule, Located, SetValue,
 };
 
 /// The postconditions of one `expect`, as selector parts; the URL is matched in Rust.
 #[derive(Debug, Clone, Default, Serialize)]
-pub(crate) struct CheckSpec {
+pub struct CheckSpec {
+    /// A selector that must have a visible match.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub visible: Option<Vec<Part>>,
+    /// A selector that must have none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hidden: Option<Vec<Part>>,
+    /// A field's value to compare.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<ValueSpec>,
+    /// A number of visible matches to compare.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<CountSpec>,
 }
 
 /// A `value` postcondition: the first visible match's value equals `equals`.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct ValueSpec {
+pub struct ValueSpec {
+    /// The field's selector.
     pub parts: Vec<Part>,
+    /// The value expected.
     pub equals: String,
 }
 
 /// A `count` postcondition: the selector has exactly `equals` visible matches.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct CountSpec {
+pub struct CountSpec {
+    /// The selector whose visible matches are counted.
     pub parts: Vec<Part>,
+    /// The number expected.
     pub equals: u32,
 }
 
@@ -174,8 +183,10 @@ pub struct Item {
 
 /// The page as the in-page engine's `observe()` reports it.
 #[derive(Debug, Clone, Deserialize)]
-pub(crate) struct Seen {
+pub struct Seen {
+    /// The page's URL.
     pub url: String,
+    /// The document's title.
     pub title: String,
     /// At most the limit asked for, in document order.
     pub items: Vec<Item>,
@@ -187,7 +198,7 @@ pub(crate) struct Seen {
 
 /// What `observe()` is asked for.
 #[derive(Debug, Serialize)]
-pub(crate) struct ObserveOptions<'a> {
+pub struct ObserveOptions<'a> {
     /// At most this many items.
     pub limit: usize,
     /// The task's words: items that use them are kept first.
@@ -199,15 +210,17 @@ pub(crate) struct ObserveOptions<'a> {
 
 /// The page's own errors, for a failure's evidence.
 #[derive(Debug, Deserialize)]
-pub(crate) struct PageFailures {
+pub struct PageFailures {
     /// Uncaught errors, rejections and `console.error` lines, oldest first.
     pub console: Vec<String>,
 }
 
 /// The current document's origin (`"null"` for an opaque one) and its localStorage entries.
 #[derive(Debug, Deserialize)]
-pub(crate) struct LocalStorage {
+pub struct LocalStorage {
+    /// The document's origin.
     pub origin: String,
+    /// Its localStorage entries as `(key, value)`, in the order the page listed them.
     pub entries: Vec<(String, String)>,
 }
 
@@ -253,7 +266,7 @@ async fn call_in<T: DeserializeOwned>(
 /// Finds the target and checks that it is actionable for `action` (a step type: `click`,
 /// `fill`, `hover`…); for `fill` and `press` the element is focused (and for `fill` its content
 /// selected) when it is.
-pub(crate) async fn locate(
+pub async fn locate(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
@@ -266,10 +279,7 @@ pub(crate) async fn locate(
 /// watch `locate` armed in `realm`: None on its target (or when no event of it reached the
 /// target's document), else what it landed on (`<div class="x">`); that click's events were
 /// stopped before the page saw them.
-pub(crate) async fn hit_result(
-    session: &Session,
-    realm: &Realm,
-) -> Result<Option<String>, BrowserError> {
+pub async fn hit_result(session: &Session, realm: &Realm) -> Result<Option<String>, BrowserError> {
     #[derive(Deserialize)]
     struct Landing {
         landed: bool,
@@ -282,7 +292,7 @@ pub(crate) async fn hit_result(
 
 /// What the in-page engine found for an `upload`'s target.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum FileInput {
+pub enum FileInput {
     /// The input, as a handle the DOM domain takes; release it once used.
     Found(String),
     /// The document is being replaced.
@@ -295,7 +305,7 @@ pub(crate) enum FileInput {
 
 /// The `<input type=file>` the selector names, ready for `count` files. Unlike the other entry
 /// points this one answers with a handle to the element, not with JSON.
-pub(crate) async fn file_input(
+pub async fn file_input(
     session: &Session,
     parts: &[Part],
     count: usize,
@@ -307,7 +317,9 @@ pub(crate) async fn file_input(
     );
     let mut found = session.eval_handle(&Realm::top(), &call).await?;
     if found.value.as_ref().and_then(Value::as_str) == Some("__windup_missing") {
-        session.eval::<Value>(&format!("{INJECTED_JS};0")).await?;
+        session
+            .eval_in::<Value>(&Realm::top(), &format!("{INJECTED_JS};0"))
+            .await?;
         found = session.eval_handle(&Realm::top(), &call).await?;
     }
     if found.subtype.as_deref() == Some("node")
@@ -330,12 +342,12 @@ pub(crate) async fn file_input(
 
 /// Tells the page that the navigation its last step started became a download, so the
 /// document is not being left.
-pub(crate) async fn download_started(session: &Session) -> Result<bool, BrowserError> {
+pub async fn download_started(session: &Session) -> Result<bool, BrowserError> {
     call(session, "downloadStarted", &[]).await
 }
 
 /// Visible and hidden matches of a selector.
-pub(crate) async fn query(
+pub async fn query(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
@@ -344,7 +356,7 @@ pub(crate) async fn query(
 }
 
 /// Chooses an option of the target `<select>` by value or label.
-pub(crate) async fn select(
+pub async fn select(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
@@ -354,7 +366,7 @@ pub(crate) async fn select(
 }
 
 /// `true`, `false`, `"mixed"`, or null when there is no visible match.
-pub(crate) async fn is_checked(
+pub async fn is_checked(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
@@ -364,17 +376,13 @@ pub(crate) async fn is_checked(
 
 /// Makes the first visible match deaf to the page (its input events never reach the page's
 /// listeners); whether there was one.
-pub(crate) async fn mute(
-    session: &Session,
-    realm: &Realm,
-    parts: &[Part],
-) -> Result<bool, BrowserError> {
+pub async fn mute(session: &Session, realm: &Realm, parts: &[Part]) -> Result<bool, BrowserError> {
     call_in(session, realm, "mute", &[arg(&parts)]).await
 }
 
 /// Whether keystrokes sent now land in the fill target of `parts` (`strict`: it has the focus;
 /// else its document still has it).
-pub(crate) async fn focus_on(
+pub async fn focus_on(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
@@ -384,12 +392,12 @@ pub(crate) async fn focus_on(
 }
 
 /// Sets `text` on the fill target of `parts` itself, when it is still the field `facts` says.
-pub(crate) async fn set_value(
+pub async fn set_value(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
     text: &str,
-    facts: &crate::secrets::FieldFacts,
+    facts: &crate::FieldFacts,
 ) -> Result<SetValue, BrowserError> {
     call_in(
         session,
@@ -401,7 +409,7 @@ pub(crate) async fn set_value(
 }
 
 /// Match counts and the nearest accessible names, for a selector that found nothing usable.
-pub(crate) async fn diagnose(
+pub async fn diagnose(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
@@ -410,15 +418,12 @@ pub(crate) async fn diagnose(
 }
 
 /// What a target that is gone may have become, by the healing rules (`runner::heal`).
-pub(crate) async fn heal(
-    session: &Session,
-    parts: &[Part],
-) -> Result<HealCandidates, BrowserError> {
+pub async fn heal(session: &Session, parts: &[Part]) -> Result<HealCandidates, BrowserError> {
     call(session, "heal", &[arg(&parts)]).await
 }
 
 /// Observes the postconditions of `spec` once.
-pub(crate) async fn check(
+pub async fn check(
     session: &Session,
     realm: &Realm,
     spec: &CheckSpec,
@@ -428,7 +433,7 @@ pub(crate) async fn check(
 
 /// The frame held by the first visible match of `parts` (which end with a `frame=` step), when
 /// there is one.
-pub(crate) async fn frame_owner(
+pub async fn frame_owner(
     session: &Session,
     realm: &Realm,
     parts: &[Part],
@@ -443,12 +448,12 @@ pub(crate) async fn frame_owner(
 }
 
 /// The ARIA snapshot of the page, cut to `max_chars`.
-pub(crate) async fn snapshot(session: &Session, max_chars: usize) -> Result<String, BrowserError> {
+pub async fn snapshot(session: &Session, max_chars: usize) -> Result<String, BrowserError> {
     call(session, "snapshot", &[arg(&max_chars)]).await
 }
 
 /// The page's visible controls and texts, with selectors, contexts and role counts.
-pub(crate) async fn observe(
+pub async fn observe(
     session: &Session,
     realm: &Realm,
     options: &ObserveOptions<'_>,
@@ -457,38 +462,42 @@ pub(crate) async fn observe(
 }
 
 /// The page's visible interactive elements as `tag|role|type` tokens.
-pub(crate) async fn signature(session: &Session) -> Result<Vec<String>, BrowserError> {
+pub async fn signature(session: &Session) -> Result<Vec<String>, BrowserError> {
     call(session, "signature", &[]).await
 }
 
 /// What the site map keeps of a page: its signature's tokens, up to `limit` controls as
 /// (role, accessible name), and its title.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Inventory {
+pub struct Inventory {
+    /// The tokens of the page's signature.
     pub tokens: Vec<String>,
+    /// Its controls as (role, accessible name).
     pub controls: Vec<(String, String)>,
+    /// The document's title.
     pub title: String,
 }
 
 /// The page's inventory, in one walk of its visible interactive elements.
-pub(crate) async fn inventory(session: &Session, limit: usize) -> Result<Inventory, BrowserError> {
+pub async fn inventory(session: &Session, limit: usize) -> Result<Inventory, BrowserError> {
     call(session, "inventory", &[arg(&limit)]).await
 }
 
 /// The page's own errors since it loaded.
-pub(crate) async fn failures(session: &Session) -> Result<PageFailures, BrowserError> {
+pub async fn failures(session: &Session) -> Result<PageFailures, BrowserError> {
     call(session, "failures", &[]).await
 }
 
 /// An id of the current document, the same while it lives: which document a field was typed in.
-pub(crate) async fn document_id(session: &Session) -> Result<String, BrowserError> {
+pub async fn document_id(session: &Session) -> Result<String, BrowserError> {
     call(session, "documentId", &[]).await
 }
 
 /// The text a page shows, in document order, for finding credentials in it on our side (the
 /// page is never given one). No `Debug`: the text may hold a credential.
 #[derive(Deserialize)]
-pub(crate) struct TextRuns {
+pub struct TextRuns {
+    /// The runs, in document order.
     pub runs: Vec<TextRun>,
     /// False when the page showed more than was asked for and the runs stop short.
     pub complete: bool,
@@ -496,7 +505,8 @@ pub(crate) struct TextRuns {
 
 /// One text node's text, or one field's shown value, placeholder or option.
 #[derive(Deserialize)]
-pub(crate) struct TextRun {
+pub struct TextRun {
+    /// The text.
     pub text: String,
     /// A field's: a run of its own, not joined to the text around it.
     #[serde(default)]
@@ -505,7 +515,7 @@ pub(crate) struct TextRun {
 
 /// The text the page shows (never a password field's value), up to `max_chars`; the page keeps
 /// the runs' nodes for [`mask`] until [`unmask`].
-pub(crate) async fn text_runs(
+pub async fn text_runs(
     session: &Session,
     realm: &Realm,
     max_chars: usize,
@@ -515,7 +525,7 @@ pub(crate) async fn text_runs(
 
 /// What [`mask`] could not cover; when anything could not be, nothing stays drawn.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Masked {
+pub struct Masked {
     /// The fields (by index) with no visible match.
     pub missing: Vec<usize>,
     /// Runs of [`text_runs`] whose node has left the document since.
@@ -526,7 +536,7 @@ pub(crate) struct Masked {
 
 /// Covers, with opaque boxes in the top layer, the first visible match of each of `fields` and
 /// the runs of the last [`text_runs`] listed in `runs`.
-pub(crate) async fn mask(
+pub async fn mask(
     session: &Session,
     realm: &Realm,
     fields: &[Vec<Part>],
@@ -536,28 +546,28 @@ pub(crate) async fn mask(
 }
 
 /// Removes the boxes of [`mask`] and forgets the runs of [`text_runs`].
-pub(crate) async fn unmask(session: &Session, realm: &Realm) -> Result<bool, BrowserError> {
+pub async fn unmask(session: &Session, realm: &Realm) -> Result<bool, BrowserError> {
     call_in(session, realm, "unmask", &[]).await
 }
 
 /// Whether the document is being left: a navigation it started (a link, a form, a script) is
 /// under way.
-pub(crate) async fn is_leaving(session: &Session) -> Result<bool, BrowserError> {
+pub async fn is_leaving(session: &Session) -> Result<bool, BrowserError> {
     call(session, "isLeaving", &[]).await
 }
 
 /// The current document's URL.
-pub(crate) async fn url(session: &Session) -> Result<String, BrowserError> {
+pub async fn url(session: &Session) -> Result<String, BrowserError> {
     call(session, "url", &[]).await
 }
 
 /// The HTTP status the current document came with, when it came over HTTP.
-pub(crate) async fn navigation_status(session: &Session) -> Result<Option<u64>, BrowserError> {
+pub async fn navigation_status(session: &Session) -> Result<Option<u64>, BrowserError> {
     call(session, "navigationStatus", &[]).await
 }
 
 /// The current document's origin and localStorage.
-pub(crate) async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserError> {
+pub async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserError> {
     call(session, "localStorage", &[]).await
 }
 
@@ -565,7 +575,7 @@ pub(crate) async fn local_storage(session: &Session) -> Result<LocalStorage, Bro
 /// document on that origin, before the page's own scripts, once per tab (the page may change or
 /// clear them afterwards). Runs as a script for new documents, after the engine's own, until
 /// the session ends.
-pub(crate) async fn restore_local_storage(
+pub async fn restore_local_storage(
     session: &Session,
     origin: &str,
     entries: &[(String, String)],
@@ -575,7 +585,7 @@ pub(crate) async fn restore_local_storage(
         arg(&origin),
         arg(&entries)
     );
-    session.add_init_script(&source).await
+    session.install_init_script(&source).await
 }
 
 #[cfg(test)]
@@ -586,7 +596,7 @@ mod tests {
     use super::{INJECTED_JS, MODULES};
 
     fn folder() -> &'static Path {
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/injected"))
+        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/injected"))
     }
 
     #[test]
@@ -594,13 +604,13 @@ mod tests {
         let listed: BTreeSet<&str> = MODULES.iter().copied().collect();
         assert_eq!(listed.len(), MODULES.len(), "a module listed twice");
         let files: BTreeSet<String> = std::fs::read_dir(folder())
-            .expect("src/injected")
+            .expect("injected/")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
         let files: BTreeSet<&str> = files.iter().map(String::as_str).collect();
         assert_eq!(
             files, listed,
-            "src/injected/ must hold exactly the modules browser/injected.rs lists"
+            "injected/ must hold exactly the modules src/injected.rs lists"
         );
         assert_eq!(MODULES.first(), Some(&"prelude.js"));
         assert_eq!(MODULES.last(), Some(&"epilogue.js"));

@@ -238,6 +238,7 @@ impl Connection {
     }
 
     /// Sends an untyped command; for tests that read what the engine itself never needs.
+    #[cfg(feature = "test-access")]
     pub(super) async fn send_raw(
         &self,
         session: Option<&str>,

@@ -1,7 +1,7 @@
 //! What the in-page engine answers about a target (`browser::injected`): found or not and
 //! where, what typing would reach, match counts, healing candidates. Plain data, read from JSON.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// What the in-page engine found for an action's target.
@@ -48,7 +48,7 @@ pub enum Located {
         /// For `fill`: what the field is (tag, type, autocomplete, role), which decides the
         /// credentials it may take.
         #[serde(default)]
-        field: Option<Box<crate::secrets::FieldFacts>>,
+        field: Option<Box<FieldFacts>>,
     },
 }
 
@@ -76,7 +76,7 @@ pub enum SetValue {
     /// The target is no longer the field that was approved; nothing was set.
     Changed {
         /// What the target is now.
-        field: crate::secrets::FieldFacts,
+        field: FieldFacts,
     },
     /// No visible match.
     NotFound,
@@ -165,20 +165,26 @@ pub struct HealCandidates {
 
 /// What the page showed for a [`super::injected::CheckSpec`]: one field per postcondition asked.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Observed {
+pub struct Observed {
+    /// The page's URL when it was observed.
     pub url: String,
     /// The document is being replaced: nothing observed counts.
     #[serde(default)]
     pub navigating: bool,
+    /// Whether the `visible` selector had a visible match.
     pub visible: Option<bool>,
+    /// Whether the `hidden` selector had no visible match.
     pub hidden: Option<bool>,
+    /// What the `value` postcondition found.
     pub value: Option<ValueObserved>,
+    /// What the `count` postcondition found.
     pub count: Option<CountObserved>,
 }
 
 /// What a `value` postcondition found.
 #[derive(Debug, Deserialize)]
-pub(crate) struct ValueObserved {
+pub struct ValueObserved {
+    /// Whether the first visible match's value equals the one expected.
     pub ok: bool,
     /// None when there is no visible match.
     pub actual: Option<String>,
@@ -186,7 +192,27 @@ pub(crate) struct ValueObserved {
 
 /// What a `count` postcondition found.
 #[derive(Debug, Deserialize)]
-pub(crate) struct CountObserved {
+pub struct CountObserved {
+    /// Whether the count is the one expected.
     pub ok: bool,
+    /// How many visible matches there were.
     pub actual: u32,
+}
+
+/// What a field is, as the page tells it just before a value is set: its tag, and for an
+/// `<input>` its type (lowercase, `text` when absent or unknown to the browser), its
+/// `autocomplete` tokens and its role.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldFacts {
+    /// The element's local name: `input`, `textarea`, `div`…
+    pub tag: String,
+    /// An input's type as the browser reads it (`el.type`).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub input_type: Option<String>,
+    /// The `autocomplete` attribute, lowercase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autocomplete: Option<String>,
+    /// The explicit `role` attribute, lowercase (`searchbox`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
 }

@@ -53,23 +53,33 @@ impl Command for GetAllCookies {
 /// the browser sends is kept as it came, so a saved cookie holds all Chromium said of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Cookie {
+pub struct Cookie {
+    /// The cookie's name.
     pub name: String,
+    /// Its value (a session token, often: never logged).
     pub value: String,
+    /// The domain it is sent to.
     pub domain: String,
+    /// The path it is sent under.
     pub path: String,
     /// Seconds since the epoch; -1 for a session cookie.
     pub expires: f64,
+    /// Whether page scripts cannot read it.
     pub http_only: bool,
+    /// Whether it is sent over HTTPS only.
     pub secure: bool,
     /// Whether it ends with the browser session.
     pub session: bool,
+    /// `Strict`, `Lax` or `None`, when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_site: Option<String>,
+    /// Chromium's priority (`Low`, `Medium`, `High`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<String>,
+    /// The scheme that set it (`Secure`, `NonSecure`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_scheme: Option<String>,
+    /// The port that set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_port: Option<i64>,
     /// The rest (`size`, partition keys…), as the browser sent it.

@@ -1,9 +1,9 @@
-//! Outbound HTTP: what every client the engine builds (the LLM providers and the team
-//! dashboard) shares: the TLS set-up and how a transport error is told. A leaf.
+//! Outbound HTTP: what every client Windup builds (the debugging port's preflight here, the
+//! engine's LLM providers and team dashboard) shares: the TLS set-up and how a transport error is told. A leaf.
 
 /// rustls on ring with the bundled Mozilla roots, set per client rather than as the process's
 /// default provider: no aws-lc-sys or OpenSSL to build, and the same roots on every machine.
-pub(crate) fn tls_config() -> rustls::ClientConfig {
+pub fn tls_config() -> rustls::ClientConfig {
     let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
     let roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
@@ -18,7 +18,7 @@ pub(crate) fn tls_config() -> rustls::ClientConfig {
 }
 
 /// A reqwest error with its causes, which hold the useful part ("connection refused").
-pub(crate) fn error_chain(e: &reqwest::Error) -> String {
+pub fn error_chain(e: &reqwest::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {

@@ -15,7 +15,7 @@ use super::cdp::target::SetDiscoverTargets;
 use super::connection::Connection;
 use super::error::BrowserError;
 use super::transport::Transport;
-use crate::env::ChildEnv;
+use crate::child_env::ChildEnv;
 
 /// How to start Chromium.
 #[derive(Debug, Clone)]

@@ -49,7 +49,7 @@ pub struct Downloads {
 
 impl Session {
     /// Sets `files` (absolute paths) on the file input `object_id`, then lets the handle go.
-    pub(crate) async fn set_input_files(
+    pub async fn set_input_files(
         &self,
         object_id: String,
         files: Vec<String>,

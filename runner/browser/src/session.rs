@@ -365,24 +365,9 @@ impl Session {
         self.instance.conn.send(Some(session), command).await
     }
 
-    /// Sends an untyped command to the current page, for tests that read what the engine itself
-    /// never needs (Chromium's accessibility tree). The engine sends typed commands.
-    pub async fn send_raw(&self, method: &str, params: Value) -> Result<Value, BrowserError> {
-        self.check_alive()?;
-        self.instance
-            .conn
-            .send_raw(Some(&self.cdp_session_id), method, &params)
-            .await
-    }
-
-    /// Evaluates an expression in the page and returns its JSON value. The engine evaluates
-    /// only calls into the in-page engine (`browser/injected.rs`); tests use it freely.
-    pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
-        self.eval_in(&Realm::top(), expression).await
-    }
-
-    /// [`Session::eval`] in a realm: a frame's isolated world, or the top document's main
-    /// world.
+    /// Evaluates an expression in a realm (a frame's isolated world, or the top document's
+    /// main world) and returns its JSON value: only calls into the in-page engine
+    /// (`injected.rs`).
     pub(crate) async fn eval_in<T: DeserializeOwned>(
         &self,
         realm: &Realm,
@@ -505,7 +490,7 @@ impl Session {
 
     /// Adds a script that runs in every new document before the page's own, until the session
     /// ends (a reset removes it).
-    pub async fn add_init_script(&self, source: &str) -> Result<(), BrowserError> {
+    pub(crate) async fn install_init_script(&self, source: &str) -> Result<(), BrowserError> {
         let added = self
             .send(&AddScriptToEvaluateOnNewDocument {
                 source: source.to_string(),
