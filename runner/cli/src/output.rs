@@ -136,7 +136,7 @@ impl Terminal {
                     text.push_str(&format!(
                         "\n        triage: {}: {}",
                         t.verdict.as_str(),
-                        t.facts.join("; ")
+                        t.facts_line()
                     ));
                 }
                 if let Some(p) = &result.proposal {

@@ -12,25 +12,69 @@
 //!   changed);
 //! - `unknown`: anything else.
 //!
-//! A leaf: it reads a result, nothing else.
+//! Background evidence the plan's baseline holds (what the app's pages also did on the run that
+//! verified it: a `learn.json` answering 404 on every load, a rejection the app leaves
+//! unhandled in normal use) decides nothing: it is listed as discounted, and only what is new
+//! counts. With no baseline to compare with, a verdict other than `environment` is marked
+//! unconfirmed.
+//!
+//! A leaf: it reads a result and a baseline, nothing else.
 
-use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus, Triage, Verdict};
+use windup_model::{
+    Baseline, CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus, Triage, Verdict,
+};
 
-/// The verdict of a failed scenario; none for one that did not fail.
-pub fn triage(result: &ScenarioResult) -> Option<Triage> {
+/// The verdict of a failed scenario, against its plan's baseline when it has one; none for one
+/// that did not fail.
+pub fn triage(result: &ScenarioResult, baseline: Option<&Baseline>) -> Option<Triage> {
     if result.status != ScenarioStatus::Failed {
         return None;
     }
     let message = result.message.as_deref().unwrap_or("");
     let evidence = result.evidence.as_ref();
+    let mut discounted = Vec::new();
     let requests: Vec<&str> = evidence
-        .map(|e| e.failed_requests.iter().map(String::as_str).collect())
-        .unwrap_or_default();
+        .map(|e| e.failed_requests.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .filter(|r| match baseline {
+            Some(b) if b.has_request(r) => {
+                discounted.push(format!(
+                    "also seen when this plan was verified: {}",
+                    clip(r)
+                ));
+                false
+            }
+            _ => true,
+        })
+        .collect();
     let errors: Vec<&str> = evidence
-        .map(|e| e.console_errors.iter().map(String::as_str).collect())
-        .unwrap_or_default();
+        .map(|e| e.console_errors.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .filter(|e| match baseline {
+            Some(b) if b.has_error(e) => {
+                discounted.push(format!(
+                    "also seen when this plan was verified: {}",
+                    clip(e)
+                ));
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    discounted.truncate(4);
     let class = result.failure_class;
-    let verdict = |verdict, facts: Vec<String>| Some(Triage { verdict, facts });
+    let verdict = |verdict, facts: Vec<String>| {
+        Some(Triage {
+            verdict,
+            facts,
+            discounted: discounted.clone(),
+            unconfirmed: baseline.is_none() && verdict != Verdict::Environment,
+        })
+    };
 
     // Not the app, not the test.
     match class {
@@ -226,7 +270,9 @@ mod tests {
     }
 
     fn verdict_of(r: &ScenarioResult) -> Verdict {
-        triage(r).expect("a failed scenario gets a verdict").verdict
+        triage(r, None)
+            .expect("a failed scenario gets a verdict")
+            .verdict
     }
 
     #[test]
@@ -243,7 +289,7 @@ mod tests {
             "not visible",
             on(&[&format!("404 {page}")], &[]),
         );
-        let t = triage(&clicked_to_404).unwrap();
+        let t = triage(&clicked_to_404, None).unwrap();
         assert_eq!(t.verdict, Verdict::AppChanged, "{t:?}");
         assert!(t.facts[0].contains("route is gone"), "{t:?}");
         let api_404 = on(&["404 http://127.0.0.1:1/api/projects.json"], &[]);
@@ -276,7 +322,7 @@ mod tests {
             ..Evidence::default()
         };
         let r = failed(FailureClass::SelectorNotFound, "no match", gone.clone());
-        let t = triage(&r).unwrap();
+        let t = triage(&r, None).unwrap();
         assert_eq!(t.verdict, Verdict::AppChanged);
         assert!(t.facts[0].contains("Move to archive"), "{t:?}");
 
@@ -351,6 +397,61 @@ mod tests {
         );
         let mut passed = failed(FailureClass::PlanRejected, "odd", Evidence::default());
         passed.status = ScenarioStatus::Passed;
-        assert!(triage(&passed).is_none());
+        assert!(triage(&passed, None).is_none());
+    }
+
+    #[test]
+    fn the_apps_usual_noise_decides_nothing_and_what_is_new_still_does() {
+        // TodoMVC's base.js fetches learn.json, which answers 404 on every load; a React app
+        // leaves a rejection unhandled in normal use. Both were there when the plan was verified.
+        let noise = Evidence {
+            url: Some("http://127.0.0.1:1/index.html".into()),
+            failed_requests: vec!["404 http://127.0.0.1:1/learn.json".into()],
+            console_errors: vec![
+                "unhandled rejection: Cannot read properties of undefined (reading 'id')".into(),
+            ],
+            target: Some("placeholder=\"What needs to be done?\": no visible match".into()),
+            ..Evidence::default()
+        };
+        let verified_on = Baseline::record(
+            ["unhandled rejection: Cannot read properties of undefined (reading 'id')"],
+            ["404 http://127.0.0.1:9/learn.json"],
+        );
+        let renamed = failed(
+            FailureClass::SelectorNotFound,
+            "no visible match",
+            noise.clone(),
+        );
+
+        let t = triage(&renamed, Some(&verified_on)).unwrap();
+        assert_eq!(t.verdict, Verdict::AppChanged, "{t:?}");
+        assert!(!t.unconfirmed);
+        assert_eq!(t.discounted.len(), 2, "{t:?}");
+        assert!(t.discounted[0].starts_with("also seen when this plan was verified: 404"));
+
+        // Without a baseline the same evidence reads as the app failing, and says it is unsure.
+        let t = triage(&renamed, None).unwrap();
+        assert_eq!(t.verdict, Verdict::AppBroken, "{t:?}");
+        assert!(t.unconfirmed && t.discounted.is_empty());
+
+        // A failure the baseline does not hold still decides.
+        let mut broken = noise;
+        broken
+            .failed_requests
+            .push("500 http://127.0.0.1:1/api/todos".into());
+        let t = triage(
+            &failed(FailureClass::SelectorNotFound, "x", broken),
+            Some(&verified_on),
+        );
+        let t = t.unwrap();
+        assert_eq!(t.verdict, Verdict::AppBroken, "{t:?}");
+        assert_eq!(
+            t.facts,
+            ["a request failed: 500 http://127.0.0.1:1/api/todos"]
+        );
+
+        // Nothing about the app can be unsure of the environment.
+        let crashed = failed(FailureClass::BrowserCrashed, "crashed", Evidence::default());
+        assert!(!triage(&crashed, None).unwrap().unconfirmed);
     }
 }

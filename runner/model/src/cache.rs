@@ -1,4 +1,4 @@
-//! A plan-cache entry, `cache_version: "0.3"`, at `e2e/.windup/cache/<scenario_id>.json` (kept
+//! A plan-cache entry, `cache_version: "0.4"`, at `e2e/.windup/cache/<scenario_id>.json` (kept
 //! in `stale/` once invalidated, and written to `proposals/` while it waits for a person).
 //!
 //! One rule for replacing a plan, [`CacheEntry::protected`]: a plan written or accepted by a
@@ -9,20 +9,22 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use crate::baseline::Baseline;
 use crate::plan::{BY_HUMAN, Plan};
 use crate::report::{FailureClass, ProposalSource};
 
-/// The `cache_version` this windup writes. 0.3 added `reviewed`, the status `proposed` and its
-/// `proposal`, all optional for a reader of 0.2.
-pub const CACHE_VERSION: &str = "0.3";
+/// The `cache_version` this windup writes. 0.4 added `baseline`; 0.3 added `reviewed`, the
+/// status `proposed` and its `proposal`; all optional for a reader of an older entry.
+pub const CACHE_VERSION: &str = "0.4";
 
-/// Every `cache_version` this windup reads: a 0.2 entry is read as it was (never reviewed).
-pub const CACHE_VERSIONS_READ: [&str; 2] = ["0.2", CACHE_VERSION];
+/// Every `cache_version` this windup reads: a 0.2 entry is read as it was (never reviewed), a
+/// 0.2 or 0.3 one with no baseline (its failures' verdicts are marked unconfirmed).
+pub const CACHE_VERSIONS_READ: [&str; 3] = ["0.2", "0.3", CACHE_VERSION];
 
 /// One scenario's cached plan: replayed without an LLM while its key still matches the scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CacheEntry {
-    /// The format's version, `"0.3"` (`"0.2"` is still read).
+    /// The format's version, `"0.4"` (`"0.2"` and `"0.3"` are still read).
     pub cache_version: String,
     /// What the plan was verified for; a scenario that no longer matches it is a miss.
     pub key: CacheKey,
@@ -43,6 +45,10 @@ pub struct CacheEntry {
     /// protected plan it would replace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<Proposal>,
+    /// What the app's pages did in the background on the run that verified the plan (page
+    /// errors, failed requests), which triage discounts when a replay fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
 }
 
 impl CacheEntry {

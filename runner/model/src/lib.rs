@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod api;
+pub mod baseline;
 pub mod cache;
 pub mod diff;
 pub mod exit;
@@ -27,9 +28,11 @@ pub mod scenario;
 pub mod schema;
 pub mod selector;
 pub mod sitemap;
+pub mod triage;
 #[cfg(feature = "validate")]
 pub mod validate;
 
+pub use baseline::Baseline;
 pub use cache::{CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation, Proposal, Reviewed};
 pub use diff::StepDiff;
 pub use exit::ExitCode;

@@ -326,7 +326,7 @@ fn failures(scenarios: &[&ScenarioResult], scenario_dir: Option<&str>) -> String
             md.push_str(&format!(
                 "  - Triage: **{}**: {}\n",
                 t.verdict.as_str(),
-                cell(&t.facts.join("; "))
+                cell(&t.facts_line())
             ));
         }
         if let Some(sg) = &s.suggestion {

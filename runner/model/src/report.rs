@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 
 use crate::diff::StepDiff;
 use crate::plan::ActionType;
+pub use crate::triage::{Triage, Verdict};
 
 /// 0.2 added, all optional for readers of 0.1: `totals.flaky`, and per scenario `task`,
 /// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`; later, still as
@@ -404,48 +405,6 @@ impl HealRule {
         match self {
             HealRule::Renamed => "renamed",
             HealRule::Moved => "moved",
-        }
-    }
-}
-
-/// A failure's kind, read from its evidence by rules (no LLM), with the facts that decided it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Triage {
-    /// The kind of failure.
-    pub verdict: Verdict,
-    /// The facts of the evidence that decided it, for people.
-    pub facts: Vec<String>,
-}
-
-/// What kind of failure a scenario had: `app_changed` (the target or the page moved on:
-/// a renamed or moved control, a changed page, a route gone), `app_broken` (the app failed: a
-/// 5xx answer, an uncaught page error), `test_outdated` (the steps worked but a postcondition's
-/// text or URL no longer holds), `environment` (the browser, the network, time or the planner,
-/// not the app) or `unknown`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-#[expect(
-    missing_docs,
-    reason = "a doc comment on a variant makes schemars write the enum as `oneOf` consts; the \
-              variants are described above"
-)]
-pub enum Verdict {
-    AppChanged,
-    AppBroken,
-    TestOutdated,
-    Environment,
-    Unknown,
-}
-
-impl Verdict {
-    /// The name as written in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::AppChanged => "app_changed",
-            Verdict::AppBroken => "app_broken",
-            Verdict::TestOutdated => "test_outdated",
-            Verdict::Environment => "environment",
-            Verdict::Unknown => "unknown",
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Cache entries across versions: a committed 0.2 entry (before `reviewed` and proposals) is
-//! still read, as not reviewed; 0.3 is written; which entries are protected; and the shape of a
+//! still read, as not reviewed, and a 0.3 one (before `baseline`) with none; 0.4 is written; which entries are protected; and the shape of a
 //! proposal.
 
 use windup_model::validate::cache_entry_from_json;
@@ -18,8 +18,8 @@ fn cache_entries_of_0_2_are_still_read_and_proposals_are_checked() {
     use windup_model::CacheStatus;
     use windup_model::cache::{CACHE_VERSION, CACHE_VERSIONS_READ};
     use windup_model::validate::proposal_from_json;
-    assert_eq!(CACHE_VERSION, "0.3");
-    assert_eq!(CACHE_VERSIONS_READ, ["0.2", "0.3"]);
+    assert_eq!(CACHE_VERSION, "0.4");
+    assert_eq!(CACHE_VERSIONS_READ, ["0.2", "0.3", "0.4"]);
     let machine = GOOD_PLAN.replace("\"human\"", "\"openai/gpt-4.1-mini\"");
     let entry = |version: &str, plan: &str, extra: &str| {
         format!(
@@ -30,6 +30,23 @@ fn cache_entries_of_0_2_are_still_read_and_proposals_are_checked() {
     };
     let old = cache_entry_from_json("s.json", &entry("0.2", &machine, "")).unwrap();
     assert!(old.reviewed.is_none() && !old.protected());
+    let before_baselines = cache_entry_from_json("s.json", &entry("0.3", &machine, "")).unwrap();
+    assert!(before_baselines.baseline.is_none());
+    let with_baseline = cache_entry_from_json(
+        "s.json",
+        &entry(
+            "0.4",
+            &machine,
+            r#","baseline":{"failed_requests":["404 /learn.json"]}"#,
+        ),
+    )
+    .unwrap();
+    assert!(
+        with_baseline
+            .baseline
+            .unwrap()
+            .has_request("404 http://h/learn.json")
+    );
     let human = cache_entry_from_json("s.json", &entry("0.2", GOOD_PLAN, "")).unwrap();
     assert!(human.protected(), "a plan written by a person is protected");
     let reviewed = cache_entry_from_json(
@@ -48,7 +65,11 @@ fn cache_entries_of_0_2_are_still_read_and_proposals_are_checked() {
     );
     let err = cache_entry_from_json("s.json", &entry("9.9", &machine, "")).unwrap_err();
     assert_eq!(err.0[0].field, "cache_version");
-    assert!(err.0[0].problem.contains("`0.2`, `0.3`"), "{}", err.0[0]);
+    assert!(
+        err.0[0].problem.contains("`0.2`, `0.3`, `0.4`"),
+        "{}",
+        err.0[0]
+    );
 
     // A proposal: `status: proposed` with its `proposal`, and only then.
     let proposal = entry("0.3", &machine, &format!(

@@ -82,3 +82,96 @@ fn a_page_answering_500_is_app_broken_and_an_app_that_is_not_there_is_environmen
     let (s, _) = run_failing(root, "sign-in", &format!("http://127.0.0.1:{port}/"));
     assert_eq!(s["triage"]["verdict"], "environment", "{s}");
 }
+
+/// What a real app's pages do on every load, as TodoMVC's `base.js` and a React app do: a
+/// `learn.json` that answers 404, and a promise rejection the app leaves unhandled. And a badly
+/// made one: an audit request whose path carries the password the login page kept.
+const NOISE: &str = "<script>fetch('learn.json');\
+    fetch('audit/' + encodeURIComponent(sessionStorage.getItem('pw') || ''));\
+    Promise.reject(new TypeError(\"Cannot read properties of undefined (reading 'id')\"));\
+    </script></body>";
+
+#[test]
+fn the_apps_usual_background_noise_decides_no_verdict_once_a_plan_was_verified_with_it() {
+    let project = example();
+    let root = project.path();
+    edit(root, "projects.html", "</body>", NOISE);
+    edit(
+        root,
+        "login.html",
+        "form.addEventListener('submit', (event) => {",
+        "form.addEventListener('submit', (event) => { sessionStorage.setItem('pw', password.value);",
+    );
+    let toml = root.join("windup.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\nheal = false\n")).unwrap();
+    let (_server, base) = serve(root);
+    let entry_file = root.join("e2e/.windup/cache/archive-project.json");
+    let committed: Value =
+        serde_json::from_str(&std::fs::read_to_string(&entry_file).unwrap()).unwrap();
+    assert!(
+        committed.get("baseline").is_none(),
+        "an older entry has none"
+    );
+
+    // The label a person gives: the Archive button was renamed, so the app changed. With no
+    // baseline, the page's usual noise reads as the app failing, and the verdict says it is
+    // unsure.
+    edit(root, "projects.html", "'Archive'", "'Move to archive'");
+    let (s, _) = run_failing(root, "archive-project", &base);
+    assert_eq!(s["triage"]["verdict"], "app_broken", "{s}");
+    assert_eq!(s["triage"]["unconfirmed"], true, "{s}");
+
+    // The same plan verified against the app as it normally is records its noise.
+    edit(root, "projects.html", "'Move to archive'", "'Archive'");
+    let plan_file = root.join("archive.plan.json");
+    std::fs::write(&plan_file, committed["plan"].to_string()).unwrap();
+    let o = crate::support::windup(
+        root,
+        &[
+            "replay",
+            plan_file.to_str().unwrap(),
+            "--save",
+            "--base-url",
+            &base,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", crate::support::stderr(&o));
+    let entry: Value =
+        serde_json::from_str(&std::fs::read_to_string(&entry_file).unwrap()).unwrap();
+    let requests = &entry["baseline"]["failed_requests"];
+    assert_eq!(requests[0], "404 /learn.json", "{entry}");
+    assert!(
+        requests[1]
+            .as_str()
+            .is_some_and(|r| r.starts_with("404 /audit/")),
+        "{entry}"
+    );
+    let text = std::fs::read_to_string(&entry_file).unwrap();
+    assert!(
+        !text.contains("correct") && !text.contains("horse"),
+        "a credential in the cache: {text}"
+    );
+    assert!(
+        entry["baseline"]["console_errors"][0]
+            .as_str()
+            .is_some_and(|e| e.contains("reading 'id'")),
+        "{entry}"
+    );
+
+    // Now only what is new decides: the renamed button.
+    edit(root, "projects.html", "'Archive'", "'Move to archive'");
+    let (s, terminal) = run_failing(root, "archive-project", &base);
+    assert_eq!(s["triage"]["verdict"], "app_changed", "{s}");
+    assert!(s["triage"].get("unconfirmed").is_none(), "{s}");
+    let discounted = s["triage"]["discounted"].as_array().unwrap();
+    assert_eq!(discounted.len(), 3, "{s}");
+    assert!(
+        discounted.iter().all(|d| d
+            .as_str()
+            .unwrap()
+            .starts_with("also seen when this plan was verified: ")),
+        "{s}"
+    );
+    assert!(terminal.contains("triage: app_changed"), "{terminal}");
+}

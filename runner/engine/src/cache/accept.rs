@@ -181,6 +181,7 @@ mod tests {
             start_sig: None,
             duration_ms: 5,
             run_id: "r1",
+            baseline: None,
         };
         cache.save_chosen(&verified(&mine), None, "first").unwrap();
         let protected = cache.load("s").unwrap().unwrap();

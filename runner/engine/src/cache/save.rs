@@ -7,7 +7,7 @@
 use time::OffsetDateTime;
 use windup_model::cache::CACHE_VERSION;
 use windup_model::{
-    CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation, Plan, ProposalSource,
+    Baseline, CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation, Plan, ProposalSource,
     ProposedPlan, Reviewed, Scenario,
 };
 
@@ -45,6 +45,8 @@ pub struct Verified<'a> {
     pub duration_ms: u64,
     /// The run.
     pub run_id: &'a str,
+    /// What the app's pages did in the background on that run, masked.
+    pub baseline: Option<&'a Baseline>,
 }
 
 impl PlanCache {
@@ -52,21 +54,14 @@ impl PlanCache {
     /// machine-made entry is kept in `stale/` as replaced; a protected one stays, and the plan is
     /// written as its proposal instead (see [`PlanCache::propose`]). The same plan as a protected
     /// entry's refreshes that entry's key and record, `reviewed` kept.
-    pub fn save_verified(
-        &self,
-        scenario: &Scenario,
-        plan: &Plan,
-        start_sig: Option<String>,
-        duration_ms: u64,
-        run_id: &str,
-    ) -> std::io::Result<Saved> {
-        let verified = Verified {
+    pub fn save_verified(&self, verified: &Verified<'_>) -> std::io::Result<Saved> {
+        let Verified {
             scenario,
             plan,
-            start_sig: start_sig.as_deref(),
-            duration_ms,
             run_id,
-        };
+            ..
+        } = *verified;
+        let verified = *verified;
         let now = OffsetDateTime::now_utc();
         match self.load(&scenario.id) {
             Ok(Some(old)) if old.protected() && old.plan == *plan => {
@@ -187,6 +182,7 @@ pub(super) fn fresh_entry(v: &Verified<'_>, now: OffsetDateTime) -> CacheEntry {
         invalidation: None,
         reviewed: None,
         proposal: None,
+        baseline: v.baseline.cloned(),
     }
 }
 
@@ -208,6 +204,17 @@ pub(super) fn replaced(at: OffsetDateTime, message: &str, run_id: Option<&str>) 
 mod tests {
     use super::*;
     use crate::cache::Lookup;
+
+    fn verified<'a>(s: &'a Scenario, plan: &'a Plan, ms: u64, run: &'a str) -> Verified<'a> {
+        Verified {
+            scenario: s,
+            plan,
+            start_sig: None,
+            duration_ms: ms,
+            run_id: run,
+            baseline: None,
+        }
+    }
 
     fn scenario() -> Scenario {
         windup_model::validate::scenario_from_yaml(
@@ -238,6 +245,7 @@ mod tests {
             start_sig: None,
             duration_ms: 5,
             run_id: "r0",
+            baseline: None,
         };
         cache.save_chosen(&v, None, "first").unwrap();
         (dir, cache)
@@ -252,7 +260,7 @@ mod tests {
         let s = scenario();
         let (_dir, cache) = cache_with("openai/gpt-4.1-mini");
         let saved = cache
-            .save_verified(&s, &plan("openai/gpt-4.1-mini", "/two"), None, 5, "r1")
+            .save_verified(&verified(&s, &plan("openai/gpt-4.1-mini", "/two"), 5, "r1"))
             .unwrap();
         assert!(matches!(saved, Saved::Cached(_)));
         assert_eq!(
@@ -264,7 +272,7 @@ mod tests {
         let (_dir, cache) = cache_with("human");
         let before = std::fs::read(cache.path("s")).unwrap();
         let Saved::Proposed(p) = cache
-            .save_verified(&s, &plan("openai/gpt-4.1-mini", "/two"), None, 5, "r1")
+            .save_verified(&verified(&s, &plan("openai/gpt-4.1-mini", "/two"), 5, "r1"))
             .unwrap()
         else {
             panic!("a person's plan is never replaced by a run");
@@ -290,7 +298,9 @@ mod tests {
             by: Some("Ada <ada@example.com>".into()),
         });
         write_json(&cache.path("s"), &entry).unwrap();
-        let Saved::Cached(again) = cache.save_verified(&s, &entry.plan, None, 7, "r2").unwrap()
+        let Saved::Cached(again) = cache
+            .save_verified(&verified(&s, &entry.plan, 7, "r2"))
+            .unwrap()
         else {
             panic!("the same plan is no proposal");
         };
@@ -320,6 +330,7 @@ mod tests {
             start_sig: None,
             duration_ms: 5,
             run_id: "r3",
+            baseline: None,
         };
         let review = Reviewed {
             at: OffsetDateTime::now_utc(),

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use windup_model::limits::InputFile;
 use windup_model::validate::cache_entry_from_json;
-use windup_model::{CacheEntry, CacheStatus, InputError, Invalidation, Problems, Scenario};
+use windup_model::{
+    Baseline, CacheEntry, CacheStatus, InputError, Invalidation, Problems, Scenario,
+};
 
 use crate::fsutil::{read_input, write_json};
 use crate::project::Layout;
@@ -169,6 +171,22 @@ impl PlanCache {
             .collect();
         out.sort();
         out
+    }
+
+    /// The baseline of the newest stale entry of a scenario that has one (and is still for
+    /// it): what the app's pages did when an earlier plan of it was verified.
+    pub fn last_stale_baseline(&self, scenario_id: &str) -> Option<Baseline> {
+        self.stale_entries(scenario_id)
+            .iter()
+            .rev()
+            .find_map(|path| {
+                let file = path.display().to_string();
+                let text = read_input(path, &file, InputFile::CacheEntry).ok()??;
+                let entry = cache_entry_from_json(&file, &text).ok()?;
+                (entry.key.scenario_id == scenario_id)
+                    .then_some(entry.baseline)
+                    .flatten()
+            })
     }
 }
 

@@ -149,6 +149,7 @@ mod tests {
             invalidation: None,
             reviewed: None,
             proposal: None,
+            baseline: None,
         };
         let sha = scenario.sha();
         let local = entry(sha.clone(), "local", datetime!(2026-06-01 0:00 UTC));

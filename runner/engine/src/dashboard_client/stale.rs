@@ -98,6 +98,7 @@ mod tests {
             invalidation: None,
             reviewed: None,
             proposal: None,
+            baseline: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! A failure's evidence, captured at the failing step: URL, target diagnosis, accessibility
 //! snapshot, the page's errors, failed requests, and a screenshot with every credential covered
-//! (`cover`; none when one cannot be covered).
+//! (`cover`; none when one cannot be covered). And a passing run's background (its errors and
+//! failed requests), a verified plan's baseline.
 
 use super::context::Screenshots;
 use super::outcome::{Captured, Failure};
@@ -42,5 +43,19 @@ impl Runner<'_, '_> {
             evidence,
             screenshot,
         }
+    }
+
+    /// What the page did in the background on a passing run: its errors (the current
+    /// document's) and the session's failed requests, as a baseline. Best effort.
+    pub(super) async fn background(&self) -> windup_model::Baseline {
+        let console = injected::failures(self.session)
+            .await
+            .map(|f| f.console)
+            .unwrap_or_default();
+        let requests = self.session.log().failed_requests;
+        windup_model::Baseline::record(
+            console.iter().map(String::as_str),
+            requests.iter().map(String::as_str),
+        )
     }
 }

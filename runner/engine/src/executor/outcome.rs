@@ -43,6 +43,9 @@ pub struct Execution {
     /// The trace's screenshots, when it records one (`Trace`): the steps' `trace` frames name
     /// no file until the runner stores these.
     pub frames: Vec<FrameShot>,
+    /// What the page did in the background on a passing execution (its errors, the session's
+    /// failed requests), as patterns not yet masked: a verified plan's baseline.
+    pub baseline: Option<windup_model::Baseline>,
 }
 
 /// One trace frame's screenshot, before it is stored.

@@ -122,6 +122,10 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         (None, Screenshots::On) => runner.covered_screenshot().await,
         _ => None,
     };
+    let baseline = match &failure {
+        None if runner.session.is_alive() => Some(runner.background().await),
+        _ => None,
+    };
     let evidence = match &failure {
         Some(f) if runner.session.is_alive() => Some(runner.capture(f, final_url.clone()).await),
         Some(f) => Some(Captured {
@@ -159,6 +163,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         evidence,
         screenshot,
         frames,
+        baseline,
     }
 }
 

@@ -175,7 +175,7 @@ fn failure_text(s: &ScenarioResult) -> String {
         lines.push(format!(
             "triage: {}: {}",
             t.verdict.as_str(),
-            t.facts.join("; ")
+            t.facts_line()
         ));
     }
     if let Some(p) = &s.proposal {

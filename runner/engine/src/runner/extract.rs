@@ -212,12 +212,14 @@ impl Runner {
             let run_id = uuid::Uuid::now_v7().to_string();
             // The person's own command: the rewritten plan replaces the old one even when it
             // is protected, and keeps its `reviewed` (a plan written by hand stays one).
+            let baseline = self.masked_baseline(x);
             let verified = Verified {
                 scenario: &scenario,
                 plan: r,
                 start_sig: x.start_sig.as_deref(),
                 duration_ms: x.duration.as_millis() as u64,
                 run_id: &run_id,
+                baseline: baseline.as_ref(),
             };
             cache
                 .save_chosen(

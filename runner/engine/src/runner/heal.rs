@@ -273,13 +273,15 @@ impl Runner {
             .await;
         session.close().await;
         let duration = replay.duration + rest_run.duration;
-        if let Err(e) = shared.cache.save_verified(
+        let baseline = self.masked_baseline(&rest_run);
+        if let Err(e) = shared.cache.save_verified(&Verified {
             scenario,
-            &healed,
-            replay.start_sig.clone(),
-            duration.as_millis() as u64,
+            plan: &healed,
+            start_sig: replay.start_sig.as_deref(),
+            duration_ms: duration.as_millis() as u64,
             run_id,
-        ) {
+            baseline: baseline.as_ref(),
+        }) {
             tracing::error!("could not save the healed plan of {}: {e}", scenario.id);
         }
         // The replay's steps before the healed one, then the healed run's.
@@ -311,6 +313,7 @@ impl Runner {
             evidence: None,
             screenshot: rest_run.screenshot,
             frames,
+            baseline: rest_run.baseline.clone(),
         };
         let mut result =
             self.scenario_result(run_id, &scenario.id, CacheOutcome::Healed, execution);
@@ -354,12 +357,14 @@ impl Runner {
         } else {
             CacheOutcome::Hit
         };
+        let baseline = self.masked_baseline(rest_run);
         let verified = Verified {
             scenario,
             plan: healed,
             start_sig: replay.start_sig.as_deref(),
             duration_ms: (replay.duration + rest_run.duration).as_millis() as u64,
             run_id,
+            baseline: baseline.as_ref(),
         };
         let mut why = heal_evidence(replay, &mend.heal.describe(), run_id);
         why.reason = "replay failed".into();

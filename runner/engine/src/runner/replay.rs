@@ -113,12 +113,14 @@ impl Runner {
                     // A person's own command: the plan replaces even a protected one, and is
                     // marked as accepted by them.
                     let cache = PlanCache::new(&self.config.root);
+                    let baseline = self.masked_baseline(&x);
                     let verified = Verified {
                         scenario,
                         plan,
                         start_sig: x.start_sig.as_deref(),
                         duration_ms: x.duration.as_millis() as u64,
                         run_id: &run_id,
+                        baseline: baseline.as_ref(),
                     };
                     let reviewed = Reviewed {
                         at: OffsetDateTime::now_utc(),

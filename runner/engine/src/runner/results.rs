@@ -2,7 +2,7 @@
 //! trace frames stored under `e2e/.windup/runs/<run_id>/`) or from a failure without one, and
 //! masked for credentials before it is shown, reported or kept.
 
-use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus};
+use windup_model::{Baseline, CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus};
 
 use super::Runner;
 use crate::browser::BrowserError;
@@ -118,8 +118,28 @@ impl Runner {
     /// failure gets its triage verdict here, from the masked result.
     pub(super) fn redacted(&self, result: ScenarioResult) -> ScenarioResult {
         let mut result = self.secrets.redact_all(result);
-        result.triage = crate::triage::triage(&result);
+        let baseline = self.baseline_of(&result);
+        result.triage = crate::triage::triage(&result, baseline.as_ref());
         result
+    }
+
+    /// A passing execution's background, masked: the baseline a plan verified by it keeps.
+    pub(super) fn masked_baseline(&self, x: &Execution) -> Option<Baseline> {
+        x.baseline.clone().map(|b| self.secrets.redact_all(b))
+    }
+
+    /// What the app's pages normally do, for a failed result's triage: the baseline of the
+    /// scenario's plan, the active one, else the last one a run moved to `stale/` (an older
+    /// plan's noise is still the app's). None when no plan has one.
+    fn baseline_of(&self, result: &ScenarioResult) -> Option<Baseline> {
+        if result.status != ScenarioStatus::Failed {
+            return None;
+        }
+        let cache = crate::cache::PlanCache::new(&self.config.root);
+        let active = cache.load(&result.scenario_id).ok().flatten();
+        active
+            .and_then(|e| e.baseline)
+            .or_else(|| cache.last_stale_baseline(&result.scenario_id))
     }
 }
 

@@ -13,6 +13,7 @@ use super::super::shared::RunShared;
 use super::proofs;
 use super::prove::{Proven, Strictness};
 use super::start::{Phases, with_cache};
+use crate::cache::Verified;
 use crate::planner::words::{Seen, TaskWords};
 
 impl Runner {
@@ -197,13 +198,15 @@ impl Runner {
                 ),
             );
         }
-        if let Err(e) = shared.cache.save_verified(
+        let baseline = self.masked_baseline(&execution);
+        if let Err(e) = shared.cache.save_verified(&Verified {
             scenario,
-            &plan,
-            execution.start_sig.clone(),
-            execution.duration.as_millis() as u64,
-            shared.run_id,
-        ) {
+            plan: &plan,
+            start_sig: execution.start_sig.as_deref(),
+            duration_ms: execution.duration.as_millis() as u64,
+            run_id: shared.run_id,
+            baseline: baseline.as_ref(),
+        }) {
             tracing::error!("could not save the verified plan of {}: {e}", scenario.id);
         }
         self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution)

@@ -4,7 +4,6 @@
 //! the foreign server receives nothing, and no secret reaches a report or a file.
 
 use serde_json::json;
-use windup_engine::cache::PlanCache;
 use windup_engine::config::Overrides;
 use windup_model::{CacheOutcome, FailureClass, Plan, ScenarioStatus};
 use windup_testkit::fake_llm::{FakeLlm, Reply};
@@ -56,9 +55,7 @@ fn commit_plan(p: &Project, id: &str, start_url: &str, actions: serde_json::Valu
         "start_url": start_url, "generated_by": "attacker/x", "actions": actions
     }))
     .unwrap();
-    PlanCache::new(p.root())
-        .save_verified(&scenario, &plan, None, 10, "run-0")
-        .unwrap();
+    cache_as_verified(p.root(), &scenario, &plan);
 }
 
 fn require_cached() -> Overrides {

@@ -8,7 +8,6 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use windup_engine::cache::PlanCache;
 use windup_engine::config::Overrides;
 use windup_model::{FailureClass, Plan, ScenarioStatus};
 use windup_testkit::fake_llm::{FakeLlm, Reply, tokens};
@@ -32,9 +31,7 @@ fn committed(p: &Project, id: &str, start_url: &str, button: &str) {
                      "expect": {"url": start_url.split('?').next().unwrap()}}]
     }))
     .unwrap();
-    PlanCache::new(p.root())
-        .save_verified(&scenario, &plan, None, 10, "run-0")
-        .unwrap();
+    cache_as_verified(p.root(), &scenario, &plan);
 }
 
 fn down() -> Canned {

@@ -151,3 +151,22 @@ pub(crate) fn ids(report: &RunReport) -> Vec<String> {
         .map(|s| s.scenario_id.clone())
         .collect()
 }
+
+/// Caches `plan` as if a run (`run-0`, 10 ms, no baseline) had just verified it.
+pub(crate) fn cache_as_verified(
+    root: &Path,
+    scenario: &windup_model::Scenario,
+    plan: &windup_model::Plan,
+) {
+    let verified = windup_engine::cache::Verified {
+        scenario,
+        plan,
+        start_sig: None,
+        duration_ms: 10,
+        run_id: "run-0",
+        baseline: None,
+    };
+    windup_engine::cache::PlanCache::new(root)
+        .save_verified(&verified)
+        .unwrap();
+}
