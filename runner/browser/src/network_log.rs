@@ -18,6 +18,9 @@ pub struct SessionLog {
     /// HTTP 4xx/5xx answer, `ERROR URL` for one that got none (refused, aborted, blocked), as
     /// Chromium reported them. Not masked for credentials: the runner does that.
     pub failed_requests: Vec<String>,
+    /// Requests of the page still waiting for an answer (bounded like the ones followed):
+    /// none means the network is quiet.
+    pub in_flight: usize,
 }
 
 /// Failed requests kept per session: enough to see what broke, bounded for a chatty page.
@@ -49,10 +52,12 @@ impl InFlight {
         &mut self,
         event: RequestWillBeSent,
         origins: &Mutex<BTreeSet<String>>,
+        log: &Mutex<SessionLog>,
     ) {
         let url = &event.request.url;
         if self.urls.len() < MAX_IN_FLIGHT && !url.starts_with("data:") {
             self.urls.insert(event.request_id, url.clone());
+            self.count(log);
         }
         if event.kind.as_deref() == Some("Document")
             && let Some(origin) = web_origin(url)
@@ -75,8 +80,13 @@ impl InFlight {
         }
     }
 
-    pub(super) fn on_finished(&mut self, event: LoadingFinished) {
+    pub(super) fn on_finished(&mut self, event: LoadingFinished, log: &Mutex<SessionLog>) {
         self.urls.remove(&event.request_id);
+        self.count(log);
+    }
+
+    fn count(&self, log: &Mutex<SessionLog>) {
+        log.lock().expect("log lock").in_flight = self.urls.len();
     }
 
     /// A request got no answer: noted with why, when its URL is known.
@@ -84,6 +94,7 @@ impl InFlight {
         let Some(url) = self.urls.remove(&event.request_id) else {
             return;
         };
+        self.count(log);
         let error = event.error_text.filter(|e| !e.is_empty());
         let why = match (event.canceled, event.blocked_reason, error) {
             (Some(true), _, Some(e)) => format!("canceled ({e})"),

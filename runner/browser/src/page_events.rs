@@ -72,7 +72,7 @@ impl Session {
                     // domain is on; keeping them costs no round trip on the passing path.
                     RequestWillBeSent::METHOD => {
                         if let Some(request) = event.parse::<RequestWillBeSent>() {
-                            in_flight.on_request(request, &shared.origins);
+                            in_flight.on_request(request, &shared.origins, &shared.log);
                         }
                     }
                     ResponseReceived::METHOD => {
@@ -82,7 +82,7 @@ impl Session {
                     }
                     LoadingFinished::METHOD => {
                         if let Some(finished) = event.parse::<LoadingFinished>() {
-                            in_flight.on_finished(finished);
+                            in_flight.on_finished(finished, &shared.log);
                         }
                     }
                     LoadingFailed::METHOD => {

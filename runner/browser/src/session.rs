@@ -314,6 +314,11 @@ impl Session {
         self.shared.log.lock().expect("log lock").clone()
     }
 
+    /// Whether no request of the page is waiting for an answer.
+    pub fn network_quiet(&self) -> bool {
+        self.shared.log.lock().expect("log lock").in_flight == 0
+    }
+
     pub(super) fn check_alive(&self) -> Result<(), BrowserError> {
         if !self.instance.is_alive() {
             return Err(BrowserError::Crashed("the browser process is gone".into()));

@@ -7,6 +7,12 @@ use std::time::Duration;
 /// milliseconds: short at first (most pages answer a step within a task or two), then 100 ms.
 const POLL_MS: [u64; 7] = [0, 2, 5, 10, 20, 50, 100];
 
+/// How long a replayed step's target must stay missing from a quiet page, with the same single
+/// element in its place each time the page is asked, before healing starts without waiting out
+/// the step's time (`ExecContext::early_heal`): the page is asked after this long, and once more
+/// this long later.
+pub const SETTLED: Duration = Duration::from_millis(300);
+
 /// The pause before look `attempt + 1` at the page.
 pub fn poll_pause(attempt: usize) -> Duration {
     Duration::from_millis(POLL_MS[attempt.min(POLL_MS.len() - 1)])

@@ -343,7 +343,7 @@ fn a_persons_plan_that_heals_is_proposed_and_adopted_with_windup_accept() {
     );
     assert!(!root.join(FILE).exists());
     let entry = report(&active);
-    assert_eq!(entry["cache_version"], "0.3");
+    assert_eq!(entry["cache_version"], "0.4");
     assert!(entry["reviewed"]["at"].is_string(), "{entry}");
     assert!(cached_selector(root, "archive-project", 3).contains("Move to archive"));
     let old = stale(root, "archive-project");
@@ -386,4 +386,44 @@ fn a_persons_plan_that_heals_is_proposed_and_adopted_with_windup_accept() {
             && err.contains("windup run search-projects"),
         "{err}"
     );
+}
+
+/// A step's wait longer than the scenario's whole budget: a replay that waited it out before
+/// healing would run out of time, so the renamed button must be healed as soon as the page has
+/// settled with one element in its place. A target the page has nothing in place of yet (it is
+/// drawn 2 s late) is still waited for.
+#[test]
+fn a_renamed_target_heals_as_soon_as_the_page_settles_and_a_late_one_is_still_waited_for() {
+    let project = example();
+    let root = project.path();
+    let toml = root.join("windup.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, format!("{text}\n[timeouts]\naction_ms = 60000\n")).unwrap();
+    let scenario = root.join("e2e/scenarios/archive-project.yaml");
+    let yaml = std::fs::read_to_string(&scenario).unwrap();
+    std::fs::write(
+        &scenario,
+        yaml.replace("timeout_ms: 30000", "timeout_ms: 20000"),
+    )
+    .unwrap();
+    machine_made(root, "archive-project");
+    edit(root, "app/projects.html", "'Archive'", "'Move to archive'");
+    let (_server, base) = serve(root);
+
+    let (code, s, _, terminal) = run_one(root, "archive-project", &base);
+    assert_eq!(code, 0, "{terminal}");
+    assert_eq!(s["cache"], "healed", "{s}");
+    assert_eq!(s["heal"]["rule"], "renamed", "{s}");
+
+    // The healed plan replays; now the list is drawn 2 s after the page loads, with nothing
+    // in the button's place until then: the step waits for it and passes.
+    edit(
+        root,
+        "app/projects.html",
+        "\n    render();\n  </script>",
+        "\n    setTimeout(render, 2000);\n  </script>",
+    );
+    let (code, s, _, terminal) = run_one(root, "archive-project", &base);
+    assert_eq!(code, 0, "{terminal}");
+    assert_eq!(s["cache"], "hit", "{s}");
 }

@@ -231,7 +231,7 @@ fn replay_runs_a_plan_file_and_save_makes_it_the_cached_plan() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
-    assert_eq!(saved["cache_version"], "0.3");
+    assert_eq!(saved["cache_version"], "0.4");
     assert_eq!(saved["status"], "active");
     // A person chose it: it is reviewed, so protected.
     assert!(saved["reviewed"]["at"].is_string(), "{saved}");

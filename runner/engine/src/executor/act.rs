@@ -243,6 +243,7 @@ impl Runner<'_, '_> {
     ) -> Result<Acquired, Failure> {
         let mut attempt = 0;
         let mut last: Option<Located> = None;
+        let mut missing = Missing::default();
         loop {
             self.session
                 .follow_popup()
@@ -278,8 +279,23 @@ impl Runner<'_, '_> {
                         realm,
                     });
                 }
-                Ok((Located::Navigating, _)) | Err(BrowserError::ContextLost) => {}
-                Ok((other, _)) => last = Some(other),
+                Ok((Located::Navigating, _)) | Err(BrowserError::ContextLost) => missing.reset(),
+                Ok((other, _)) => {
+                    if matches!(other, Located::NotFound { hidden: 0 }) {
+                        if self.cx.early_heal && select_value.is_none() && missing.due(self.session)
+                        {
+                            let candidate = self.heal_candidate(locator).await;
+                            if missing.offered(candidate) {
+                                // Stopped now, not timed out: the step's own class.
+                                let now = Instant::now();
+                                return Err(self.not_acquired(locator, Some(other), id, now).await);
+                            }
+                        }
+                    } else {
+                        missing.reset();
+                    }
+                    last = Some(other);
+                }
                 Err(BrowserError::Script(e)) => {
                     return Err(fail(
                         FailureClass::PlanInvalid,
@@ -354,6 +370,64 @@ impl Runner<'_, '_> {
                 ));
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// How long a target has been missing from a page, and what the page offered in its place, for
+/// [`super::ExecContext::early_heal`].
+#[derive(Default)]
+struct Missing {
+    /// Since when the target has been missing, the network quiet.
+    since: Option<Instant>,
+    /// When the page was last asked for a heal candidate, and the one it offered then.
+    asked: Option<(Instant, Option<String>)>,
+}
+
+impl Missing {
+    fn reset(&mut self) {
+        self.since = None;
+        self.asked = None;
+    }
+
+    /// Whether it is time to ask the page for a candidate: the target missing from a quiet
+    /// page for [`crate::timeouts::SETTLED`], and as long since the last ask.
+    fn due(&mut self, session: &crate::browser::Session) -> bool {
+        let now = Instant::now();
+        if !session.network_quiet() {
+            self.reset();
+            return false;
+        }
+        let since = *self.since.get_or_insert(now);
+        let settled = crate::timeouts::SETTLED;
+        now.duration_since(since) >= settled
+            && self
+                .asked
+                .as_ref()
+                .is_none_or(|(at, _)| now.duration_since(*at) >= settled)
+    }
+
+    /// Notes what the page offered now; true when it is the one it offered last time too (the
+    /// page has stopped changing where the target was).
+    fn offered(&mut self, candidate: Option<String>) -> bool {
+        let same = candidate.is_some()
+            && self
+                .asked
+                .as_ref()
+                .is_some_and(|(_, before)| *before == candidate);
+        self.asked = Some((Instant::now(), candidate));
+        same
+    }
+}
+
+impl Runner<'_, '_> {
+    /// The one element a missing target may have become, by the healing rules, as its
+    /// selector; none when the page offers none or several.
+    async fn heal_candidate(&self, locator: &Locator) -> Option<String> {
+        let found = locator.heal_candidates(self.session).await.ok()?;
+        match (found.rule, found.total, found.candidates.as_slice()) {
+            (Some(_), 1, [one]) => Some(one.selector.clone()),
+            _ => None,
         }
     }
 }

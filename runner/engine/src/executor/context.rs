@@ -36,6 +36,11 @@ pub struct ExecContext<'a> {
     pub trace: Trace,
     /// Where `upload` reads files and `download` saves them.
     pub transfers: Transfers,
+    /// A replay the runner heals: a target missing from a page that has settled (no request
+    /// waiting, the target gone for [`crate::timeouts::SETTLED`]) fails at once when the page
+    /// shows one element it may have become, so healing starts without waiting out the step's
+    /// time. A page with nothing in its place is waited for as usual.
+    pub early_heal: bool,
 }
 
 /// Where files come from and go: `upload` reads `<root>/e2e/files/<name>`; `download` saves

@@ -158,6 +158,7 @@ impl Runner {
                 None,
                 &NoEvents,
                 shared.state_for(scenario).as_ref(),
+                false,
             )
             .await
         else {

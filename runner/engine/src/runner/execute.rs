@@ -43,6 +43,7 @@ impl Runner {
                 prefetched,
                 events,
                 None,
+                false,
             )
             .await?;
         let closing = std::time::Instant::now();
@@ -67,6 +68,7 @@ impl Runner {
         prefetched: Option<Prefetched>,
         events: &dyn EventSink,
         state: Option<&StorageState>,
+        early_heal: bool,
     ) -> Result<(Execution, Session), BrowserError> {
         let opened = std::time::Instant::now();
         let ready = match prefetched {
@@ -91,7 +93,8 @@ impl Runner {
             session.close().await;
             return Err(e);
         }
-        let cx = self.exec_context(run_id, scenario_id, timeout, fragments, events);
+        let mut cx = self.exec_context(run_id, scenario_id, timeout, fragments, events);
+        cx.early_heal = early_heal;
         let execution = execute(&mut session, plan, &cx).await;
         Ok((execution, session))
     }
@@ -116,6 +119,7 @@ impl Runner {
             screenshots: self.config.screenshots,
             trace: self.config.trace,
             transfers: self.transfers(run_id),
+            early_heal: false,
         }
     }
 

@@ -208,7 +208,13 @@ impl Runner {
         // A healed step onto an element that does nothing would pass on weak checks: the plan
         // must fail without it.
         match self
-            .step_needed(scenario, &healed.actions, index, shared)
+            .step_needed(
+                scenario,
+                &healed.actions,
+                index,
+                shared,
+                needed_wait(&rest_run, self.config.timeouts.action),
+            )
             .await
         {
             Ok(true) => {}
@@ -400,6 +406,20 @@ impl Runner {
 }
 
 /// A healed replay's failure and step diff, as evidence.
+/// How long the run without the healed step waits for each check and step: four times the
+/// slowest step of the healed run (which passed with it), at least a second, at most a step's
+/// time. An effect the app showed within that when the step ran is not coming without it.
+fn needed_wait(rest_run: &Execution, action: Duration) -> Duration {
+    let slowest = rest_run
+        .actions
+        .iter()
+        .map(|a| a.duration_ms)
+        .max()
+        .unwrap_or(0);
+    (Duration::from_millis(slowest) * 4)
+        .clamp(Duration::from_secs(1), action.max(Duration::from_secs(1)))
+}
+
 fn heal_evidence(replay: &Execution, diff: &str, run_id: &str) -> Invalidation {
     let failure = replay.failure.as_ref();
     Invalidation {

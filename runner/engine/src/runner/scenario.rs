@@ -291,6 +291,7 @@ impl Runner {
                 prefetched,
                 shared.events,
                 shared.state_for(scenario).as_ref(),
+                self.config.heal,
             )
             .await
         {
@@ -443,6 +444,7 @@ impl Runner {
                 None,
                 shared.events,
                 shared.state_for(scenario).as_ref(),
+                false,
             )
             .await
             .ok()?;

@@ -173,6 +173,7 @@ impl<'a> Run<'a> {
         let no_events = windup_engine::events::NoEvents;
         let boundary = self.boundary();
         let cx = ExecContext {
+            early_heal: false,
             scenario_id: &plan.scenario_id,
             boundary: &boundary,
             timeouts: self.timeouts,

@@ -174,7 +174,14 @@ impl Runner {
             .ok()?;
         let quiet = crate::events::NoEvents;
         let execution = self
-            .run_on_page(&mut session, scenario, done, shared, &quiet, false)
+            .run_on_page(
+                &mut session,
+                scenario,
+                done,
+                shared,
+                &quiet,
+                RunOn::default(),
+            )
             .await;
         phases.add(&execution);
         if execution.failure.is_some() {
@@ -196,8 +203,18 @@ impl Runner {
         actions: &[Action],
         shared: &RunShared<'_>,
     ) -> Execution {
-        self.run_on_page(session, scenario, actions, shared, shared.events, true)
-            .await
+        self.run_on_page(
+            session,
+            scenario,
+            actions,
+            shared,
+            shared.events,
+            RunOn {
+                evidence: true,
+                step_wait: None,
+            },
+        )
+        .await
     }
 
     /// Runs `actions` on the page as it is, telling `events`. A failed step keeps its
@@ -210,7 +227,7 @@ impl Runner {
         actions: &[Action],
         shared: &RunShared<'_>,
         events: &dyn crate::events::EventSink,
-        evidence: bool,
+        how: RunOn,
     ) -> Execution {
         let plan = steps_plan(scenario, actions);
         let mut cx = self.exec_context(
@@ -220,11 +237,14 @@ impl Runner {
             shared.fragments,
             events,
         );
-        cx.screenshots = match (evidence, self.config.screenshots) {
+        cx.screenshots = match (how.evidence, self.config.screenshots) {
             (true, Screenshots::Off) | (false, _) => Screenshots::Off,
             (true, _) => Screenshots::OnlyOnFailure,
         };
         cx.trace = Trace::Off;
+        if let Some(wait) = how.step_wait {
+            cx.timeouts.action = wait;
+        }
         execute_steps(session, &plan, &cx).await
     }
 }
@@ -239,4 +259,13 @@ pub(in crate::runner) fn steps_plan(scenario: &Scenario, actions: &[Action]) -> 
         generated_by: String::new(),
         actions: actions.to_vec(),
     }
+}
+
+/// What a run of steps on the page keeps, and how long each step waits.
+#[derive(Debug, Clone, Copy, Default)]
+pub(in crate::runner) struct RunOn {
+    /// A failed step keeps its screenshot (a passing one needs none).
+    pub evidence: bool,
+    /// Each step waits at most this for its target and checks, instead of a step's time.
+    pub step_wait: Option<std::time::Duration>,
 }

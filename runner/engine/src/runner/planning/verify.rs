@@ -166,6 +166,7 @@ impl Runner {
                 None,
                 shared.events,
                 shared.state_for(scenario).as_ref(),
+                false,
             )
             .await
         {

@@ -100,7 +100,7 @@ async fn fails_with_a_proposal(p: &Project, fake: &FakeLlm, before: &str) {
     );
     let file: Value = serde_json::from_str(&read(p, PROPOSAL).unwrap()).unwrap();
     assert_eq!(file["status"], "proposed");
-    assert_eq!(file["cache_version"], "0.3");
+    assert_eq!(file["cache_version"], "0.4");
     assert_eq!(file["proposal"]["source"], "planned");
     assert_eq!(file["proposal"]["why"]["reason"], "replay failed");
     assert_eq!(
@@ -208,7 +208,7 @@ fn a_reviewed_machine_plan_is_protected_like_a_persons() {
         }
         let before = read(&p, ACTIVE).unwrap();
         let entry: Value = serde_json::from_str(&before).unwrap();
-        assert_eq!(entry["cache_version"], "0.3");
+        assert_eq!(entry["cache_version"], "0.4");
         assert!(entry["reviewed"]["at"].is_string(), "{entry}");
 
         reworded_todomvc(&server);

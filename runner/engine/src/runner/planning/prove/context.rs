@@ -2,13 +2,15 @@
 //! steps run quietly (no events, no trace), the steps before a left-out one, and the waits for a
 //! check that should (or should not) come true within a step's time.
 
+use std::time::Duration;
+
 use tokio::time::Instant;
 use windup_model::{Action, CacheOutcome, Expect, Scenario, ScenarioResult};
 
 use super::super::super::Runner;
 use super::super::super::results::{crashed, failed};
 use super::super::super::shared::RunShared;
-use super::super::observe::steps_plan;
+use super::super::observe::{RunOn, steps_plan};
 use super::step::{Step, clip, holds_now};
 use crate::browser::{BrowserError, Session};
 use crate::events::NoEvents;
@@ -59,11 +61,12 @@ impl Runner {
         session: &Session,
         base: &url::Url,
         clause: &Expect,
+        wait: Duration,
     ) -> Result<bool, BrowserError> {
         let Ok(check) = Check::compile(clause) else {
             return Ok(false);
         };
-        let deadline = Instant::now() + self.config.timeouts.action;
+        let deadline = Instant::now() + wait;
         match check.wait(session, base, clause, deadline).await {
             Ok(()) => Ok(true),
             Err(crate::verifier::VerifyError::NotMet(_)) => Ok(false),
@@ -116,6 +119,7 @@ impl Runner {
                 None,
                 &NoEvents,
                 shared.state_for(scenario).as_ref(),
+                false,
             )
             .await
             .map_err(|e| crashed(&scenario.id, CacheOutcome::Miss, e))?;
@@ -141,7 +145,29 @@ impl Runner {
         shared: &RunShared<'_>,
         evidence: bool,
     ) -> Execution {
-        self.run_on_page(session, scenario, actions, shared, &NoEvents, evidence)
+        let how = RunOn {
+            evidence,
+            step_wait: None,
+        };
+        self.run_on_page(session, scenario, actions, shared, &NoEvents, how)
+            .await
+    }
+
+    /// [`Runner::run_quiet`] with each step waiting at most `wait` for its target and checks:
+    /// a run expected to fail, whose steps took far less when they passed.
+    pub(in crate::runner) async fn run_quiet_within(
+        &self,
+        session: &mut Session,
+        scenario: &Scenario,
+        actions: &[Action],
+        shared: &RunShared<'_>,
+        wait: Duration,
+    ) -> Execution {
+        let how = RunOn {
+            evidence: false,
+            step_wait: Some(wait),
+        };
+        self.run_on_page(session, scenario, actions, shared, &NoEvents, how)
             .await
     }
 }

@@ -1,6 +1,8 @@
 //! A step left out: the plan run from a fresh context without it (does a check or a later step
 //! fail?), and, when nothing fails, the fact the omission leaves false that can prove it.
 
+use std::time::Duration;
+
 use windup_model::{Action, CacheOutcome, Expect, FailureClass, Scenario, ScenarioResult};
 
 use super::super::super::Runner;
@@ -13,13 +15,16 @@ use crate::planner::facts::Fact;
 
 impl Runner {
     /// Runs the plan from a fresh context with step `k` left out: its own checks are read where
-    /// it would have run (all but those restating its own input), then the steps after it run.
+    /// it would have run (all but those restating its own input), then the steps after it run,
+    /// each check and step waiting at most `wait` (a step's time, or less when the plan's steps
+    /// took far less).
     pub(super) async fn leave_out(
         &self,
         scenario: &Scenario,
         steps: &[Step],
         k: usize,
         shared: &RunShared<'_>,
+        wait: Duration,
     ) -> Result<Omission, ScenarioResult> {
         let mut session = self.fresh_context(scenario, shared).await?;
         let result = async {
@@ -36,7 +41,7 @@ impl Runner {
             let base = self.boundary().base_url().clone();
             for clause in &checks {
                 let holds = self
-                    .comes_true(&session, &base, clause)
+                    .comes_true(&session, &base, clause, wait)
                     .await
                     .map_err(|e| crashed(&scenario.id, CacheOutcome::Miss, e))?;
                 if !holds {
@@ -51,7 +56,7 @@ impl Runner {
                 return Ok(Omission::Holds);
             }
             let ran = self
-                .run_quiet(&mut session, scenario, &rest, shared, false)
+                .run_quiet_within(&mut session, scenario, &rest, shared, wait)
                 .await;
             Ok(match ran.failure {
                 None => Omission::Holds,

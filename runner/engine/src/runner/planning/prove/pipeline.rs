@@ -3,6 +3,7 @@
 //! proves dropped, refused or reported.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use windup_model::{
     Action, ActionType, CacheOutcome, Expect, FailureClass, Scenario, ScenarioResult,
@@ -76,7 +77,10 @@ impl Runner {
             }
             let id = steps[k].action.id.clone();
             let step = steps[k].action.summary();
-            match self.leave_out(scenario, &steps, k, shared).await? {
+            match self
+                .leave_out(scenario, &steps, k, shared, self.config.timeouts.action)
+                .await?
+            {
                 Omission::Fails(why) => {
                     proven
                         .notes
@@ -92,7 +96,10 @@ impl Runner {
                 add_check(&mut steps[j].action, &fact.expect);
                 steps[j].lasting.push(fact.expect.clone());
                 // Held to the rule it was found by: without the step, the plan now fails.
-                if let Omission::Fails(_) = self.leave_out(scenario, &steps, k, shared).await? {
+                if let Omission::Fails(_) = self
+                    .leave_out(scenario, &steps, k, shared, self.config.timeouts.action)
+                    .await?
+                {
                     steps[j].facts.retain(|f| *f != fact);
                     proven.notes.push(format!(
                         "{id} ({step}) is kept: leaving it out, `{line}` is never true, so it became a check of {at}"
@@ -185,13 +192,15 @@ impl Runner {
     }
 
     /// Whether step `k` of `actions` is needed: the plan run from a fresh context without it
-    /// fails a check or a later step (a healed step onto an element that does nothing is not).
+    /// fails a check or a later step (a healed step onto an element that does nothing is not),
+    /// each check and step waiting at most `wait`.
     pub(in crate::runner) async fn step_needed(
         &self,
         scenario: &Scenario,
         actions: &[Action],
         k: usize,
         shared: &RunShared<'_>,
+        wait: Duration,
     ) -> Result<bool, ScenarioResult> {
         if !changes_page(&actions[k]) {
             return Ok(true);
@@ -206,7 +215,7 @@ impl Runner {
             })
             .collect();
         Ok(matches!(
-            self.leave_out(scenario, &steps, k, shared).await?,
+            self.leave_out(scenario, &steps, k, shared, wait).await?,
             Omission::Fails(_)
         ))
     }
