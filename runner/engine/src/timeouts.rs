@@ -11,7 +11,7 @@ const POLL_MS: [u64; 7] = [0, 2, 5, 10, 20, 50, 100];
 /// element in its place each time the page is asked, before healing starts without waiting out
 /// the step's time (`ExecContext::early_heal`): the page is asked after this long, and once more
 /// this long later.
-pub const SETTLED: Duration = Duration::from_millis(300);
+pub const SETTLED: Duration = Duration::from_millis(250);
 
 /// The pause before look `attempt + 1` at the page.
 pub fn poll_pause(attempt: usize) -> Duration {

@@ -405,10 +405,10 @@ impl Runner {
     }
 }
 
-/// A healed replay's failure and step diff, as evidence.
 /// How long the run without the healed step waits for each check and step: four times the
-/// slowest step of the healed run (which passed with it), at least a second, at most a step's
-/// time. An effect the app showed within that when the step ran is not coming without it.
+/// slowest step of the healed run (which passed with it), at least [`NEEDED_WAIT_FLOOR`], at
+/// most a step's time. An effect the app showed within that when the step ran is not coming
+/// without it.
 fn needed_wait(rest_run: &Execution, action: Duration) -> Duration {
     let slowest = rest_run
         .actions
@@ -416,10 +416,13 @@ fn needed_wait(rest_run: &Execution, action: Duration) -> Duration {
         .map(|a| a.duration_ms)
         .max()
         .unwrap_or(0);
-    (Duration::from_millis(slowest) * 4)
-        .clamp(Duration::from_secs(1), action.max(Duration::from_secs(1)))
+    (Duration::from_millis(slowest) * 4).clamp(NEEDED_WAIT_FLOOR, action.max(NEEDED_WAIT_FLOOR))
 }
 
+/// The least the run without a healed step waits for a check that held with it.
+const NEEDED_WAIT_FLOOR: Duration = Duration::from_millis(500);
+
+/// A healed replay's failure and step diff, as evidence.
 fn heal_evidence(replay: &Execution, diff: &str, run_id: &str) -> Invalidation {
     let failure = replay.failure.as_ref();
     Invalidation {
