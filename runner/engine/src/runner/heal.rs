@@ -189,7 +189,19 @@ impl Runner {
             shared.fragments,
             shared.events,
         );
-        let rest_run = execute_steps(&mut session, &rest, &cx).await;
+        // The rest of the plan runs on here while, in a fresh context, the plan runs without the
+        // healed step (a healed step onto an element that does nothing would pass on weak
+        // checks: the plan must fail without it); the heal needs both.
+        let (rest_run, needed) = futures::join!(
+            execute_steps(&mut session, &rest, &cx),
+            self.step_needed(
+                scenario,
+                &healed.actions,
+                index,
+                shared,
+                needed_wait(replay, self.config.timeouts.action),
+            )
+        );
         phases.add(&rest_run);
         if let Some(f) = &rest_run.failure {
             return Healing::Failed {
@@ -205,18 +217,7 @@ impl Runner {
                 ),
             };
         }
-        // A healed step onto an element that does nothing would pass on weak checks: the plan
-        // must fail without it.
-        match self
-            .step_needed(
-                scenario,
-                &healed.actions,
-                index,
-                shared,
-                needed_wait(&rest_run, self.config.timeouts.action),
-            )
-            .await
-        {
+        match needed {
             Ok(true) => {}
             Ok(false) => {
                 return Healing::Failed {
@@ -406,13 +407,13 @@ impl Runner {
 }
 
 /// How long the run without the healed step waits for each check and step: four times the
-/// slowest step of the healed run (which passed with it), at least [`NEEDED_WAIT_FLOOR`], at
-/// most a step's time. An effect the app showed within that when the step ran is not coming
-/// without it.
-fn needed_wait(rest_run: &Execution, action: Duration) -> Duration {
-    let slowest = rest_run
+/// slowest step the replay passed before it, at least [`NEEDED_WAIT_FLOOR`], at most a step's
+/// time. An effect the app shows that late is not the app being slow.
+fn needed_wait(replay: &Execution, action: Duration) -> Duration {
+    let slowest = replay
         .actions
         .iter()
+        .filter(|a| a.status == windup_model::ActionStatus::Passed)
         .map(|a| a.duration_ms)
         .max()
         .unwrap_or(0);
