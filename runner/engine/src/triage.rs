@@ -33,38 +33,16 @@ pub fn triage(result: &ScenarioResult, baseline: Option<&Baseline>) -> Option<Tr
     let message = result.message.as_deref().unwrap_or("");
     let evidence = result.evidence.as_ref();
     let mut discounted = Vec::new();
-    let requests: Vec<&str> = evidence
-        .map(|e| e.failed_requests.as_slice())
-        .unwrap_or_default()
-        .iter()
-        .map(String::as_str)
-        .filter(|r| match baseline {
-            Some(b) if b.has_request(r) => {
-                discounted.push(format!(
-                    "also seen when this plan was verified: {}",
-                    clip(r)
-                ));
-                false
-            }
-            _ => true,
-        })
-        .collect();
-    let errors: Vec<&str> = evidence
-        .map(|e| e.console_errors.as_slice())
-        .unwrap_or_default()
-        .iter()
-        .map(String::as_str)
-        .filter(|e| match baseline {
-            Some(b) if b.has_error(e) => {
-                discounted.push(format!(
-                    "also seen when this plan was verified: {}",
-                    clip(e)
-                ));
-                false
-            }
-            _ => true,
-        })
-        .collect();
+    let requests = new_evidence(
+        evidence.map(|e| e.failed_requests.as_slice()),
+        |r| baseline.is_some_and(|b| b.has_request(r)),
+        &mut discounted,
+    );
+    let errors = new_evidence(
+        evidence.map(|e| e.console_errors.as_slice()),
+        |e| baseline.is_some_and(|b| b.has_error(e)),
+        &mut discounted,
+    );
     discounted.truncate(4);
     let class = result.failure_class;
     let verdict = |verdict, facts: Vec<String>| {
@@ -203,6 +181,27 @@ pub fn triage(result: &ScenarioResult, baseline: Option<&Baseline>) -> Option<Tr
             clip(message)
         )],
     )
+}
+
+/// The evidence `lines` the baseline does not hold (`usual`); each one it holds is noted in
+/// `discounted` instead.
+fn new_evidence<'a>(
+    lines: Option<&'a [String]>,
+    usual: impl Fn(&str) -> bool,
+    discounted: &mut Vec<String>,
+) -> Vec<&'a str> {
+    let mut new = Vec::new();
+    for line in lines.unwrap_or_default() {
+        if usual(line) {
+            discounted.push(format!(
+                "also seen when this plan was verified: {}",
+                clip(line)
+            ));
+        } else {
+            new.push(line.as_str());
+        }
+    }
+    new
 }
 
 /// Whether a navigation failure says the app was not there at all.
