@@ -12,8 +12,10 @@
 #   2. the bundled example (examples/acme) served by start-command inside the container, from
 #      its committed plans: exit 0, the outputs, the job summary; the time from the
 #      container's start to the first scenario's result;
-#   3. a copy whose Sign in button is renamed: exit 1 and the `::error` annotation on the
-#      scenario's file;
+#   3. a copy whose Sign in button is gone (a change healing refuses): exit 1 and the `::error`
+#      annotation on the scenario's file;
+#   4. a copy whose Sign in button is renamed, its plan made by a model: healed inside the
+#      container with no LLM, exit 0, the heal in the job summary; the step's time;
 # then prints the image's size.
 #
 # Without Docker (the default, IMAGE_ENGINE=buildah): Debian's `buildah` with `--storage-driver
@@ -204,6 +206,16 @@ run_step() {
   cp -r "$root/examples/acme" "$gh/workspace/examples/acme"
   rm -rf "$gh/workspace/examples/acme/windup-report"
   if [ -n "$sed_login" ]; then sed -i "$sed_login" "$gh/workspace/examples/acme/app/login.html"; fi
+  # A plan made by a model (a person's is never healed over, only proposed): MACHINE_MADE=ID.
+  if [ -n "${MACHINE_MADE:-}" ]; then
+    python3 - "$gh/workspace/examples/acme/e2e/.windup/cache/$MACHINE_MADE.json" <<'PY'
+import json, sys
+entry = json.load(open(sys.argv[1]))
+entry["plan"]["generated_by"] = "openai/gpt-4.1-mini"
+entry.pop("reviewed", None)
+json.dump(entry, open(sys.argv[1], "w"))
+PY
+  fi
   cp "$root/action/tests/events/pull_request-same-repo.json" "$gh/workflow/event.json"
   : >"$gh/file_commands/set_output"
   : >"$gh/file_commands/step_summary"
@@ -316,19 +328,35 @@ expect "summary links the workflow run" has "$summary" "[workflow run](https://g
 first_s="$(awk '{ print $1 }' <<<"$first")"
 total_s="$(tail -n 1 "$work/step.log" | awk '{ print $1 }')"
 
-# --- 3. a renamed button: the failure is annotated -----------------------------------------
-say "a copy with the Sign in button renamed"
-run_step 's|>Sign in</button>|>Log in</button>|' \
+# --- 3. a button gone, which healing refuses: the failure is annotated ---------------------
+say "a copy with the Sign in button gone"
+run_step 's|<button type="submit">Sign in</button>|<p>Signing in is closed today.</p>|' \
   "working-directory=examples/acme" \
   "start-command=cd app && exec python3 -m http.server $port --bind 127.0.0.1" \
   "wait-for=$base_url/login.html" "base-url=$base_url" "require-cached=true" "scenarios=sign-in"
 summary="$gh/file_commands/step_summary"
-expect "the page was edited" has "$gh/workspace/examples/acme/app/login.html" ">Log in</button>"
+expect "the page was edited" has "$gh/workspace/examples/acme/app/login.html" "Signing in is closed today."
 expect "exit code 1 (a scenario failed)" test "$code" = 1
 expect "::error on e2e/scenarios/sign-in.yaml" \
   grep -q "::error file=examples/acme/e2e/scenarios/sign-in.yaml,title=selector_not_found::sign-in" "$work/step.log"
 expect "outputs: 0 passed, 1 failed" grep -q "^passed=0 failed=1 " <<<"$(outputs)"
 expect "summary names the failure" has "$summary" "| \`sign-in\` | ❌ failed |"
+
+# --- 4. a renamed button on a model's plan: healed inside the container ---------------------
+say "a copy with the Sign in button renamed, its plan made by a model"
+MACHINE_MADE=sign-in run_step 's|>Sign in</button>|>Log in</button>|' \
+  "working-directory=examples/acme" \
+  "start-command=cd app && exec python3 -m http.server $port --bind 127.0.0.1" \
+  "wait-for=$base_url/login.html" "base-url=$base_url" "require-cached=true" "scenarios=sign-in"
+summary="$gh/file_commands/step_summary"
+expect "the page was edited" has "$gh/workspace/examples/acme/app/login.html" ">Log in</button>"
+expect "exit code 0 (healed with no LLM)" test "$code" = 0
+expect "outputs: 1 passed, 0 failed, 0 LLM calls" grep -q "^passed=1 failed=0 flaky=0 llm-calls=0 " <<<"$(outputs)"
+expect "summary counts the heal" has "$summary" "1 healed"
+expect "summary names the plan healed" has "$summary" "healed, no LLM"
+expect "the healed plan is cached in the workspace" \
+  grep -q 'Log in' "$gh/workspace/examples/acme/e2e/.windup/cache/sign-in.json"
+heal_s="$(tail -n 1 "$work/step.log" | awk '{ print $1 }')"
 
 # --- the image ----------------------------------------------------------------------------
 say "image"
@@ -344,6 +372,7 @@ echo "  $image: $((size / 1000000)) MB uncompressed (the base ${base_ref##*/} in
 echo "  $version; $shell"
 echo "  container start to the first scenario's result: ${first_s} s ($(awk '{ print $2, $3 }' <<<"$first"))"
 echo "  whole green step: ${total_s} s for $scenarios scenarios"
+echo "  the healed step (one scenario, one heal): ${heal_s} s"
 say "image-check passed"
 exit 0
 }
