@@ -23,24 +23,59 @@ pub enum Posted {
     Updated,
 }
 
-/// Creates the comment, or updates the one an earlier run left. Any failure is returned as a
-/// message for a warning: a comment never changes the verdict.
+/// Why the comment was not posted: the step's environment, or what GitHub answered. Each cause
+/// is in the message, so none is also a source.
+#[derive(Debug, thiserror::Error)]
+pub enum CommentError {
+    /// `GITHUB_REPOSITORY` is not `owner/name`.
+    #[error("GITHUB_REPOSITORY `{0}` is not owner/name")]
+    Repository(String),
+    /// `GITHUB_API_URL` is not a URI the client takes.
+    #[error("GITHUB_API_URL `{url}`: {cause}")]
+    ApiUrl { url: String, cause: octocrab::Error },
+    /// The client could not be built.
+    #[error("cannot set up the GitHub client: {0}")]
+    Client(octocrab::Error),
+    /// GitHub refused a request (`what`: "list the comments"); a 403 names the permission.
+    #[error(
+        "could not {what}: GitHub answered {} {}{}",
+        .answer.status_code,
+        .answer.message,
+        permission_hint(.answer)
+    )]
+    Refused {
+        what: &'static str,
+        answer: Box<octocrab::GitHubError>,
+    },
+    /// A request failed before GitHub answered.
+    #[error("could not {what}: {cause}")]
+    Failed {
+        what: &'static str,
+        cause: octocrab::Error,
+    },
+}
+
+/// Creates the comment, or updates the one an earlier run left. Any failure is returned for a
+/// warning: a comment never changes the verdict.
 pub async fn upsert(
     api_url: &str,
     token: &str,
     repository: &str,
     number: u64,
     body: &str,
-) -> Result<Posted, String> {
+) -> Result<Posted, CommentError> {
     let (owner, repo) = repository
         .split_once('/')
-        .ok_or_else(|| format!("GITHUB_REPOSITORY `{repository}` is not owner/name"))?;
+        .ok_or_else(|| CommentError::Repository(repository.to_string()))?;
     let github = Octocrab::builder()
         .base_uri(api_url)
-        .map_err(|e| format!("GITHUB_API_URL `{api_url}`: {e}"))?
+        .map_err(|cause| CommentError::ApiUrl {
+            url: api_url.to_string(),
+            cause,
+        })?
         .personal_token(token.to_string())
         .build()
-        .map_err(|e| format!("cannot set up the GitHub client: {e}"))?;
+        .map_err(CommentError::Client)?;
     let author = author(&github).await?;
     let issues = github.issues(owner, repo);
     let mut existing: Option<CommentId> = None;
@@ -91,7 +126,7 @@ pub async fn upsert(
 
 /// Who the token comments as: `GET /user`'s login, or [`ACTIONS_BOT`] for an installation
 /// token, which `GET /user` refuses with 403.
-async fn author(github: &Octocrab) -> Result<String, String> {
+async fn author(github: &Octocrab) -> Result<String, CommentError> {
     match github.current().user().await {
         Ok(user) => Ok(user.login),
         Err(octocrab::Error::GitHub { source, .. }) if source.status_code.as_u16() == 403 => {
@@ -101,18 +136,21 @@ async fn author(github: &Octocrab) -> Result<String, String> {
     }
 }
 
-fn describe(what: &str, e: octocrab::Error) -> String {
+fn describe(what: &'static str, e: octocrab::Error) -> CommentError {
     match e {
-        octocrab::Error::GitHub { source, .. } => format!(
-            "could not {what}: GitHub answered {} {}{}",
-            source.status_code,
-            source.message,
-            if source.status_code.as_u16() == 403 {
-                " (give the job `permissions: pull-requests: write`)"
-            } else {
-                ""
-            }
-        ),
-        other => format!("could not {what}: {other}"),
+        octocrab::Error::GitHub { source, .. } => CommentError::Refused {
+            what,
+            answer: source,
+        },
+        cause => CommentError::Failed { what, cause },
+    }
+}
+
+/// What a 403 needs: the job's permission to write on pull requests.
+fn permission_hint(answer: &octocrab::GitHubError) -> &'static str {
+    if answer.status_code.as_u16() == 403 {
+        " (give the job `permissions: pull-requests: write`)"
+    } else {
+        ""
     }
 }

@@ -202,12 +202,12 @@ impl Inputs {
                 None
             }
         });
-        let trace = opt("trace").and_then(|v| match v.parse() {
+        let trace = opt("trace").and_then(|v| match v.parse::<windup_engine::executor::Trace>() {
             Ok(t) => Some(t),
             Err(problem) => {
                 bad.push(BadInput::new(
                     "trace",
-                    problem,
+                    problem.to_string(),
                     "write `trace: on-failure` (or on, off), or leave it out for windup.toml's",
                 ));
                 None

@@ -19,6 +19,35 @@ const MAX_OWNER: usize = 39;
 /// Longest repository name GitHub allows.
 const MAX_NAME: usize = 100;
 
+/// What to write instead of a malformed `owner/name`.
+const USAGE: &str = "write the repository as `owner/name`, e.g. `octo-org/shop`";
+
+/// Why text is not a GitHub `owner/name`, in words that say what to write instead. Each
+/// variant holds the text as given; its message echoes it safely (one bounded line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepoNameError {
+    /// No `/` at all.
+    #[error("`{}` has no `/`: {USAGE}", shown(.text))]
+    NoSlash { text: String },
+    /// More than one `/`.
+    #[error("`{}` has more than one `/`: {USAGE}", shown(.text))]
+    Slashes { text: String },
+    /// The part before the `/` is no GitHub login.
+    #[error(
+        "the owner `{}` is not a GitHub user or organization name (1-{MAX_OWNER} letters, \
+         digits and hyphens, not starting with a hyphen)",
+        shown(.owner)
+    )]
+    Owner { owner: String },
+    /// The part after the `/` is no GitHub repository name.
+    #[error(
+        "the name `{}` is not a GitHub repository name (1-{MAX_NAME} letters, digits, `.`, \
+         `_` and `-`, not `.` or `..`)",
+        shown(.name)
+    )]
+    Name { name: String },
+}
+
 impl RepoName {
     /// `owner/name` by GitHub's rules, or why not, in words that say what to write instead.
     ///
@@ -26,13 +55,14 @@ impl RepoName {
     /// current rules may hold `--` or end in `-`, so those pass). Name: 1-100 of
     /// `A-Z a-z 0-9 . _ -`, and neither `.` nor `..`. Exactly one `/`; no spaces, `%`, `?`
     /// or `#`.
-    pub fn parse(text: &str) -> Result<RepoName, String> {
-        let usage = "write the repository as `owner/name`, e.g. `octo-org/shop`";
-        let (owner, name) = text
-            .split_once('/')
-            .ok_or_else(|| format!("`{}` has no `/`: {usage}", shown(text)))?;
+    pub fn parse(text: &str) -> Result<RepoName, RepoNameError> {
+        let (owner, name) = text.split_once('/').ok_or_else(|| RepoNameError::NoSlash {
+            text: text.to_string(),
+        })?;
         if name.contains('/') {
-            return Err(format!("`{}` has more than one `/`: {usage}", shown(text)));
+            return Err(RepoNameError::Slashes {
+                text: text.to_string(),
+            });
         }
         let owner_ok = (1..=MAX_OWNER).contains(&owner.len())
             && !owner.starts_with('-')
@@ -40,11 +70,9 @@ impl RepoName {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-');
         if !owner_ok {
-            return Err(format!(
-                "the owner `{}` is not a GitHub user or organization name (1-{MAX_OWNER} \
-                 letters, digits and hyphens, not starting with a hyphen)",
-                shown(owner)
-            ));
+            return Err(RepoNameError::Owner {
+                owner: owner.to_string(),
+            });
         }
         let name_ok = (1..=MAX_NAME).contains(&name.len())
             && name != "."
@@ -53,11 +81,9 @@ impl RepoName {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
         if !name_ok {
-            return Err(format!(
-                "the name `{}` is not a GitHub repository name (1-{MAX_NAME} letters, digits, \
-                 `.`, `_` and `-`, not `.` or `..`)",
-                shown(name)
-            ));
+            return Err(RepoNameError::Name {
+                name: name.to_string(),
+            });
         }
         Ok(RepoName {
             owner: owner.to_string(),
@@ -166,9 +192,11 @@ mod tests {
 
     #[test]
     fn errors_say_what_to_write_and_echo_input_safely() {
-        let e = RepoName::parse("octo").unwrap_err();
+        let e = RepoName::parse("octo").unwrap_err().to_string();
         assert!(e.contains("owner/name"), "{e}");
-        let e = RepoName::parse(&format!("x/{}\u{7}", "y".repeat(300))).unwrap_err();
+        let e = RepoName::parse(&format!("x/{}\u{7}", "y".repeat(300)))
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains('\u{7}') && e.len() < 400, "{e}");
     }
 }

@@ -65,7 +65,10 @@ pub async fn set_repo(
     let parsed = if repo.is_empty() {
         None
     } else {
-        Some(RepoName::parse(repo).map_err(|why| ApiError::unprocessable("invalid_repo", why))?)
+        Some(
+            RepoName::parse(repo)
+                .map_err(|why| ApiError::unprocessable("invalid_repo", why.to_string()))?,
+        )
     };
     let stored = parsed.as_ref().map(RepoName::to_string);
     store

@@ -41,14 +41,29 @@ pub fn path_of(url: &url::Url) -> String {
     out
 }
 
+/// A plan's path that cannot be joined onto the base URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot join `{path}` onto {base}: {cause}")]
+pub struct RebaseError {
+    /// The path (or URL) as the plan wrote it.
+    pub path: String,
+    /// The base URL it was joined onto.
+    pub base: url::Url,
+    /// Why the URL parser refused it (in the message, so not also its source).
+    pub cause: url::ParseError,
+}
+
 /// Joins a plan's path onto the base URL: `/login` on `http://h:1/app/` is `http://h:1/login`;
 /// an absolute URL stays as it is.
-pub fn rebase(base: &url::Url, path_or_url: &str) -> Result<url::Url, String> {
+pub fn rebase(base: &url::Url, path_or_url: &str) -> Result<url::Url, RebaseError> {
     if let Ok(abs) = url::Url::parse(path_or_url) {
         return Ok(abs);
     }
-    base.join(path_or_url)
-        .map_err(|e| format!("cannot join `{path_or_url}` onto {base}: {e}"))
+    base.join(path_or_url).map_err(|cause| RebaseError {
+        path: path_or_url.to_string(),
+        base: base.clone(),
+        cause,
+    })
 }
 
 #[cfg(test)]

@@ -101,8 +101,12 @@ impl Boundary {
 
     /// The URL a `goto` (or a start URL) leads to, or the problem and its fix.
     pub fn destination(&self, raw: &str) -> Result<Url, (String, String)> {
-        let url = rebase(&self.base_url, raw)
-            .map_err(|e| (e, "use a path on the app such as \"/\"".to_string()))?;
+        let url = rebase(&self.base_url, raw).map_err(|e| {
+            (
+                e.to_string(),
+                "use a path on the app such as \"/\"".to_string(),
+            )
+        })?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err((
                 format!("`{}` is not an http(s) URL", clip(raw)),

@@ -76,17 +76,43 @@ impl RetryPolicy {
         retry_after: Option<Duration>,
         reason: String,
         who: &str,
-    ) -> Result<Duration, String> {
+    ) -> Result<Duration, GaveUp> {
         match self.after_transient(attempts, max_retries, retry_after) {
             NextTry::Wait(wait) => Ok(wait),
-            NextTry::WaitTooLong(wait) => Err(format!(
-                "{reason}; {who} asked to retry after {} s, longer than the {} s Windup waits",
-                wait.as_secs(),
-                self.max_retry_after.as_secs()
-            )),
-            NextTry::Exhausted => Err(reason),
+            NextTry::WaitTooLong(wait) => Err(GaveUp::WaitTooLong {
+                reason,
+                who: who.to_string(),
+                asked: wait,
+                max: self.max_retry_after,
+            }),
+            NextTry::Exhausted => Err(GaveUp::Exhausted(reason)),
         }
     }
+}
+
+/// Why [`RetryPolicy::next_wait`] stopped: its message is the last attempt's reason, with why
+/// Windup did not wait when the server asked for too long.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GaveUp {
+    /// The server asked for a longer wait than the policy allows.
+    #[error(
+        "{reason}; {who} asked to retry after {} s, longer than the {} s Windup waits",
+        .asked.as_secs(),
+        .max.as_secs()
+    )]
+    WaitTooLong {
+        /// What went wrong on the last attempt.
+        reason: String,
+        /// Who asked (`the provider`, `it`).
+        who: String,
+        /// The wait it asked for.
+        asked: Duration,
+        /// The longest wait the policy allows.
+        max: Duration,
+    },
+    /// The retries are used up: what went wrong on the last attempt.
+    #[error("{0}")]
+    Exhausted(String),
 }
 
 /// [`RetryPolicy::after_transient`]'s answer.

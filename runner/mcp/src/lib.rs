@@ -11,4 +11,4 @@
 mod args;
 mod server;
 
-pub use server::{WindupMcp, serve_stdio};
+pub use server::{ServeError, WindupMcp, serve_stdio};

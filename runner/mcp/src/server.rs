@@ -227,17 +227,28 @@ impl ServerHandler for WindupMcp {
     }
 }
 
+/// Why the MCP session over stdio failed. Each cause is in the message, so none is also a
+/// source.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The client's initialization did not complete.
+    #[error("the MCP session did not start: {0}")]
+    Start(Box<rmcp::service::ServerInitializeError>),
+    /// The session's task failed (it panicked or was cancelled).
+    #[error("the MCP session ended with an error: {0}")]
+    Ended(tokio::task::JoinError),
+}
+
 /// Serves `drive` over stdin and stdout until the client closes them; then the browser is
 /// closed (or detached from).
-pub async fn serve_stdio(drive: Drive) -> Result<(), String> {
+pub async fn serve_stdio(drive: Drive) -> Result<(), ServeError> {
     let server = WindupMcp::new(drive);
     let running = server
         .clone()
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|e| format!("the MCP session did not start: {e}"))?;
+        .map_err(|e| ServeError::Start(Box::new(e)))?;
     let quit = running.waiting().await;
     server.close().await;
-    quit.map(|_| ())
-        .map_err(|e| format!("the MCP session ended with an error: {e}"))
+    quit.map(|_| ()).map_err(ServeError::Ended)
 }

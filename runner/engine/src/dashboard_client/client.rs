@@ -265,7 +265,12 @@ impl Dashboard {
                         "it",
                     ) {
                         Ok(wait) => tokio::time::sleep(wait).await,
-                        Err(last) => return Err(DashboardError::Unreachable { attempts, last }),
+                        Err(last) => {
+                            return Err(DashboardError::Unreachable {
+                                attempts,
+                                last: last.to_string(),
+                            });
+                        }
                     }
                 }
             }

@@ -88,18 +88,32 @@ pub enum Screenshots {
 }
 
 impl std::str::FromStr for Screenshots {
-    type Err = String;
+    type Err = UnknownSetting;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownSetting> {
         match s {
             "off" => Ok(Screenshots::Off),
             "only-on-failure" => Ok(Screenshots::OnlyOnFailure),
             "on" => Ok(Screenshots::On),
-            other => Err(format!(
-                "`{other}` is not a screenshots setting: use off, only-on-failure or on"
-            )),
+            other => Err(UnknownSetting {
+                setting: "screenshots",
+                value: other.to_string(),
+                choices: "off, only-on-failure or on",
+            }),
         }
     }
+}
+
+/// A value that is none of a setting's choices (`--screenshots`, `--trace`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{value}` is not a {setting} setting: use {choices}")]
+pub struct UnknownSetting {
+    /// The setting: `screenshots` or `trace`.
+    pub setting: &'static str,
+    /// The value given.
+    pub value: String,
+    /// The values it takes, in words (`off, on-failure or on`).
+    pub choices: &'static str,
 }
 
 /// When a scenario keeps a trace, a small screenshot with the URL and target box after each
@@ -133,16 +147,18 @@ impl Trace {
 }
 
 impl std::str::FromStr for Trace {
-    type Err = String;
+    type Err = UnknownSetting;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, UnknownSetting> {
         match s {
             "off" => Ok(Trace::Off),
             "on-failure" => Ok(Trace::OnFailure),
             "on" => Ok(Trace::On),
-            other => Err(format!(
-                "`{other}` is not a trace setting: use off, on-failure or on"
-            )),
+            other => Err(UnknownSetting {
+                setting: "trace",
+                value: other.to_string(),
+                choices: "off, on-failure or on",
+            }),
         }
     }
 }

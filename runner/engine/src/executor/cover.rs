@@ -25,6 +25,38 @@ const MAX_TEXT_CHARS: usize = 2_000_000;
 /// The most runs covered on a page; a page showing a credential in more gets no screenshot.
 const MAX_COVERED_RUNS: usize = 500;
 
+/// Why a credential could not be covered, so no picture is taken. Never holds a value.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum CoverError {
+    /// The browser did not answer while the page was searched or covered (the cause is in the
+    /// message, so not also its source).
+    #[error("the page could not be searched for credentials ({0})")]
+    Unreadable(BrowserError),
+    /// A field typed from a credential has no visible match in any realm.
+    #[error("a field typed from a credential on this page could not be found to be covered")]
+    FieldGone,
+    /// The page shows more text than is searched.
+    #[error(
+        "the page shows more than {max} characters, more than is searched for credentials",
+        max = MAX_TEXT_CHARS
+    )]
+    TooMuchText,
+    /// A credential is shown in more places than are covered.
+    #[error("a credential is shown in {runs} places, more than {max} are covered", max = MAX_COVERED_RUNS)]
+    TooManyRuns { runs: usize },
+    /// The page did not find fields it was asked to cover.
+    #[error(
+        "{missing} field(s) typed from a credential on this page could not be found to be covered"
+    )]
+    FieldsMissing { missing: usize },
+    /// Text showing a credential changed while it was being covered.
+    #[error("text showing a credential changed while it was being covered")]
+    TextChanged,
+    /// Covers the page could not put in place.
+    #[error("{uncovered} cover(s) could not be put over a credential")]
+    Uncovered { uncovered: u32 },
+}
+
 impl Runner<'_, '_> {
     /// Remembers a field about to be typed into from a credential, and the value, so that both
     /// are covered before any screenshot.
@@ -56,7 +88,7 @@ impl Runner<'_, '_> {
     pub(super) async fn covered<T>(
         &mut self,
         take: impl for<'a> FnOnce(&'a Session) -> BoxFuture<'a, Result<T, BrowserError>>,
-    ) -> Result<Result<T, BrowserError>, String> {
+    ) -> Result<Result<T, BrowserError>, CoverError> {
         if self.secret_fields.is_empty() && self.secret_values.is_empty() {
             return Ok(take(self.session).await);
         }
@@ -77,11 +109,10 @@ impl Runner<'_, '_> {
 
     /// Covers every credential the page shows, in every realm (the top document with its
     /// same-origin frames, each frame of another origin), or says why one could not be.
-    async fn cover_credentials(&mut self) -> Result<(), String> {
-        let unreadable = |e| format!("the page could not be searched for credentials ({e})");
+    async fn cover_credentials(&mut self) -> Result<(), CoverError> {
         let document = injected::document_id(self.session)
             .await
-            .map_err(unreadable)?;
+            .map_err(CoverError::Unreadable)?;
         // A field typed in an earlier document left with it; a value it held that the page
         // shows again is found in the text below.
         let fields: Vec<Vec<Part>> = self
@@ -93,17 +124,20 @@ impl Runner<'_, '_> {
         // Each field is covered in the realm of its first visible match, as a step finds it.
         let mut placed: Vec<(Realm, Vec<Part>)> = Vec::new();
         for parts in &fields {
-            match self.field_realm(parts).await.map_err(unreadable)? {
+            match self
+                .field_realm(parts)
+                .await
+                .map_err(CoverError::Unreadable)?
+            {
                 Some(found) => placed.push(found),
-                None => {
-                    return Err(
-                        "a field typed from a credential on this page could not be found to be covered"
-                            .into(),
-                    );
-                }
+                None => return Err(CoverError::FieldGone),
             }
         }
-        let realms = self.session.realms().await.map_err(unreadable)?;
+        let realms = self
+            .session
+            .realms()
+            .await
+            .map_err(CoverError::Unreadable)?;
         for realm in &realms {
             let here: Vec<Vec<Part>> = placed
                 .iter()
@@ -129,25 +163,19 @@ impl Runner<'_, '_> {
     }
 
     /// Covers `fields` and every text of one realm showing a credential.
-    async fn cover_in(&self, realm: &Realm, fields: &[Vec<Part>]) -> Result<(), String> {
-        let unreadable = |e| format!("the page could not be searched for credentials ({e})");
+    async fn cover_in(&self, realm: &Realm, fields: &[Vec<Part>]) -> Result<(), CoverError> {
         let runs = if self.secret_values.is_empty() {
             Vec::new()
         } else {
             let text = injected::text_runs(self.session, realm, MAX_TEXT_CHARS)
                 .await
-                .map_err(unreadable)?;
+                .map_err(CoverError::Unreadable)?;
             if !text.complete {
-                return Err(format!(
-                    "the page shows more than {MAX_TEXT_CHARS} characters, more than is searched for credentials"
-                ));
+                return Err(CoverError::TooMuchText);
             }
             let runs = runs_showing(&text.runs, &self.secret_values);
             if runs.len() > MAX_COVERED_RUNS {
-                return Err(format!(
-                    "a credential is shown in {} places, more than {MAX_COVERED_RUNS} are covered",
-                    runs.len()
-                ));
+                return Err(CoverError::TooManyRuns { runs: runs.len() });
             }
             runs
         };
@@ -156,21 +184,19 @@ impl Runner<'_, '_> {
         }
         let masked = injected::mask(self.session, realm, fields, &runs)
             .await
-            .map_err(unreadable)?;
+            .map_err(CoverError::Unreadable)?;
         if !masked.missing.is_empty() {
-            return Err(format!(
-                "{} field(s) typed from a credential on this page could not be found to be covered",
-                masked.missing.len()
-            ));
+            return Err(CoverError::FieldsMissing {
+                missing: masked.missing.len(),
+            });
         }
         if masked.lost > 0 {
-            return Err("text showing a credential changed while it was being covered".into());
+            return Err(CoverError::TextChanged);
         }
         if masked.uncovered > 0 {
-            return Err(format!(
-                "{} cover(s) could not be put over a credential",
-                masked.uncovered
-            ));
+            return Err(CoverError::Uncovered {
+                uncovered: masked.uncovered,
+            });
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ mod trace;
 mod transfer;
 mod typing;
 
-pub use context::{ExecContext, Screenshots, Trace, Transfers};
+pub use context::{ExecContext, Screenshots, Trace, Transfers, UnknownSetting};
 pub use outcome::{Captured, Execution, Failure, FrameShot};
 pub use steps::{execute, execute_steps};
 pub use trace::{FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRACE_BYTES};

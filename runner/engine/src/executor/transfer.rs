@@ -26,7 +26,7 @@ impl Runner<'_, '_> {
     ) -> Result<(), Failure> {
         let names = action.files.clone().unwrap_or_default();
         let paths = upload_paths(&self.cx.transfers.files_dir(), &names)
-            .map_err(|m| fail(FailureClass::PlanInvalid, Some(id), m))?;
+            .map_err(|m| fail(FailureClass::PlanInvalid, Some(id), m.to_string()))?;
         let locator = self.target_locator(action, id)?;
         let t = Instant::now();
         let mut attempt = 0;
@@ -171,23 +171,74 @@ impl Runner<'_, '_> {
     }
 }
 
+/// Why an `upload` step's files are not sent: the field at fault, what is wrong and the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum UploadRefusal {
+    /// The step names no files.
+    #[error(
+        "`upload` names no files (fix: add `files: [\"<name>\"]` naming files in {dir}/)",
+        dir = Layout::FILES_DIR
+    )]
+    NoFiles,
+    /// `files[index]` is not a plain file name (`file_name_problem`).
+    #[error("files[{index}]: {problem}")]
+    BadName { index: usize, problem: String },
+    /// `files[index]`, `name`, is no file an upload may send.
+    #[error("files[{index}]: `{name}` {why}")]
+    Unsendable {
+        index: usize,
+        name: String,
+        why: UnsendableFile,
+    },
+}
+
+/// Why a file named in `e2e/files/` is not sent: what is wrong, with the fix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum UnsendableFile {
+    /// Nothing of that name is in the folder.
+    #[error(
+        "is not in {dir}/ (fix: add the file to {dir}/, or correct the name)",
+        dir = Layout::FILES_DIR
+    )]
+    Missing,
+    /// It is a link, which could hand the app any file.
+    #[error(
+        "is a link; an upload sends only files that are in {dir}/ themselves (fix: copy the file into {dir}/ in place of the link)",
+        dir = Layout::FILES_DIR
+    )]
+    Link,
+    /// It is a folder or another non-file.
+    #[error("is not a file (fix: name a file directly in {dir}/)", dir = Layout::FILES_DIR)]
+    NotAFile,
+    /// Its path or the folder's cannot be resolved.
+    #[error("cannot be read (fix: check {dir}/)", dir = Layout::FILES_DIR)]
+    Unreadable,
+    /// It resolves to a file outside the folder.
+    #[error("resolves outside {dir}/ (fix: copy the file into {dir}/)", dir = Layout::FILES_DIR)]
+    Outside,
+}
+
 /// The absolute paths of an upload's files, each directly in `files_dir`; the error names the
 /// file, the field and the fix.
-pub(crate) fn upload_paths(files_dir: &Path, names: &[String]) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn upload_paths(
+    files_dir: &Path,
+    names: &[String],
+) -> Result<Vec<PathBuf>, UploadRefusal> {
     if names.is_empty() {
-        return Err(format!(
-            "`upload` names no files (fix: add `files: [\"<name>\"]` naming files in {}/)",
-            Layout::FILES_DIR
-        ));
+        return Err(UploadRefusal::NoFiles);
     }
     let mut out = Vec::new();
-    for (i, name) in names.iter().enumerate() {
-        if let Some(what) = file_name_problem(name) {
-            return Err(format!("files[{i}]: {what}"));
+    for (index, name) in names.iter().enumerate() {
+        if let Some(problem) = file_name_problem(name) {
+            return Err(UploadRefusal::BadName { index, problem });
         }
         let path = files_dir.join(name);
         out.push(
-            upload_file(files_dir, &path).map_err(|what| format!("files[{i}]: `{name}` {what}"))?,
+            upload_file(files_dir, &path).map_err(|why| UploadRefusal::Unsendable {
+                index,
+                name: name.clone(),
+                why,
+            })?,
         );
     }
     Ok(out)
@@ -196,28 +247,19 @@ pub(crate) fn upload_paths(files_dir: &Path, names: &[String]) -> Result<Vec<Pat
 /// The absolute path of the upload file `path`, which must be a plain file directly in
 /// `files_dir`: not a link (a committed link to `../../.env.local` or `/etc/shadow` would hand
 /// that file to the app), not resolving outside the folder. Else what is wrong, with the fix.
-fn upload_file(files_dir: &Path, path: &Path) -> Result<PathBuf, String> {
-    let dir = Layout::FILES_DIR;
+fn upload_file(files_dir: &Path, path: &Path) -> Result<PathBuf, UnsendableFile> {
     match std::fs::symlink_metadata(path) {
-        Err(_) => Err(format!(
-            "is not in {dir}/ (fix: add the file to {dir}/, or correct the name)"
-        )),
-        Ok(m) if m.file_type().is_symlink() => Err(format!(
-            "is a link; an upload sends only files that are in {dir}/ themselves (fix: copy the file into {dir}/ in place of the link)"
-        )),
-        Ok(m) if !m.is_file() => Err(format!(
-            "is not a file (fix: name a file directly in {dir}/)"
-        )),
+        Err(_) => Err(UnsendableFile::Missing),
+        Ok(m) if m.file_type().is_symlink() => Err(UnsendableFile::Link),
+        Ok(m) if !m.is_file() => Err(UnsendableFile::NotAFile),
         // Absolute: the browser grants the page the path it is given, and a relative one is
         // not the path the page then reads (Chromium ends a renderer that reads another).
         Ok(_) => {
             let (Ok(file), Ok(folder)) = (path.canonicalize(), files_dir.canonicalize()) else {
-                return Err(format!("cannot be read (fix: check {dir}/)"));
+                return Err(UnsendableFile::Unreadable);
             };
             if file.parent() != Some(folder.as_path()) {
-                return Err(format!(
-                    "resolves outside {dir}/ (fix: copy the file into {dir}/)"
-                ));
+                return Err(UnsendableFile::Outside);
             }
             Ok(file)
         }
@@ -236,7 +278,7 @@ pub fn refused_upload_files(root: &Path) -> Vec<InputError> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
         .filter_map(|e| {
-            let what = upload_file(&dir, &e.path()).err()?;
+            let what = upload_file(&dir, &e.path()).err()?.to_string();
             let (what, fix) = what.split_once(" (fix: ").unwrap_or((what.as_str(), ""));
             Some(InputError::new(
                 format!("{}/{}", Layout::FILES_DIR, e.file_name().to_string_lossy()),
@@ -294,6 +336,7 @@ pub fn missing_upload_files(
         .filter_map(|(i, a)| {
             let names = a.files.clone().unwrap_or_default();
             upload_paths(&dir, &names).err().map(|m| {
+                let m = m.to_string();
                 let (field, what) = m.split_once(": ").unwrap_or(("", m.as_str()));
                 let (what, fix) = what.split_once(" (fix: ").unwrap_or((what, ""));
                 InputError::new(
@@ -441,7 +484,7 @@ mod tests {
         std::os::unix::fs::symlink("real.txt", dir.join("alias.txt")).unwrap();
         assert_eq!(upload_file_names(root.path()), ["real.txt"]);
         for name in ["env.txt", "alias.txt"] {
-            let e = upload_paths(&dir, &[name.into()]).unwrap_err();
+            let e = upload_paths(&dir, &[name.into()]).unwrap_err().to_string();
             assert!(e.contains("is a link"), "{e}");
         }
         let refused = refused_upload_files(root.path());
@@ -454,14 +497,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("invoice.pdf"), b"%PDF").unwrap();
         assert!(upload_paths(dir.path(), &["invoice.pdf".into()]).is_ok());
-        let missing =
-            upload_paths(dir.path(), &["invoice.pdf".into(), "nope.txt".into()]).unwrap_err();
+        let missing = upload_paths(dir.path(), &["invoice.pdf".into(), "nope.txt".into()])
+            .unwrap_err()
+            .to_string();
         assert!(
             missing.starts_with("files[1]: `nope.txt` is not in e2e/files/"),
             "{missing}"
         );
         for bad in ["../secret", "/etc/passwd", "a/b.txt", ".."] {
-            let e = upload_paths(dir.path(), &[bad.into()]).unwrap_err();
+            let e = upload_paths(dir.path(), &[bad.into()])
+                .unwrap_err()
+                .to_string();
             assert!(e.starts_with("files[0]:"), "{e}");
         }
     }

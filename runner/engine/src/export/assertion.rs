@@ -16,6 +16,34 @@ use windup_model::{Expect, Part, Selector};
 use super::locator::{Resolve, locator};
 use super::ts;
 
+/// A check (or a download's name) that cannot be written as Playwright: a selector or glob
+/// that does not parse, or an expression globset compiled that has no JavaScript reading.
+/// Each cause is in the message, so none is also a source.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Untranslatable {
+    /// A postcondition's selector does not parse.
+    #[error("bad selector `{selector}`: {cause}")]
+    Selector {
+        selector: String,
+        cause: windup_model::SelectorError,
+    },
+    /// A `url` postcondition's glob does not parse.
+    #[error("bad URL glob `{glob}`: {cause}")]
+    UrlGlob { glob: String, cause: globset::Error },
+    /// An `expect.download.name` glob does not parse.
+    #[error("bad file name glob `{glob}`: {cause}")]
+    FileNameGlob { glob: String, cause: globset::Error },
+    /// globset's expression is not in the form `(?-u)^…$`.
+    #[error("unexpected glob expression `{expression}`")]
+    Expression { expression: String },
+    /// globset's expression ends in a `\`.
+    #[error("dangling escape in `{expression}`")]
+    DanglingEscape { expression: String },
+    /// globset's expression has a group other than `(?:…)`.
+    #[error("unexpected group in glob expression `{expression}`")]
+    Group { expression: String },
+}
+
 /// Which Playwright assertion reads a `value` postcondition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum ValueCheck {
@@ -45,13 +73,18 @@ pub(super) fn assertions(
     page: &str,
     expect: &Expect,
     timeout: Option<u64>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Untranslatable> {
     let opt = |extra: &str| match timeout {
         Some(ms) if extra.is_empty() => format!("{{ timeout: {ms} }}"),
         Some(ms) => format!(", {{ timeout: {ms} }}"),
         None => String::new(),
     };
-    let parse = |s: &str| Selector::parse(s).map_err(|e| format!("bad selector `{s}`: {e}"));
+    let parse = |s: &str| {
+        Selector::parse(s).map_err(|cause| Untranslatable::Selector {
+            selector: s.to_string(),
+            cause,
+        })
+    };
     let mut out = Vec::new();
     if let Some(glob) = &expect.url {
         out.push(format!(
@@ -93,9 +126,11 @@ pub(super) fn assertions(
 /// The JavaScript pattern for a URL glob, from the regular expression globset compiles for the
 /// verifier: `^(?:ORIGIN(?:G)|(?:G))$`, where `G` is the glob's expression and `ORIGIN` any
 /// `scheme://host[:port]`.
-pub(super) fn url_regex(glob: &str) -> Result<String, String> {
-    let matcher =
-        crate::verifier::url_glob(glob).map_err(|e| format!("bad URL glob `{glob}`: {e}"))?;
+pub(super) fn url_regex(glob: &str) -> Result<String, Untranslatable> {
+    let matcher = crate::verifier::url_glob(glob).map_err(|cause| Untranslatable::UrlGlob {
+        glob: glob.to_string(),
+        cause,
+    })?;
     let inner = js_pattern(matcher.glob().regex())?;
     Ok(format!(
         "^(?:[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]+(?:{inner})|(?:{inner}))$"
@@ -108,27 +143,32 @@ pub(super) fn url_regex(glob: &str) -> Result<String, String> {
 /// as `\xHH`, and only the constructs `[^/]`, `.*`, `(?:…|…)`, classes and `[^\s\S]`. A URL as a
 /// browser reports it is ASCII, so a byte escape matches it in neither language. Anything else
 /// is refused rather than guessed at.
-pub(super) fn js_pattern(rust: &str) -> Result<String, String> {
+pub(super) fn js_pattern(rust: &str) -> Result<String, Untranslatable> {
+    let expression = || rust.to_string();
     let body = rust
         .strip_prefix("(?-u)")
         .and_then(|r| r.strip_prefix('^'))
         .and_then(|r| r.strip_suffix('$'))
-        .ok_or_else(|| format!("unexpected glob expression `{rust}`"))?;
+        .ok_or_else(|| Untranslatable::Expression {
+            expression: expression(),
+        })?;
     let mut out = String::with_capacity(body.len());
     let mut chars = body.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '\\' => {
-                let next = chars
-                    .next()
-                    .ok_or_else(|| format!("dangling escape in `{rust}`"))?;
+                let next = chars.next().ok_or_else(|| Untranslatable::DanglingEscape {
+                    expression: expression(),
+                })?;
                 out.push('\\');
                 out.push(next);
             }
             '(' if chars.peek() == Some(&'?') => {
                 chars.next();
                 if chars.next() != Some(':') {
-                    return Err(format!("unexpected group in glob expression `{rust}`"));
+                    return Err(Untranslatable::Group {
+                        expression: expression(),
+                    });
                 }
                 out.push_str("(?:");
             }

@@ -276,7 +276,7 @@ impl Body {
                 let lines = super::transfer::download(PAGE, &target()?, want, timeout).map_err(
                     |problem| Bad {
                         field: format!("{field}.expect.download"),
-                        problem,
+                        problem: problem.to_string(),
                         fix: "run `windup validate` and fix the plan".into(),
                     },
                 )?;
@@ -353,7 +353,7 @@ impl Body {
     ) -> Result<(), Bad> {
         let lines = assertions(PAGE, expect, timeout).map_err(|problem| Bad {
             field: field.to_string(),
-            problem,
+            problem: problem.to_string(),
             fix: "run `windup validate` and fix the plan".into(),
         })?;
         if let Some(v) = &expect.value

@@ -6,7 +6,7 @@
 
 use windup_model::DownloadExpect;
 
-use super::assertion::js_pattern;
+use super::assertion::{Untranslatable, js_pattern};
 use super::ts;
 
 /// `await <target>.setInputFiles([...]);`
@@ -28,7 +28,7 @@ pub(super) fn download(
     target: &str,
     want: Option<&DownloadExpect>,
     timeout: Option<u64>,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Untranslatable> {
     let opt = match timeout {
         Some(ms) => format!("{{ timeout: {ms} }}"),
         None => String::new(),
@@ -47,8 +47,10 @@ pub(super) fn download(
         return Ok(lines);
     };
     if let Some(glob) = &want.name {
-        let g =
-            globset::Glob::new(glob).map_err(|e| format!("bad file name glob `{glob}`: {e}"))?;
+        let g = globset::Glob::new(glob).map_err(|cause| Untranslatable::FileNameGlob {
+            glob: glob.to_string(),
+            cause,
+        })?;
         let pattern = format!("^{}$", js_pattern(g.regex())?);
         lines.push(format!(
             "  expect(download.suggestedFilename()).toMatch({});",

@@ -161,7 +161,7 @@ impl Transport {
                         Err(last) => {
                             return Err(LlmError::Exhausted {
                                 attempts,
-                                last,
+                                last: last.to_string(),
                                 usage,
                             });
                         }

@@ -49,6 +49,31 @@ pub(crate) struct Reservation {
     worst_case_micro_usd: u64,
 }
 
+/// Why a call is not let through: the cap it would break.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum BudgetRefusal {
+    /// The scenario has made all the calls it may.
+    #[error(
+        "the scenario already made {made} LLM calls, its cap (budget.calls_per_scenario = {cap})"
+    )]
+    ScenarioCalls { made: u32, cap: u32 },
+    /// The run has made all the calls it may.
+    #[error("the run already made {made} LLM calls, its cap (budget.calls_per_run = {cap})")]
+    RunCalls { made: u32, cap: u32 },
+    /// The call's worst case, with what is already committed, is over the spend cap.
+    #[error(
+        "the next call could cost up to {} with {} already spent, over the run's budget of {} (budget.usd_per_run or --budget-usd)",
+        usd(*.worst_case_micro_usd),
+        usd(*.spent_micro_usd),
+        usd(*.cap_micro_usd)
+    )]
+    Spend {
+        worst_case_micro_usd: u64,
+        spent_micro_usd: u64,
+        cap_micro_usd: u64,
+    },
+}
+
 impl Budget {
     /// A budget with nothing spent yet.
     pub(crate) fn new(limits: Limits) -> Self {
@@ -64,29 +89,28 @@ impl Budget {
         &self,
         scenario_calls: u32,
         worst_case_micro_usd: u64,
-    ) -> Result<Reservation, String> {
+    ) -> Result<Reservation, BudgetRefusal> {
         let mut s = self.state.lock().expect("budget lock");
         if scenario_calls >= self.limits.calls_per_scenario {
-            return Err(format!(
-                "the scenario already made {scenario_calls} LLM calls, its cap (budget.calls_per_scenario = {})",
-                self.limits.calls_per_scenario
-            ));
+            return Err(BudgetRefusal::ScenarioCalls {
+                made: scenario_calls,
+                cap: self.limits.calls_per_scenario,
+            });
         }
         if s.calls >= self.limits.calls_per_run {
-            return Err(format!(
-                "the run already made {} LLM calls, its cap (budget.calls_per_run = {})",
-                s.calls, self.limits.calls_per_run
-            ));
+            return Err(BudgetRefusal::RunCalls {
+                made: s.calls,
+                cap: self.limits.calls_per_run,
+            });
         }
         if let Some(cap) = self.limits.micro_usd
             && s.committed_micro_usd + worst_case_micro_usd > cap
         {
-            return Err(format!(
-                "the next call could cost up to {} with {} already spent, over the run's budget of {} (budget.usd_per_run or --budget-usd)",
-                usd(worst_case_micro_usd),
-                usd(s.committed_micro_usd),
-                usd(cap)
-            ));
+            return Err(BudgetRefusal::Spend {
+                worst_case_micro_usd,
+                spent_micro_usd: s.committed_micro_usd,
+                cap_micro_usd: cap,
+            });
         }
         s.calls += 1;
         s.committed_micro_usd += worst_case_micro_usd;
@@ -129,7 +153,7 @@ mod tests {
         assert_eq!(b.spent_micro_usd(), 100);
         let r = b.admit(1, 900).unwrap();
         b.settle(r, 900);
-        let err = b.admit(2, 1).unwrap_err();
+        let err = b.admit(2, 1).unwrap_err().to_string();
         assert!(err.contains("$0.001000"), "{err}");
     }
 
@@ -140,11 +164,21 @@ mod tests {
             calls_per_run: 2,
             calls_per_scenario: 1,
         });
-        assert!(b.admit(1, 0).unwrap_err().contains("calls_per_scenario"));
+        assert!(
+            b.admit(1, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("calls_per_scenario")
+        );
         let r = b.admit(0, 0).unwrap();
         b.settle(r, 0);
         let r = b.admit(0, 0).unwrap();
         b.settle(r, 0);
-        assert!(b.admit(0, 0).unwrap_err().contains("calls_per_run"));
+        assert!(
+            b.admit(0, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("calls_per_run")
+        );
     }
 }

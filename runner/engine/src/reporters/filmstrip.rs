@@ -37,7 +37,7 @@ pub(super) fn frames<'a>(s: &'a ScenarioResult, root: &Path) -> Vec<FrameView<'a
                 Some(rel) => {
                     match super::inline::inline_image(root, rel, "image/jpeg", JPEG_SIGNATURE) {
                         Ok(uri) => (Some(uri), None),
-                        Err(why) => (None, Some(why)),
+                        Err(why) => (None, Some(why.to_string())),
                     }
                 }
                 None => (None, None),

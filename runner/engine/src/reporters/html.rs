@@ -11,7 +11,7 @@ use windup_model::{
     ActionResult, ActionStatus, CacheOutcome, RunReport, ScenarioResult, ScenarioStatus,
 };
 
-use super::inline::inline_image;
+use super::inline::{NotInlined, inline_image};
 use super::{duration, usd};
 
 /// A screenshot bigger than this is left out, so that one odd file cannot make the page slow.
@@ -63,7 +63,7 @@ struct ScenarioView<'a> {
     final_url: Option<&'a str>,
     failure: Option<FailureView<'a>>,
     /// A passing scenario's last page (`screenshots = "on"`): a `data:` URI, or why not shown.
-    screenshot: Option<Result<String, String>>,
+    screenshot: Option<Result<String, NotInlined>>,
     actions: Vec<ActionView<'a>>,
     /// The trace (`--trace`), as a filmstrip.
     frames: Vec<super::filmstrip::FrameView<'a>>,
@@ -262,7 +262,7 @@ fn failure<'a>(s: &'a ScenarioResult, root: &Path) -> FailureView<'a> {
     let (screenshot, screenshot_note) = match e.and_then(|e| e.screenshot.as_deref()) {
         Some(rel) => match inline_png(root, rel) {
             Ok(uri) => (Some(uri), None),
-            Err(note) => (None, Some(note)),
+            Err(note) => (None, Some(note.to_string())),
         },
         None => (None, None),
     };
@@ -338,7 +338,7 @@ fn percent(part: u64, whole: u64) -> String {
 }
 
 /// The screenshot as a `data:` URI, or why it is not shown.
-fn inline_png(root: &Path, rel: &str) -> Result<String, String> {
+fn inline_png(root: &Path, rel: &str) -> Result<String, NotInlined> {
     inline_image(root, rel, "image/png", PNG_SIGNATURE)
 }
 
@@ -362,21 +362,25 @@ mod tests {
         assert!(
             inline_png(dir.path(), "notes.png")
                 .unwrap_err()
+                .to_string()
                 .contains("not a PNG")
         );
         assert!(
             inline_png(dir.path(), "../etc/passwd")
                 .unwrap_err()
+                .to_string()
                 .contains("inside")
         );
         assert!(
             inline_png(dir.path(), "/etc/passwd")
                 .unwrap_err()
+                .to_string()
                 .contains("inside")
         );
         assert!(
             inline_png(dir.path(), "gone.png")
                 .unwrap_err()
+                .to_string()
                 .contains("cannot be read")
         );
     }

@@ -35,6 +35,25 @@ pub struct Authored {
     pub cost_micro_usd: u64,
 }
 
+/// Why the model's draft is not taken as the scenario.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum DraftRejected {
+    /// It starts on a page that was not offered.
+    #[error(
+        "the scenario written starts on `{start_url}`, which is not one of the start pages listed"
+    )]
+    UnlistedStart { start_url: String },
+    /// It needs a scenario that is no setup.
+    #[error("the scenario written needs `{need}`, which is not a setup scenario")]
+    NotASetup { need: String },
+    /// No free id could be made from the model's.
+    #[error("the id `{base}` is not usable")]
+    UnusableId { base: String },
+    /// It holds a credential's value.
+    #[error("the scenario written holds a credential's value")]
+    HoldsCredential,
+}
+
 impl Runner {
     /// Writes a scenario from `instruction` (see the module docs). `id` overrides the model's.
     pub async fn author(&self, instruction: &str, id: Option<&str>) -> Result<Authored, RunError> {
@@ -124,9 +143,9 @@ impl Runner {
         let drafted = planner.author(&ask, &project, &mut spend).await;
         let made = drafted.and_then(|d| {
             self.scenario_of(d, id, &ask, &registered)
-                .map_err(|message| PlanFailure {
+                .map_err(|e| PlanFailure {
                     class: windup_model::FailureClass::PlanRejected,
-                    message,
+                    message: e.to_string(),
                 })
         });
         let ledger_id = made.as_ref().map_or("new", |s| s.id.as_str()).to_string();
@@ -210,20 +229,17 @@ impl Runner {
         id: Option<&str>,
         ask: &AuthorAsk<'_>,
         registered: &[Registered],
-    ) -> Result<Scenario, String> {
+    ) -> Result<Scenario, DraftRejected> {
         let taken = ask.taken;
         if !ask.pages.iter().any(|(p, _)| *p == d.start_url) {
-            return Err(format!(
-                "the scenario written starts on `{}`, which is not one of the start pages listed",
-                d.start_url
-            ));
+            return Err(DraftRejected::UnlistedStart {
+                start_url: d.start_url,
+            });
         }
         let mut needs: Vec<String> = Vec::new();
         for need in d.needs {
             if !ask.setups.iter().any(|(s, _)| *s == need) {
-                return Err(format!(
-                    "the scenario written needs `{need}`, which is not a setup scenario"
-                ));
+                return Err(DraftRejected::NotASetup { need });
             }
             if !needs.contains(&need) {
                 needs.push(need);
@@ -239,7 +255,7 @@ impl Runner {
                     n += 1;
                     id = format!("{base}-{n}");
                     if n > 50 {
-                        return Err(format!("the id `{base}` is not usable"));
+                        return Err(DraftRejected::UnusableId { base });
                     }
                 }
                 id
@@ -263,7 +279,7 @@ impl Runner {
         let text = serde_json::to_string(&scenario).expect("a scenario serializes");
         if registered.iter().any(|r| text.contains(&r.value)) || self.secrets.redact(&text) != text
         {
-            return Err("the scenario written holds a credential's value".into());
+            return Err(DraftRejected::HoldsCredential);
         }
         Ok(scenario)
     }

@@ -22,7 +22,7 @@ use crate::browser::Session;
 use crate::cache::Verified;
 use crate::executor::{Execution, execute_steps};
 use crate::locator::{self, HealCandidates, Locator};
-use crate::secrets::{FieldFacts, Manifest, credential_fits};
+use crate::secrets::{FieldFacts, Manifest, Misfit, credential_fits};
 
 /// A step the page allows to heal: its index in the plan, and the healed step.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +42,44 @@ pub(super) enum Healing {
     Failed { session: Session, why: String },
 }
 
+/// Why a failed step does not heal: what the page has in its target's place, or what the step
+/// types, rules it out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum HealRefusal {
+    /// The selector fits neither rule, or its target is still there.
+    #[error(
+        "its selector fits no healing rule (a named role, or a test id, label or placeholder under a container), or its target is still there"
+    )]
+    NoRule,
+    /// The rule found nothing.
+    #[error("the page has nothing in its place")]
+    Nothing,
+    /// The rule found several, of which some are listed by name.
+    #[error("{total} elements could be it ({}), so none is chosen", quoted(.names))]
+    Ambiguous { total: u32, names: Vec<String> },
+    /// One is listed, but the rule counted more.
+    #[error("{total} elements could be it")]
+    NotAlone { total: u32 },
+    /// The candidate has no selector of its own.
+    #[error("no selector picks out the candidate alone (`{selector}`)")]
+    NoOwnSelector { selector: String },
+    /// The step types a credential the project does not declare.
+    #[error("`{name}` is not a credential of this project")]
+    Undeclared { name: String },
+    /// The step types a credential the candidate may not take.
+    #[error("the step types the credential {name} and the candidate does not fit it: {why}")]
+    Misfit { name: String, why: Misfit },
+}
+
+/// Names as the refusal lists them: each quoted, comma-separated.
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Decides, from what the page has in place of a failed step's target, whether the step may
 /// heal, and onto what. Pure: the rules in one place. `manifest` tells a secret from an
 /// identifier for a `fill` with a `value_ref`, which heals only onto a field of the same kind.
@@ -49,9 +87,9 @@ pub(super) fn decide(
     action: &Action,
     found: &HealCandidates,
     manifest: &Manifest,
-) -> Result<(HealRule, String), String> {
+) -> Result<(HealRule, String), HealRefusal> {
     let Some(rule) = found.rule else {
-        return Err("its selector fits no healing rule (a named role, or a test id, label or placeholder under a container), or its target is still there".into());
+        return Err(HealRefusal::NoRule);
     };
     let rule = match rule {
         locator::HealRule::Renamed => HealRule::Renamed,
@@ -59,33 +97,27 @@ pub(super) fn decide(
     };
     let [candidate] = found.candidates.as_slice() else {
         return Err(match found.total {
-            0 => "the page has nothing in its place".to_string(),
-            n => format!(
-                "{n} elements could be it ({}), so none is chosen",
-                found
-                    .candidates
-                    .iter()
-                    .map(|c| format!("{:?}", c.name))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            0 => HealRefusal::Nothing,
+            total => HealRefusal::Ambiguous {
+                total,
+                names: found.candidates.iter().map(|c| c.name.clone()).collect(),
+            },
         });
     };
     if found.total != 1 {
-        return Err(format!("{} elements could be it", found.total));
+        return Err(HealRefusal::NotAlone { total: found.total });
     }
     let from = action.target.as_ref().map(|t| t.selector.as_str());
     if Some(candidate.selector.as_str()) == from || candidate.selector.contains(">> nth=") {
-        return Err(format!(
-            "no selector picks out the candidate alone (`{}`)",
-            candidate.selector
-        ));
+        return Err(HealRefusal::NoOwnSelector {
+            selector: candidate.selector.clone(),
+        });
     }
     if let Some(name) = &action.value_ref {
         // The candidate is an input when the page gave its type; anything else takes no
         // credential. One rule with the planner's, the boundary's and the executor's.
         let Some(kind) = manifest.credential_kind(name) else {
-            return Err(format!("`{name}` is not a credential of this project"));
+            return Err(HealRefusal::Undeclared { name: name.clone() });
         };
         let field = FieldFacts {
             tag: if candidate.input_type.is_some() {
@@ -98,8 +130,9 @@ pub(super) fn decide(
             autocomplete: None,
             role: candidate.role.clone(),
         };
-        credential_fits(name, kind, &field).map_err(|why| {
-            format!("the step types the credential {name} and the candidate does not fit it: {why}")
+        credential_fits(name, kind, &field).map_err(|why| HealRefusal::Misfit {
+            name: name.clone(),
+            why,
         })?;
     }
     Ok((rule, candidate.selector.clone()))
@@ -157,7 +190,12 @@ impl Runner {
         };
         let (rule, to) = match decide(action, &found, self.secrets.manifest()) {
             Ok(x) => x,
-            Err(why) => return Healing::Untried { session, why },
+            Err(why) => {
+                return Healing::Untried {
+                    session,
+                    why: why.to_string(),
+                };
+            }
         };
         let mut healed_action = action.clone();
         if let Some(t) = &mut healed_action.target {
@@ -510,7 +548,7 @@ mod tests {
                 (r#"role=button[name="Archive later"]"#, None),
             ],
         );
-        let why = decide(&a, &two, &manifest()).unwrap_err();
+        let why = decide(&a, &two, &manifest()).unwrap_err().to_string();
         assert!(why.contains("2 elements could be it"), "{why}");
         let none = found(Some(locator::HealRule::Renamed), &[]);
         assert!(decide(&a, &none, &manifest()).is_err());

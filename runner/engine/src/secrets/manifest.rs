@@ -107,7 +107,7 @@ impl Manifest {
                     problems.push(InputError::new(
                         Layout::MANIFEST_FILE,
                         format!("accounts.{account}.origins[{i}]"),
-                        problem,
+                        problem.to_string(),
                         "write an http(s) origin such as \"https://auth.example.com\"",
                     ));
                 }
@@ -207,15 +207,29 @@ impl Manifest {
     }
 }
 
+/// Why an account's `origins` entry is not an http(s) origin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum NotAnOrigin {
+    /// A URL of another scheme.
+    #[error("`{raw}` is a {scheme}: URL, not an http(s) origin")]
+    Scheme { raw: String, scheme: String },
+    /// No URL at all (the cause is in the message, so not also its source).
+    #[error("`{raw}` is not a URL ({cause})")]
+    NotAUrl { raw: String, cause: url::ParseError },
+}
+
 /// An http(s) origin, or why it is not one.
-fn parse_origin(raw: &str) -> Result<url::Origin, String> {
+fn parse_origin(raw: &str) -> Result<url::Origin, NotAnOrigin> {
     match url::Url::parse(raw) {
         Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(u.origin()),
-        Ok(u) => Err(format!(
-            "`{raw}` is a {}: URL, not an http(s) origin",
-            u.scheme()
-        )),
-        Err(e) => Err(format!("`{raw}` is not a URL ({e})")),
+        Ok(u) => Err(NotAnOrigin::Scheme {
+            raw: raw.to_string(),
+            scheme: u.scheme().to_string(),
+        }),
+        Err(cause) => Err(NotAnOrigin::NotAUrl {
+            raw: raw.to_string(),
+            cause,
+        }),
     }
 }
 

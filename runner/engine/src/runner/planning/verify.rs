@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use windup_model::{Action, FailureClass, Plan, Scenario, ScenarioResult};
+use windup_model::{Action, FailureClass, InputError, Plan, Scenario, ScenarioResult};
 
 use super::super::Runner;
 use super::super::results::{crashed, failed};
@@ -15,6 +15,15 @@ use super::prove::{Proven, Strictness};
 use super::start::{Phases, with_cache};
 use crate::cache::Verified;
 use crate::planner::words::{Seen, TaskWords};
+
+/// A plan as planning made it that fails validation: its first problem.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the plan made is not valid, so it was not cached: {}: {}",
+    .0.field,
+    .0.problem
+)]
+struct InvalidPlan(InputError);
 
 impl Runner {
     /// Who makes plans in this run: the planner's `provider/model`.
@@ -31,7 +40,7 @@ impl Runner {
         scenario: &Scenario,
         steps: &mut [proofs::Planned],
         generated_by: &str,
-    ) -> Result<Plan, String> {
+    ) -> Result<Plan, InvalidPlan> {
         let plan = Plan {
             plan_version: windup_model::plan::PLAN_VERSION.to_string(),
             scenario_id: scenario.id.clone(),
@@ -41,11 +50,11 @@ impl Runner {
             actions: proofs::finish(steps),
         };
         // Not yet held to have a final check: proving decides which checks each step keeps.
-        match windup_model::validate::plan_problems("plan", &plan, false).first() {
-            Some(p) => Err(format!(
-                "the plan made is not valid, so it was not cached: {}: {}",
-                p.field, p.problem
-            )),
+        match windup_model::validate::plan_problems("plan", &plan, false)
+            .into_iter()
+            .next()
+        {
+            Some(p) => Err(InvalidPlan(p)),
             None => Ok(plan),
         }
     }
@@ -73,7 +82,14 @@ impl Runner {
     ) -> ScenarioResult {
         let plan = match self.finished_plan(scenario, &mut steps, generated_by) {
             Ok(p) => p,
-            Err(m) => return failed(&scenario.id, cache_outcome, FailureClass::PlanRejected, m),
+            Err(e) => {
+                return failed(
+                    &scenario.id,
+                    cache_outcome,
+                    FailureClass::PlanRejected,
+                    e.to_string(),
+                );
+            }
         };
         // The facts planning saw each step change that are not its checks: what may prove it.
         let facts = steps
