@@ -211,6 +211,7 @@ impl Runner {
             ));
         }
         let mut result = self.redacted(result);
+        shared.site.forget_if_lost(&result);
         result.task = Some(scenario.task.clone());
         result.llm_calls = spend.calls.total();
         result.cost_micro_usd = spend.cost_micro_usd;

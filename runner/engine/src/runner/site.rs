@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use windup_model::Plan;
 use windup_model::sitemap::SiteMap;
+use windup_model::{ActionStatus, FailureClass, Plan, ScenarioResult, ScenarioStatus};
 
 use super::Runner;
 use super::selection::Planned;
@@ -41,6 +41,38 @@ impl Site {
     /// Whether the map says a cached plan will break.
     pub(super) fn at_risk(&self, plan: &Plan) -> Option<AtRisk> {
         self.map.as_ref().and_then(|m| at_risk(m, plan))
+    }
+
+    /// A scenario that failed at its first step, on a start page the map has never seen (no
+    /// page for its route, or one of another structure), most likely ran on something other
+    /// than the app (a base URL pointing at another live server): nothing it saw is learnt.
+    pub(super) fn forget_if_lost(&self, result: &ScenarioResult) {
+        let Some(map) = &self.map else {
+            return;
+        };
+        let failed_first = result.status == ScenarioStatus::Failed
+            && result.failure_class == Some(FailureClass::SelectorNotFound)
+            && result
+                .actions
+                .first()
+                .is_some_and(|a| a.status == ActionStatus::Failed);
+        if !failed_first {
+            return;
+        }
+        let Some((url, signature)) = self.collector.first_page(&result.scenario_id) else {
+            return;
+        };
+        let path = url::Url::parse(&url).map_or_else(|_| url.clone(), |u| u.path().to_string());
+        let known = map
+            .page_for(&path)
+            .is_some_and(|p| p.signature.is_none() || p.signature == signature);
+        if !known {
+            tracing::info!(
+                scenario_id = result.scenario_id,
+                "its first step failed on a start page the site map has never seen ({path}): nothing it saw is learnt"
+            );
+            self.collector.forget(&result.scenario_id);
+        }
     }
 }
 

@@ -39,6 +39,20 @@ impl Collector {
     pub fn take(&self) -> Vec<Seen> {
         std::mem::take(&mut *self.seen.lock().expect("collector lock"))
     }
+
+    /// The first page a scenario saw (its start page): URL and signature.
+    pub fn first_page(&self, scenario_id: &str) -> Option<(String, Option<String>)> {
+        let seen = self.seen.lock().expect("collector lock");
+        seen.iter()
+            .find(|s| s.scenario_id == scenario_id)
+            .map(|s| (s.url.clone(), s.signature.clone()))
+    }
+
+    /// Drops everything a scenario saw: none of it is learnt.
+    pub fn forget(&self, scenario_id: &str) {
+        let mut seen = self.seen.lock().expect("collector lock");
+        seen.retain(|s| s.scenario_id != scenario_id);
+    }
 }
 
 impl EventSink for Collector {

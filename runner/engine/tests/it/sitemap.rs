@@ -3,7 +3,8 @@
 //! generalised from three users' pages (one signature despite different texts, data and list
 //! lengths); the planner's slice deciding a direct `goto`; a cached
 //! plan reported at risk before its replay, and re-planned up front with `--replan-at-risk`
-//! (kept when that re-plan verifies nothing).
+//! (kept when that re-plan verifies nothing); a run pointed at another app by mistake merges
+//! nothing of it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -135,6 +136,51 @@ fn replays_of_the_example_app_build_its_site_map_and_an_unchanged_run_leaves_it_
     }
     let after = std::fs::read(dir.path().join("e2e/.windup/sitemap.json")).unwrap();
     assert_eq!(before, after);
+
+    // The base URL pointed at another live app by mistake: same paths, other pages. Every
+    // scenario fails at its first step, on a start page the map has never seen, and none of
+    // the other app's pages is merged; the plans that work on the right app stay.
+    let other = tempfile::tempdir().unwrap();
+    for page in ["login.html", "projects.html", "index.html"] {
+        std::fs::write(
+            other.path().join(page),
+            "<!doctype html><title>Other app</title><h1>Welcome</h1>\
+             <nav><a href=\"about.html\">About us</a> <button>Subscribe</button></nav>",
+        )
+        .unwrap();
+    }
+    let wrong = Server::start(other.path());
+    std::fs::write(
+        dir.path().join("windup.toml"),
+        format!("base_url = \"{}\"\n", wrong.base),
+    )
+    .unwrap();
+    let lost = run(Overrides {
+        require_cached: true,
+        ..Overrides::default()
+    });
+    for s in &lost.scenarios {
+        assert_eq!(s.status, ScenarioStatus::Failed, "{}", s.scenario_id);
+        assert_eq!(
+            s.failed_action_id.as_deref(),
+            Some("a1"),
+            "{}",
+            s.scenario_id
+        );
+        assert!(
+            dir.path()
+                .join(format!("e2e/.windup/cache/{}.json", s.scenario_id))
+                .exists(),
+            "{}: the working plan stays",
+            s.scenario_id
+        );
+    }
+    let after_wrong_app = std::fs::read(dir.path().join("e2e/.windup/sitemap.json")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&before),
+        String::from_utf8_lossy(&after_wrong_app),
+        "the other app's pages were merged"
+    );
 }
 
 fn site() -> Server {
