@@ -41,6 +41,9 @@ pub struct ExecContext<'a> {
     /// shows one element it may have become, so healing starts without waiting out the step's
     /// time. A page with nothing in its place is waited for as usual.
     pub early_heal: bool,
+    /// A run that verifies a plan: a passing one reads what the pages did in the background
+    /// (`Execution::baseline`). Other runs skip that call.
+    pub baseline: bool,
 }
 
 /// Where files come from and go: `upload` reads `<root>/e2e/files/<name>`; `download` saves

@@ -123,7 +123,7 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         _ => None,
     };
     let baseline = match &failure {
-        None if runner.session.is_alive() => Some(runner.background().await),
+        None if cx.baseline && runner.session.is_alive() => Some(runner.background().await),
         _ => None,
     };
     let evidence = match &failure {

@@ -6,6 +6,7 @@
 
 use windup_model::{FailureClass, ScenarioStatus};
 
+use super::execute::RunFor;
 use super::planning::Strictness;
 use super::selection::Planned;
 use super::shared::{RunShared, Storages};
@@ -158,7 +159,7 @@ impl Runner {
                 None,
                 &NoEvents,
                 shared.state_for(scenario).as_ref(),
-                false,
+                RunFor::Steps,
             )
             .await
         else {

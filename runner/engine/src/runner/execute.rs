@@ -17,21 +17,32 @@ use crate::fragments::Fragments;
 /// A context being opened in the background for the next scenario.
 pub(super) type Prefetched = tokio::task::JoinHandle<Result<crate::browser::Session, BrowserError>>;
 
+/// What a whole plan is run for, which decides what the executor does beside its steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RunFor {
+    /// What its steps show (proving, rewinding, auditing): nothing more.
+    Steps,
+    /// A cached plan's replay, which the runner heals: a renamed target ends the wait early.
+    Replay,
+    /// A plan about to be cached: what the pages did in the background is its baseline.
+    Verify,
+}
+
 impl Runner {
     /// Runs one plan in a fresh context and closes it; its downloads go under run `run_id`.
     #[expect(
         clippy::too_many_arguments,
         reason = "the per-run parts a context needs, each borrowed from a different owner"
     )]
-    pub async fn execute_plan(
+    pub(super) async fn execute_plan(
         &self,
         run_id: &str,
         scenario_id: &str,
         plan: &Plan,
         timeout: Duration,
         fragments: &Fragments,
-        prefetched: Option<Prefetched>,
         events: &dyn EventSink,
+        run_for: RunFor,
     ) -> Result<Execution, BrowserError> {
         let (execution, session) = self
             .execute_open(
@@ -40,10 +51,10 @@ impl Runner {
                 plan,
                 timeout,
                 fragments,
-                prefetched,
+                None,
                 events,
                 None,
-                false,
+                run_for,
             )
             .await?;
         let closing = std::time::Instant::now();
@@ -68,7 +79,7 @@ impl Runner {
         prefetched: Option<Prefetched>,
         events: &dyn EventSink,
         state: Option<&StorageState>,
-        early_heal: bool,
+        run_for: RunFor,
     ) -> Result<(Execution, Session), BrowserError> {
         let opened = std::time::Instant::now();
         let ready = match prefetched {
@@ -94,7 +105,8 @@ impl Runner {
             return Err(e);
         }
         let mut cx = self.exec_context(run_id, scenario_id, timeout, fragments, events);
-        cx.early_heal = early_heal;
+        cx.early_heal = run_for == RunFor::Replay && self.config.heal;
+        cx.baseline = run_for == RunFor::Verify;
         let execution = execute(&mut session, plan, &cx).await;
         Ok((execution, session))
     }
@@ -120,6 +132,7 @@ impl Runner {
             trace: self.config.trace,
             transfers: self.transfers(run_id),
             early_heal: false,
+            baseline: false,
         }
     }
 

@@ -9,6 +9,7 @@ use windup_model::sitemap::generalize_path;
 use windup_model::validate::fragment_from_json;
 use windup_model::{InputError, Plan, Problems, Scenario};
 
+use super::execute::RunFor;
 use super::{RunError, Runner};
 use crate::cache::{Lookup, PlanCache, Verified};
 use crate::events::EventSink;
@@ -275,8 +276,8 @@ impl Runner {
             plan,
             self.scenario_timeout(scenario),
             fragments,
-            None,
             events,
+            RunFor::Verify,
         )
         .await
         .map_err(RunError::Infrastructure)

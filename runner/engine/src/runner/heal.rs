@@ -220,13 +220,15 @@ impl Runner {
             .scenario_timeout(scenario)
             .saturating_sub(replay.duration)
             .max(Duration::from_secs(5));
-        let cx = self.exec_context(
+        let mut cx = self.exec_context(
             shared.run_id,
             &scenario.id,
             timeout,
             shared.fragments,
             shared.events,
         );
+        // The healed plan is cached from this run: its background is the baseline.
+        cx.baseline = true;
         // The rest of the plan runs on here while, in a fresh context, the plan runs without the
         // healed step (a healed step onto an element that does nothing would pass on weak
         // checks: the plan must fail without it); the heal needs both.

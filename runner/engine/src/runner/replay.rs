@@ -7,6 +7,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use windup_model::{CacheOutcome, InputError, Plan, Problems, Reviewed, RunReport};
 
+use super::execute::RunFor;
 use super::results::crashed;
 use super::{RunError, Runner};
 use crate::cache::{PlanCache, Verified};
@@ -103,8 +104,13 @@ impl Runner {
                 plan,
                 timeout,
                 &fragments,
-                None,
                 events,
+                // Saved (`--save`), the plan keeps the pages' background as its baseline.
+                if scenario.is_some() {
+                    RunFor::Verify
+                } else {
+                    RunFor::Steps
+                },
             )
             .await
         {

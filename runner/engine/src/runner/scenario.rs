@@ -19,6 +19,7 @@ use windup_model::{
 
 use super::Runner;
 use super::execute::Prefetched;
+use super::execute::RunFor;
 use super::heal::Healing;
 use super::planning::{self, Phases, Start, passed_steps};
 use super::protect;
@@ -291,7 +292,7 @@ impl Runner {
                 prefetched,
                 shared.events,
                 shared.state_for(scenario).as_ref(),
-                self.config.heal,
+                RunFor::Replay,
             )
             .await
         {
@@ -444,7 +445,7 @@ impl Runner {
                 None,
                 shared.events,
                 shared.state_for(scenario).as_ref(),
-                false,
+                RunFor::Steps,
             )
             .await
             .ok()?;

@@ -174,6 +174,7 @@ impl<'a> Run<'a> {
         let boundary = self.boundary();
         let cx = ExecContext {
             early_heal: false,
+            baseline: false,
             scenario_id: &plan.scenario_id,
             boundary: &boundary,
             timeouts: self.timeouts,

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use windup_model::{Action, FailureClass, InputError, Plan, Scenario, ScenarioResult};
 
 use super::super::Runner;
+use super::super::execute::RunFor;
 use super::super::results::{crashed, failed};
 use super::super::setup::Planning;
 use super::super::shared::RunShared;
@@ -182,7 +183,7 @@ impl Runner {
                 None,
                 shared.events,
                 shared.state_for(scenario).as_ref(),
-                false,
+                RunFor::Verify,
             )
             .await
         {

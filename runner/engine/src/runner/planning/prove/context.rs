@@ -8,6 +8,7 @@ use tokio::time::Instant;
 use windup_model::{Action, CacheOutcome, Expect, Scenario, ScenarioResult};
 
 use super::super::super::Runner;
+use super::super::super::execute::RunFor;
 use super::super::super::results::{crashed, failed};
 use super::super::super::shared::RunShared;
 use super::super::observe::{RunOn, steps_plan};
@@ -119,7 +120,7 @@ impl Runner {
                 None,
                 &NoEvents,
                 shared.state_for(scenario).as_ref(),
-                false,
+                RunFor::Steps,
             )
             .await
             .map_err(|e| crashed(&scenario.id, CacheOutcome::Miss, e))?;
