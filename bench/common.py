@@ -5,6 +5,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The bundled example's admin account (examples/acme/e2e/manifest.yaml names these variables;
+# the demo app checks these values in its own page).
+ACME_CREDENTIALS = {"ACME_ADMIN_EMAIL": "admin@acme.test",
+                    "ACME_ADMIN_PASSWORD": "correct horse battery staple"}
+
 
 def fixtures():
     """Installs the registry fixtures (scripts/fetch-fixtures.sh) and returns their paths."""
@@ -55,3 +60,14 @@ def static_server(root):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(0.5)
     return server, f"http://127.0.0.1:{port}/"
+
+
+def machine_made(entry_file, by):
+    """Marks a cache entry's plan as made by `by` (a model), not reviewed: a run may then heal
+    it in place. `windup replay --save` and the committed plans make a person's plan, whose
+    heal is only proposed."""
+    import json
+    entry = json.loads(Path(entry_file).read_text())
+    entry.pop("reviewed", None)
+    entry["plan"]["generated_by"] = by
+    Path(entry_file).write_text(json.dumps(entry))

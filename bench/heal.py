@@ -11,11 +11,10 @@ same for another windup (an older build) in the same run. Never run in CI.
 import argparse, json, os, shutil, statistics, subprocess, sys, tempfile
 from pathlib import Path
 
-from common import chromium, static_server, windup_binary
+from common import ACME_CREDENTIALS, chromium, machine_made, static_server, windup_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 ACME = ROOT / "examples/acme"
-CREDENTIALS = {"ACME_ADMIN_EMAIL": "admin@acme.test", "ACME_ADMIN_PASSWORD": "correct horse battery staple"}
 ID = "archive-project"
 
 
@@ -23,11 +22,7 @@ def project(tmp):
     """The example with its plan for ID marked as made by a model, so a heal replaces it."""
     proj = tmp / "project"
     shutil.copytree(ACME, proj)
-    entry_file = proj / f"e2e/.windup/cache/{ID}.json"
-    entry = json.loads(entry_file.read_text())
-    entry["plan"]["generated_by"] = "bench/heal"
-    entry.pop("reviewed", None)
-    entry_file.write_text(json.dumps(entry))
+    machine_made(proj / f"e2e/.windup/cache/{ID}.json", "bench/heal")
     shutil.copytree(proj / "e2e/.windup", tmp / "cache.orig")
     renamed = tmp / "renamed"
     shutil.copytree(ACME / "app", renamed)
@@ -60,7 +55,7 @@ def main():
         builds["before"] = a.before
     browser = chromium()
     env = {k: v for k, v in os.environ.items() if not k.startswith("WINDUP_")}
-    env.update(CREDENTIALS, WINDUP_CHROMIUM=browser)
+    env.update(ACME_CREDENTIALS, WINDUP_CHROMIUM=browser)
     tmp = Path(tempfile.mkdtemp(prefix="windup-heal-"))
     proj, renamed = project(tmp)
     ok_server, ok = static_server(proj / "app")

@@ -30,7 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from common import fixtures, free_port, windup_binary
+from common import ACME_CREDENTIALS as CREDENTIALS, fixtures, free_port, machine_made, windup_binary
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "bench/triage-set/cases.json"
@@ -39,7 +39,6 @@ ACME = ROOT / "examples/acme"
 TODOMVC_PLAN = ROOT / "runner/engine/tests/plans/todomvc.json"
 MINIWOB_PLANS = ROOT / "runner/engine/tests/plans/miniwob"
 VERDICTS = ["app_changed", "app_broken", "test_outdated", "environment", "unknown"]
-CREDENTIALS = {"ACME_ADMIN_EMAIL": "admin@acme.test", "ACME_ADMIN_PASSWORD": "correct horse battery staple"}
 TOML = """base_url = "{base}"
 
 [timeouts]
@@ -232,11 +231,7 @@ def run_case(case, apps, site, base, windup, env, tmp):
             return res
         # `replay --save` marks the plan as a person's (protected: a heal of it is only proposed).
         # Healing is measured on a machine-made plan, which a heal replaces, as in a planned run.
-        entry_file = proj / "e2e/.windup/cache" / f"{case['id']}.json"
-        entry = json.loads(entry_file.read_text())
-        entry.pop("reviewed", None)
-        entry["plan"]["generated_by"] = "bench/triage-set"
-        entry_file.write_text(json.dumps(entry))
+        machine_made(proj / "e2e/.windup/cache" / f"{case['id']}.json", "bench/triage-set")
         shutil.copytree(proj / "e2e/.windup", proj / "windup-cache.orig")
         mutation = case["mutation"]
         site.set(case["app"], mutation)
