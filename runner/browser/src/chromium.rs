@@ -21,6 +21,7 @@ use super::error::BrowserError;
 use super::launch::{BrowserOptions, Launched, kill_pid, launch};
 use super::pool::{InUse, TabPool};
 use super::popup_hold::PopupHold;
+use super::profile::Profile;
 use super::session::Session;
 
 /// Who started the browser, and so whether Windup may end it.
@@ -30,7 +31,7 @@ pub(super) enum Owner {
         /// Boxed: the process handle is large beside an attached browser's URL.
         child: Box<tokio::sync::Mutex<tokio::process::Child>>,
         pid: Option<u32>,
-        _profile: tempfile::TempDir,
+        _profile: Profile,
     },
     /// Someone else did, and Windup attached to it at `url`.
     Attached {

@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 use super::cdp::target::SetDiscoverTargets;
 use super::connection::Connection;
 use super::error::BrowserError;
+use super::profile::Profile;
 use super::transport::Transport;
 use crate::child_env::ChildEnv;
 
@@ -243,7 +244,7 @@ pub(super) struct Launched {
     pub child: tokio::process::Child,
     pub pid: Option<u32>,
     /// Its throwaway profile folder, removed when dropped.
-    pub profile: tempfile::TempDir,
+    pub profile: Profile,
 }
 
 /// Starts Chromium in a throwaway profile and waits for it to answer.
@@ -254,10 +255,8 @@ pub(super) async fn launch(options: &BrowserOptions) -> Result<Launched, Browser
         path: executable.display().to_string(),
         detail,
     };
-    let profile = tempfile::Builder::new()
-        .prefix("windup-chromium-")
-        .tempdir()
-        .map_err(|e| failed(format!("could not create a profile folder: {e}")))?;
+    let profile =
+        Profile::new().map_err(|e| failed(format!("could not create a profile folder: {e}")))?;
     if let Some(user) = options.run_as {
         user.own(profile.path(), 0o700).map_err(|e| {
             failed(format!(

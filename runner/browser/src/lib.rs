@@ -45,6 +45,7 @@ mod network_log;
 mod page_events;
 mod pool;
 mod popup_hold;
+mod profile;
 mod remote_frames;
 mod session;
 #[cfg(feature = "test-access")]
