@@ -113,7 +113,7 @@
      */
     function heal(parts) {
       const ctx = newCtx();
-      const none = { rule: null, total: 0, candidates: [] };
+      const none = { rule: null, total: 0, candidates: [], still_ms: 0 };
       if (resolve(parts, ctx).length) return none;
       const last = parts[parts.length - 1];
       let rule = null;
@@ -151,5 +151,25 @@
         name: truncate(accessibleName(el, ctx) || '', 120),
         type: htmlTag(el) === 'input' ? inputType(el) : null,
       }));
-      return { rule, total: pool.length, candidates };
+      return { rule, total: pool.length, candidates, still_ms: stillFor() };
+    }
+
+    /** When this document last changed, as the observer `stillFor` sets up saw it. */
+    let documentChangedAt = null;
+
+    /**
+     * How long this document has been unchanged (no node added, removed or edited, no attribute
+     * or text changed), in milliseconds: 0 on the first call in a document, which sets up the
+     * observer that measures it from then on. A page that stopped changing around a missing
+     * target offers its heal candidate for good.
+     */
+    function stillFor() {
+      const now = perfNow();
+      if (documentChangedAt === null) {
+        documentChangedAt = now;
+        new MutationObserver(() => { documentChangedAt = perfNow(); })
+          .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+        return 0;
+      }
+      return Math.max(0, Math.round(now - documentChangedAt));
     }

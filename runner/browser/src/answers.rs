@@ -161,6 +161,10 @@ pub struct HealCandidates {
     pub total: u32,
     /// The first of them.
     pub candidates: Vec<HealCandidate>,
+    /// How long the document has been unchanged, in milliseconds, when candidates were looked
+    /// for: 0 the first time in a document (that call starts watching it).
+    #[serde(default)]
+    pub still_ms: u64,
 }
 
 /// What the page showed for a [`super::injected::CheckSpec`]: one field per postcondition asked.

@@ -7,11 +7,15 @@ use std::time::Duration;
 /// milliseconds: short at first (most pages answer a step within a task or two), then 100 ms.
 const POLL_MS: [u64; 7] = [0, 2, 5, 10, 20, 50, 100];
 
-/// How long a replayed step's target must stay missing from a quiet page, with the same single
-/// element in its place each time the page is asked, before healing starts without waiting out
-/// the step's time (`ExecContext::early_heal`): the page is asked after this long, and once more
-/// this long later.
-pub const SETTLED: Duration = Duration::from_millis(250);
+/// How long a replayed step's target must stay missing from a quiet page (no request waiting),
+/// with its document unchanged and the same single element in its place at two asks this far
+/// apart, before healing starts without waiting out the step's time (`ExecContext::early_heal`).
+pub const STILL: Duration = Duration::from_millis(100);
+
+/// How long the same single element in a missing target's place is enough on its own, while
+/// the rest of the document keeps changing (a clock, an animation): healing starts once the
+/// target has been missing this long.
+pub const SETTLED: Duration = Duration::from_millis(500);
 
 /// The pause before look `attempt + 1` at the page.
 pub fn poll_pause(attempt: usize) -> Duration {

@@ -284,10 +284,17 @@ impl Runner<'_, '_> {
                     if matches!(other, Located::NotFound { hidden: 0 }) {
                         if self.cx.early_heal && select_value.is_none() && missing.due(self.session)
                         {
-                            let candidate = self.heal_candidate(locator).await;
-                            if missing.offered(candidate) {
+                            let (candidate, still) = self.heal_candidate(locator).await;
+                            if missing.offered(candidate, still) {
                                 // Stopped now, not timed out: the step's own class.
                                 let now = Instant::now();
+                                tracing::debug!(
+                                    "{id}: the target is missing from a settled page that offers one element in its place; stopped after {:?}",
+                                    missing
+                                        .since
+                                        .map(|s| now.duration_since(s))
+                                        .unwrap_or_default()
+                                );
                                 return Err(self.not_acquired(locator, Some(other), id, now).await);
                             }
                         }
@@ -391,43 +398,50 @@ impl Missing {
     }
 
     /// Whether it is time to ask the page for a candidate: the target missing from a quiet
-    /// page for [`crate::timeouts::SETTLED`], and as long since the last ask.
+    /// page (no request waiting), and [`crate::timeouts::STILL`] since the last ask.
     fn due(&mut self, session: &crate::browser::Session) -> bool {
         let now = Instant::now();
         if !session.network_quiet() {
             self.reset();
             return false;
         }
-        let since = *self.since.get_or_insert(now);
-        let settled = crate::timeouts::SETTLED;
-        now.duration_since(since) >= settled
-            && self
-                .asked
-                .as_ref()
-                .is_none_or(|(at, _)| now.duration_since(*at) >= settled)
+        self.since.get_or_insert(now);
+        self.asked
+            .as_ref()
+            .is_none_or(|(at, _)| now.duration_since(*at) >= crate::timeouts::STILL)
     }
 
-    /// Notes what the page offered now; true when it is the one it offered last time too (the
-    /// page has stopped changing where the target was).
-    fn offered(&mut self, candidate: Option<String>) -> bool {
+    /// Notes what the page offered now; true when the page has stopped changing where the
+    /// target was: the same single element as at the last ask, and the document unchanged
+    /// since (for [`crate::timeouts::STILL`]), or the target missing for
+    /// [`crate::timeouts::SETTLED`] while the rest of the page keeps moving.
+    fn offered(&mut self, candidate: Option<String>, still: Duration) -> bool {
+        let now = Instant::now();
         let same = candidate.is_some()
             && self
                 .asked
                 .as_ref()
                 .is_some_and(|(_, before)| *before == candidate);
-        self.asked = Some((Instant::now(), candidate));
-        same
+        let long = self
+            .since
+            .is_some_and(|since| now.duration_since(since) >= crate::timeouts::SETTLED);
+        self.asked = Some((now, candidate));
+        same && (still >= crate::timeouts::STILL || long)
     }
 }
 
 impl Runner<'_, '_> {
     /// The one element a missing target may have become, by the healing rules, as its
-    /// selector; none when the page offers none or several.
-    async fn heal_candidate(&self, locator: &Locator) -> Option<String> {
-        let found = locator.heal_candidates(self.session).await.ok()?;
+    /// selector (none when the page offers none or several), and how long the document has
+    /// been unchanged.
+    async fn heal_candidate(&self, locator: &Locator) -> (Option<String>, Duration) {
+        let Ok(found) = locator.heal_candidates(self.session).await else {
+            return (None, Duration::ZERO);
+        };
+        let still = Duration::from_millis(found.still_ms);
         match (found.rule, found.total, found.candidates.as_slice()) {
-            (Some(_), 1, [one]) => Some(one.selector.clone()),
-            _ => None,
+            (Some(_), 1, [one]) => (Some(one.selector.clone()), still),
+            _ => (None, still),
         }
     }
 }

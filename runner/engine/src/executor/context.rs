@@ -37,9 +37,10 @@ pub struct ExecContext<'a> {
     /// Where `upload` reads files and `download` saves them.
     pub transfers: Transfers,
     /// A replay the runner heals: a target missing from a page that has settled (no request
-    /// waiting, the target gone for [`crate::timeouts::SETTLED`]) fails at once when the page
-    /// shows one element it may have become, so healing starts without waiting out the step's
-    /// time. A page with nothing in its place is waited for as usual.
+    /// waiting, the document unchanged for [`crate::timeouts::STILL`], or the target gone for
+    /// [`crate::timeouts::SETTLED`]) fails at once when the page shows the same one element it
+    /// may have become twice, so healing starts without waiting out the step's time. A page
+    /// with nothing in its place is waited for as usual.
     pub early_heal: bool,
     /// A run that verifies a plan: a passing one reads what the pages did in the background
     /// (`Execution::baseline`). Other runs skip that call.

@@ -127,7 +127,12 @@ async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: boo
         _ => None,
     };
     let evidence = match &failure {
-        Some(f) if runner.session.is_alive() => Some(runner.capture(f, final_url.clone()).await),
+        Some(f) if runner.session.is_alive() => {
+            let t = std::time::Instant::now();
+            let captured = runner.capture(f, final_url.clone()).await;
+            tracing::debug!("the failure's evidence captured in {:?}", t.elapsed());
+            Some(captured)
+        }
         Some(f) => Some(Captured {
             evidence: windup_model::Evidence {
                 action_id: f.action_id.clone(),

@@ -232,15 +232,24 @@ impl Runner {
         // The rest of the plan runs on here while, in a fresh context, the plan runs without the
         // healed step (a healed step onto an element that does nothing would pass on weak
         // checks: the plan must fail without it); the heal needs both.
+        let started = std::time::Instant::now();
+        let wait = needed_wait(replay, self.config.timeouts.action);
         let (rest_run, needed) = futures::join!(
-            execute_steps(&mut session, &rest, &cx),
-            self.step_needed(
-                scenario,
-                &healed.actions,
-                index,
-                shared,
-                needed_wait(replay, self.config.timeouts.action),
-            )
+            async {
+                let run = execute_steps(&mut session, &rest, &cx).await;
+                tracing::debug!("heal: the rest of the plan ran in {:?}", started.elapsed());
+                run
+            },
+            async {
+                let needed = self
+                    .step_needed(scenario, &healed.actions, index, shared, wait)
+                    .await;
+                tracing::debug!(
+                    "heal: the run without the healed step ended in {:?} (its checks wait {wait:?})",
+                    started.elapsed()
+                );
+                needed
+            }
         );
         phases.add(&rest_run);
         if let Some(f) = &rest_run.failure {
@@ -461,7 +470,7 @@ fn needed_wait(replay: &Execution, action: Duration) -> Duration {
 }
 
 /// The least the run without a healed step waits for a check that held with it.
-const NEEDED_WAIT_FLOOR: Duration = Duration::from_millis(500);
+const NEEDED_WAIT_FLOOR: Duration = Duration::from_millis(200);
 
 /// A healed replay's failure and step diff, as evidence.
 fn heal_evidence(replay: &Execution, diff: &str, run_id: &str) -> Invalidation {
@@ -519,6 +528,7 @@ mod tests {
                     input_type: t.map(str::to_string),
                 })
                 .collect(),
+            still_ms: 0,
         }
     }
 
