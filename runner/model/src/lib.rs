@@ -1,8 +1,9 @@
 //! Windup's machine-readable formats and their rules.
 //!
-//! Every on-disk format carries a version field. To change a format: bump its version constant,
-//! keep reading the previous version or say clearly that it is not read, regenerate `schemas/`
-//! (`cargo test -p windup-model` fails until you do), and note the change in ARCHITECTURE.md.
+//! Every on-disk format but the scenario carries a version field. To change a format: bump its
+//! version constant, keep reading the previous version or say clearly that it is not read,
+//! regenerate `schemas/` (`cargo test -p windup-model` fails until you do), and update the
+//! formats table in ARCHITECTURE.md ("Changing a format").
 //!
 //! The feature `validate` (on by default) adds reading files against the JSON Schemas
 //! (`validate`, `schema`, with `jsonschema`). The dashboard turns it off: it receives the types
