@@ -7,7 +7,7 @@ use tokio::time::Instant;
 use windup_model::{Action, ActionType, FailureClass, keys::parse_chord};
 
 use super::outcome::{Failure, browser_failure, fail};
-use super::steps::{Runner, Timing};
+use super::steps::{Executor, Timing};
 use super::typing::Typing;
 use crate::browser::{BrowserError, Realm, injected};
 use crate::locator::{Located, Locator};
@@ -27,7 +27,7 @@ struct Acquired {
     realm: Option<Realm>,
 }
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// The step's target as a locator, noted as the one a failure names; a selector that does
     /// not parse is the plan's fault.
     pub(super) fn target_locator(&mut self, action: &Action, id: &str) -> Result<Locator, Failure> {
@@ -430,7 +430,7 @@ impl Missing {
     }
 }
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// The one element a missing target may have become, by the healing rules, as its
     /// selector (none when the page offers none or several), and how long the document has
     /// been unchanged.

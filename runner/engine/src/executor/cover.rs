@@ -14,7 +14,7 @@ use windup_model::Part;
 
 use futures::future::BoxFuture;
 
-use super::steps::{Runner, SecretField};
+use super::steps::{Executor, SecretField};
 use crate::browser::injected::{self, TextRun};
 use crate::browser::{BrowserError, Realm, Session};
 use crate::locator::{Locator, scopes};
@@ -57,7 +57,7 @@ pub(super) enum CoverError {
     Uncovered { uncovered: u32 },
 }
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// Remembers a field about to be typed into from a credential, and the value, so that both
     /// are covered before any screenshot.
     pub(super) async fn remember_secret(&mut self, locator: &Locator, value: &str) {

@@ -5,13 +5,13 @@
 
 use super::context::Screenshots;
 use super::outcome::{Captured, Failure};
-use super::steps::Runner;
+use super::steps::Executor;
 use crate::browser::injected;
 
 /// Characters of accessibility snapshot kept as evidence.
 const EVIDENCE_SNAPSHOT_CHARS: usize = 6_000;
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// Evidence at the failing step: URL, target diagnosis, accessibility snapshot, page errors,
     /// failed requests and a screenshot with every credential covered. Best effort:
     /// a page that cannot give a part leaves it out.

@@ -5,12 +5,12 @@ use tokio::time::Instant;
 use windup_model::{Action, FailureClass};
 
 use super::outcome::{Failure, fail};
-use super::steps::{Runner, Timing};
+use super::steps::{Executor, Timing};
 
 /// Nested `use` deeper than this is a loop the fragment checks missed.
 const MAX_FRAGMENT_DEPTH: usize = 8;
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// A `use` step at nesting `depth`.
     pub(super) async fn use_fragment(
         &mut self,

@@ -6,12 +6,12 @@ use tokio::time::Instant;
 use windup_model::{Action, FailureClass};
 
 use super::outcome::{Failure, fail};
-use super::steps::{Runner, Timing};
+use super::steps::{Executor, Timing};
 use crate::browser::NavError;
 use crate::events::Event;
 use crate::signature;
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// Opens the plan's start URL; returns the start page's signature.
     pub(super) async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
         let url = self

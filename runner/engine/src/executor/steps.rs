@@ -25,7 +25,7 @@ pub(super) struct SecretField {
 }
 
 /// One execution in progress.
-pub(super) struct Runner<'s, 'c> {
+pub(super) struct Executor<'s, 'c> {
     pub session: &'s mut Session,
     pub cx: &'c ExecContext<'c>,
     start: Instant,
@@ -69,7 +69,7 @@ pub async fn execute_steps(session: &mut Session, plan: &Plan, cx: &ExecContext<
 
 async fn run(session: &mut Session, plan: &Plan, cx: &ExecContext<'_>, open: bool) -> Execution {
     let start = Instant::now();
-    let mut runner = Runner {
+    let mut runner = Executor {
         session,
         cx,
         start,
@@ -176,7 +176,7 @@ fn ms(d: Duration) -> u64 {
     d.as_millis() as u64
 }
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     pub(super) fn emit(&self, event: Event) {
         self.cx.events.on_event(&event);
     }

@@ -10,7 +10,7 @@
 use windup_model::{Rect, TraceFrame};
 
 use super::outcome::FrameShot;
-use super::steps::Runner;
+use super::steps::Executor;
 
 /// The widest a frame's picture is, in pixels (a wider viewport is scaled down).
 pub const FRAME_WIDTH: u32 = 320;
@@ -23,7 +23,7 @@ pub const MAX_FRAMES: usize = 60;
 /// The most bytes of pictures one execution keeps.
 pub const MAX_TRACE_BYTES: usize = 1024 * 1024;
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// Records the frame of the step whose result is `self.results[index]`.
     pub(super) async fn trace_frame(&mut self, index: usize) {
         let target_box = self.target_box.take();

@@ -10,12 +10,12 @@ use windup_model::plan::file_name_problem;
 use windup_model::{Action, ActionType, DownloadExpect, Downloaded, FailureClass, InputError};
 
 use super::outcome::{Failure, browser_failure, fail};
-use super::steps::{Runner, Timing};
+use super::steps::{Executor, Timing};
 use crate::browser::injected::{FileInput, download_started, file_input};
 use crate::browser::{BrowserError, DownloadError};
 use crate::project::Layout;
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// `upload`: every named file must be in `e2e/files/`; then they are set on the input.
     pub(super) async fn upload_step(
         &mut self,

@@ -11,7 +11,7 @@
 use windup_model::{Action, FailureClass, keys::parse_chord};
 
 use super::outcome::{Failure, browser_failure, fail};
-use super::steps::Runner;
+use super::steps::Executor;
 use crate::browser::BrowserError;
 use crate::locator::{Focus, Locator, SetValue};
 use crate::secrets::FieldFacts;
@@ -27,7 +27,7 @@ pub(super) struct Typing<'l> {
     pub field: FieldFacts,
 }
 
-impl Runner<'_, '_> {
+impl Executor<'_, '_> {
     /// A `fill`: a credential set on its field, or a plain value typed into it.
     pub(super) async fn fill(
         &mut self,
