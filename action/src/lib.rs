@@ -21,7 +21,7 @@ use windup_engine::config::{Config, Overrides};
 use windup_engine::env::ChildEnv;
 use windup_engine::events::{Event, EventSink};
 use windup_engine::reporters::{self, ReportFormat, ReportSpec};
-use windup_engine::runner::{RunError, Runner, Selection};
+use windup_engine::runner::{Ended, RunError, Runner, Selection, run_to_end};
 use windup_model::{
     CacheOutcome, CiInfo, ExitCode, GitInfo, InputError, Problems, RunReport, ScenarioStatus,
 };
@@ -306,19 +306,14 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         Ok(r) => r,
         Err(p) => return problems(&p, &ctx.workspace),
     };
-    let outcome = tokio::select! {
-        outcome = runner.run_selected(&selection, &Log) => outcome,
-        signal = interrupted() => {
-            println!("interrupted ({signal}): closing the browser");
-            runner.close().await;
+    let mut report = match run_to_end(&runner, runner.run_selected(&selection, &Log)).await {
+        Ended::Stopped(signal) => {
+            println!("interrupted ({signal}): the browser is closed");
             return ExitCode::Interrupted;
         }
-    };
-    runner.close().await;
-    let mut report = match outcome {
-        Ok(r) => r,
-        Err(RunError::Input(p)) => return problems(&p, &ctx.workspace),
-        Err(RunError::Infrastructure(e)) => {
+        Ended::Ran(Ok(r)) => r,
+        Ended::Ran(Err(RunError::Input(p))) => return problems(&p, &ctx.workspace),
+        Ended::Ran(Err(RunError::Infrastructure(e))) => {
             println!(
                 "{}",
                 error_command(None, "windup: the run could not start", &e.to_string())
@@ -543,21 +538,6 @@ fn relative(workspace: &Path, path: &Path) -> String {
         Ok(rel) if rel.as_os_str().is_empty() => ".".into(),
         Ok(rel) => rel.display().to_string(),
         Err(_) => path.display().to_string(),
-    }
-}
-
-/// Ctrl-C or SIGTERM (a cancelled job).
-async fn interrupted() -> &'static str {
-    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
-            return "interrupt";
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => "interrupt",
-        _ = term.recv() => "terminated",
     }
 }
 

@@ -21,7 +21,7 @@ use clap::{Args, Parser, Subcommand};
 use windup_engine::config::{Config, Overrides};
 use windup_engine::fsutil::read_capped;
 use windup_engine::reporters::{self, ReportSpec};
-use windup_engine::runner::{RunError, Runner, Selection, parse_shard};
+use windup_engine::runner::{Ended, RunError, Runner, Selection, parse_shard, run_to_end};
 use windup_model::limits::InputFile;
 use windup_model::validate::{plan_from_json, too_large};
 use windup_model::{ExitCode, Problems, RunReport};
@@ -492,23 +492,21 @@ where
                 return ExitCode::BadInput;
             }
         };
-        // Ctrl-C must not leave Chromium running behind us (nor, attached, our tabs in it).
-        let outcome = tokio::select! {
-            outcome = run(&runner, &terminal) => outcome,
-            _ = tokio::signal::ctrl_c() => {
-                eprintln!("\ninterrupted: closing the browser (an attached one: only Windup's tabs)");
-                runner.close().await;
-                return ExitCode::Interrupted;
+        // Ctrl-C or SIGTERM must not leave Chromium running behind us (nor, attached, our
+        // tabs in it): the browser is closed however the run ends.
+        match run_to_end(&runner, run(&runner, &terminal)).await {
+            Ended::Stopped(signal) => {
+                eprintln!(
+                    "\n{signal}: the browser is closed (an attached one: only Windup's tabs)"
+                );
+                ExitCode::Interrupted
             }
-        };
-        runner.close().await;
-        match outcome {
-            Ok(value) => finish(value, &terminal, &reports),
-            Err(RunError::Input(p)) => {
+            Ended::Ran(Ok(value)) => finish(value, &terminal, &reports),
+            Ended::Ran(Err(RunError::Input(p))) => {
                 print_problems(&p);
                 ExitCode::BadInput
             }
-            Err(RunError::Infrastructure(e)) => {
+            Ended::Ran(Err(RunError::Infrastructure(e))) => {
                 eprintln!("error: the run could not start: {e}");
                 ExitCode::Infrastructure
             }
