@@ -59,7 +59,7 @@ pub fn parse_cdp_url(file: &str, field: &str, raw: &str) -> Result<url::Url, Inp
 
 /// What `/json/version` answers; only what the preflight reads.
 #[derive(Debug, Deserialize)]
-struct JsonVersion {
+pub(super) struct JsonVersion {
     /// `Chrome/156.0.8078.114`, `HeadlessChrome/…`.
     #[serde(rename = "Browser")]
     browser: String,
@@ -175,7 +175,7 @@ const UNREACHABLE_FIX: &str = "start a debug browser with `windup browser` (it p
 const NOT_CHROMIUM_FIX: &str = "point --cdp-url at a Chromium started with --remote-debugging-port (its http://127.0.0.1:PORT address), such as the one `windup browser` prints";
 
 /// GETs `/json/version` at the URL's host and port.
-async fn json_version(url: &url::Url, given: &str) -> Result<JsonVersion, BrowserError> {
+pub(super) async fn json_version(url: &url::Url, given: &str) -> Result<JsonVersion, BrowserError> {
     let wrong = |problem: String, fix: &str| BrowserError::Attach {
         url: given.to_string(),
         problem,

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::Duration;
 
+use super::attach::json_version;
 use super::launch::{StderrTail, drain_stderr, find_chromium};
 
 /// How to start the debug browser.
@@ -99,7 +100,9 @@ pub struct DebugBrowser {
 
 impl DebugBrowser {
     /// Checks the port and the profile, starts Chromium and waits until its debugging port is
-    /// open (read from the profile's `DevToolsActivePort`, so a port of 0 becomes the real one).
+    /// open: a given port once it answers `/json/version` as Chromium's (Chromium writes no
+    /// `DevToolsActivePort` for one); a port of 0 as the profile's `DevToolsActivePort` names
+    /// the real one.
     pub async fn start(options: &DebugOptions) -> Result<DebugBrowser, DebugError> {
         let executable =
             find_chromium(options.executable.as_ref(), false).ok_or(DebugError::NotFound)?;
@@ -136,6 +139,9 @@ impl DebugBrowser {
         let port = loop {
             if let Some(port) = read_active_port(&active_port) {
                 break port;
+            }
+            if options.port != 0 && answers_on(options.port).await {
+                break options.port;
             }
             if let Ok(Some(status)) = child.try_wait() {
                 if let Some((_, task)) = stderr {
@@ -284,6 +290,18 @@ fn lock_holder(profile: &Path) -> Option<String> {
 }
 
 /// The port in `DevToolsActivePort` (its first line), once Chromium has written it.
+/// Whether Chromium's debugging port answers on `port` (its `/json/version`).
+async fn answers_on(port: u16) -> bool {
+    if tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        return false;
+    }
+    let url = url::Url::parse(&format!("http://127.0.0.1:{port}")).expect("a loopback URL");
+    json_version(&url, url.as_str()).await.is_ok()
+}
+
 fn read_active_port(path: &Path) -> Option<u16> {
     let text = std::fs::read_to_string(path).ok()?;
     text.lines().next()?.trim().parse().ok().filter(|p| *p != 0)

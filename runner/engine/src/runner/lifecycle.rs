@@ -1,10 +1,12 @@
 //! One run's life, the same for every door that runs scenarios (the CLI's `run` and `replay`,
-//! the Action): the work goes on until it ends or the process is told to stop (Ctrl-C, or the
-//! SIGTERM a CI runner sends a cancelled job), and the browser is closed either way, an attached
+//! the Action): the work goes on until it ends or the process is told to stop (Ctrl-C, the SIGTERM a
+//! CI runner sends a cancelled job, or the SIGHUP of a closed terminal), and the browser is closed either way, an attached
 //! one left with only its own tabs gone. The doors read their inputs before and write their
 //! outputs after; this is the part between, which each used to rebuild.
 
 use std::future::Future;
+
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use super::{RunError, Runner};
 
@@ -13,8 +15,8 @@ use super::{RunError, Runner};
 pub enum Ended<T> {
     /// The work ran to its end; its outcome may still be a [`RunError`].
     Ran(Result<T, RunError>),
-    /// The process was told to stop first (`"interrupt"` or `"terminated"`): the work was
-    /// dropped where it stood.
+    /// The process was told to stop first ([`StopSignals`]): the work was dropped where it
+    /// stood.
     Stopped(&'static str),
 }
 
@@ -24,24 +26,50 @@ pub async fn run_to_end<T>(
     runner: &Runner,
     work: impl Future<Output = Result<T, RunError>>,
 ) -> Ended<T> {
+    let mut signals = StopSignals::listen();
     let ended = tokio::select! {
         outcome = work => Ended::Ran(outcome),
-        signal = stop_signal() => Ended::Stopped(signal),
+        signal = signals.requested() => Ended::Stopped(signal),
     };
     runner.close().await;
     ended
 }
 
-/// Ctrl-C (`"interrupt"`) or SIGTERM (`"terminated"`), whichever comes first; Ctrl-C alone
-/// where SIGTERM cannot be listened for.
-pub async fn stop_signal() -> &'static str {
-    use tokio::signal::unix::{SignalKind, signal};
-    let Ok(mut term) = signal(SignalKind::terminate()) else {
-        let _ = tokio::signal::ctrl_c().await;
-        return "interrupt";
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => "interrupt",
-        _ = term.recv() => "terminated",
+/// The signals that tell Windup to stop: Ctrl-C (`"interrupt"`), SIGTERM (`"terminated"`, a CI
+/// runner cancelling the job) and SIGHUP (`"hung up"`, a closed terminal). Listened for from
+/// [`StopSignals::listen`] on, so one sent after it never takes its default action (an exit
+/// that would leave Chromium running).
+pub struct StopSignals {
+    interrupt: Option<Signal>,
+    terminate: Option<Signal>,
+    hangup: Option<Signal>,
+}
+
+impl StopSignals {
+    /// Starts listening (a signal that cannot be listened for keeps its default action).
+    pub fn listen() -> StopSignals {
+        StopSignals {
+            interrupt: signal(SignalKind::interrupt()).ok(),
+            terminate: signal(SignalKind::terminate()).ok(),
+            hangup: signal(SignalKind::hangup()).ok(),
+        }
+    }
+
+    /// The first of them to come, by name.
+    pub async fn requested(&mut self) -> &'static str {
+        async fn on(signal: Option<&mut Signal>, name: &'static str) -> &'static str {
+            match signal {
+                Some(s) => {
+                    s.recv().await;
+                    name
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            name = on(self.interrupt.as_mut(), "interrupt") => name,
+            name = on(self.terminate.as_mut(), "terminated") => name,
+            name = on(self.hangup.as_mut(), "hung up") => name,
+        }
     }
 }

@@ -45,7 +45,7 @@ pub use bench::BenchReport;
 pub use drive::Drive;
 pub use error::RunError;
 pub use extract::{Extract, Extracted};
-pub use lifecycle::{Ended, run_to_end, stop_signal};
+pub use lifecycle::{Ended, StopSignals, run_to_end};
 pub use mutants::Mutant;
 pub use selection::{Selection, parse_shard, shard_of};
 pub use setup::Runner;
