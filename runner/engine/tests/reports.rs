@@ -361,7 +361,7 @@ fn project() -> tempfile::TempDir {
 
 #[test]
 fn junit_snapshot() {
-    insta::assert_snapshot!("junit", junit::render(&fixed()).unwrap());
+    insta::assert_snapshot!("junit", junit::render(&fixed(), None).unwrap());
 }
 
 #[test]
@@ -461,7 +461,7 @@ fn page_text_cannot_inject_markup_into_html() {
 
 #[test]
 fn page_text_cannot_inject_markup_into_junit() {
-    let xml = junit::render(&hostile()).unwrap();
+    let xml = junit::render(&hostile(), None).unwrap();
     assert!(!xml.contains("<script"), "unescaped markup in the XML");
     assert!(!xml.contains("</details>"));
     // The XML parses back, with the text intact.
@@ -491,7 +491,7 @@ fn page_text_cannot_inject_markup_into_junit() {
 
 #[test]
 fn junit_maps_every_status() {
-    let xml = junit::render(&fixed()).unwrap();
+    let xml = junit::render(&fixed(), None).unwrap();
     let parsed = quick_junit::Report::deserialize_from_str(&xml).unwrap();
     assert_eq!(parsed.test_suites.len(), 1);
     let suite = &parsed.test_suites[0];

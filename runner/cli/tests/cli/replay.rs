@@ -32,6 +32,24 @@ fn example_replays_from_its_committed_plans() {
         junit.contains(r#"<testsuite name="windup" tests="4" skipped="0" errors="0" failures="0""#),
         "{junit}"
     );
+    // Each testcase names its scenario file, as GitHub's and GitLab's reporters read it
+    // (relative to the working directory), read back by xmllint.
+    for id in [
+        "sign-in",
+        "archive-project",
+        "create-project",
+        "search-projects",
+    ] {
+        let file = std::process::Command::new("xmllint")
+            .arg("--xpath")
+            .arg(format!("string(//testcase[@name='{id}']/@file)"))
+            .arg(dir.path().join("out/junit.xml"))
+            .output()
+            .expect("xmllint: run scripts/install-deps.sh (apt package libxml2-utils)");
+        let file = String::from_utf8_lossy(&file.stdout).trim().to_string();
+        assert_eq!(file, format!("e2e/scenarios/{id}.yaml"), "{junit}");
+        assert!(dir.path().join(&file).is_file());
+    }
     let html = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
     assert_eq!(html.matches(r#"<details class="sc passed">"#).count(), 4);
     for text in [&junit, &html] {

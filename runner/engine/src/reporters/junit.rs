@@ -3,7 +3,7 @@
 //! tools show in their list) and its text holds the failing step, the URL and the target
 //! diagnosis; a flaky scenario is a passed testcase with a `<flakyFailure>` per failed attempt.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use quick_junit::{
@@ -13,13 +13,16 @@ use windup_model::{RunReport, ScenarioResult, ScenarioStatus};
 
 use super::usd;
 
-/// Writes the JUnit XML of the run to `path`, atomically.
-pub fn write_report(path: &Path, report: &RunReport) -> std::io::Result<()> {
-    crate::fsutil::write_atomic(path, render(report)?.as_bytes())
+/// Writes the JUnit XML of the run to `path`, atomically; each testcase names its scenario
+/// file under the project root `root`.
+pub fn write_report(path: &Path, report: &RunReport, root: &Path) -> std::io::Result<()> {
+    crate::fsutil::write_atomic(path, render(report, Some(root))?.as_bytes())
 }
 
-/// The XML text (quick-junit escapes every value).
-pub fn render(report: &RunReport) -> std::io::Result<String> {
+/// The XML text (quick-junit escapes every value). With the project root, each testcase has a
+/// `file` attribute, as GitHub's and GitLab's test reporters and IDEs read it: its scenario
+/// file, relative to the working directory when it is under it (a CI job's checkout).
+pub fn render(report: &RunReport, root: Option<&Path>) -> std::io::Result<String> {
     let mut junit = Report::new("windup");
     let started = timestamp(report.started_at);
     junit
@@ -56,7 +59,13 @@ pub fn render(report: &RunReport) -> std::io::Result<String> {
         Property::new("cache_hits", t.cache_hits.to_string()),
     ]);
     suite.add_properties(props);
-    suite.add_test_cases(report.scenarios.iter().map(test_case));
+    suite.add_test_cases(report.scenarios.iter().map(|s| {
+        let mut case = test_case(s);
+        if let Some(file) = root.and_then(|root| scenario_file(root, &s.scenario_id)) {
+            case.extra.insert("file".into(), file.into());
+        }
+        case
+    }));
     junit.add_test_suite(suite);
     junit.to_string().map_err(std::io::Error::other)
 }
@@ -141,6 +150,25 @@ fn test_case(s: &ScenarioResult) -> TestCase {
     case.add_properties(props);
     case.set_system_out(system_out(s));
     case
+}
+
+/// The scenario's file (`e2e/scenarios/ID.yaml` or `.yml` under `root`), relative to the working
+/// directory when it is under it; none when it is not there (a plan replayed on its own).
+fn scenario_file(root: &Path, id: &str) -> Option<String> {
+    let dir = root.join(crate::project::Layout::SCENARIOS_DIR);
+    let path = ["yaml", "yml"]
+        .iter()
+        .map(|ext| dir.join(format!("{id}.{ext}")))
+        .find(|p| p.is_file())?;
+    let path = match std::env::current_dir() {
+        Ok(cwd) if path.is_absolute() => path.strip_prefix(&cwd).unwrap_or(&path).to_path_buf(),
+        _ => path,
+    };
+    let shown: PathBuf = path
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .collect();
+    Some(shown.to_string_lossy().into_owned())
 }
 
 /// `CLASS at ACTION: MESSAGE`, the one line CI tools show.

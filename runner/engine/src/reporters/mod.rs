@@ -72,11 +72,12 @@ impl ReportSpec {
     }
 
     /// Writes the report atomically. `root` is the project root: the report's screenshot paths
-    /// are relative to it (the HTML report inlines them).
+    /// are relative to it (the HTML report inlines them), and its scenario files are under it
+    /// (the JUnit report names them).
     pub fn write(&self, report: &RunReport, root: &Path) -> std::io::Result<()> {
         match self.format {
             ReportFormat::Json => json::write_report(&self.path, report),
-            ReportFormat::Junit => junit::write_report(&self.path, report),
+            ReportFormat::Junit => junit::write_report(&self.path, report, root),
             ReportFormat::Html => html::write_report(&self.path, report, root),
         }
     }

@@ -138,7 +138,7 @@ fn xpath(file: &Path, expr: &str) -> String {
 fn junit_counts(report: &RunReport) -> (String, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("junit.xml");
-    junit::write_report(&file, report).unwrap();
+    junit::write_report(&file, report, dir.path()).unwrap();
     let lint = std::process::Command::new("xmllint")
         .arg("--noout")
         .arg(&file)
@@ -179,7 +179,7 @@ fn a_replanned_run_reports_stale_replanned_and_passes() {
         );
         let r = redacted(&report, &server.base);
         insta::assert_snapshot!("replan_json", serde_json::to_string_pretty(&r).unwrap());
-        insta::assert_snapshot!("replan_junit", junit::render(&r).unwrap());
+        insta::assert_snapshot!("replan_junit", junit::render(&r, None).unwrap());
         assert_eq!(junit_counts(&report), ("1".into(), "0".into()));
     });
 }
@@ -259,7 +259,7 @@ fn a_pass_a_failure_and_a_flaky_retry_in_every_format() {
             }
         }
         insta::assert_snapshot!("mixed_json", serde_json::to_string_pretty(&r).unwrap());
-        insta::assert_snapshot!("mixed_junit", junit::render(&r).unwrap());
+        insta::assert_snapshot!("mixed_junit", junit::render(&r, None).unwrap());
         insta::assert_snapshot!("mixed_html", html_without_style(&r));
         assert_eq!(junit_counts(&report), ("3".into(), "1".into()));
     });
@@ -293,7 +293,7 @@ fn a_budget_stop_reports_budget_exceeded_next_to_a_replay() {
         assert_eq!(fake.requests().len(), 1, "no call was made");
         let r = redacted(&report, &server.base);
         insta::assert_snapshot!("budget_json", serde_json::to_string_pretty(&r).unwrap());
-        insta::assert_snapshot!("budget_junit", junit::render(&r).unwrap());
+        insta::assert_snapshot!("budget_junit", junit::render(&r, None).unwrap());
         assert_eq!(junit_counts(&report), ("2".into(), "1".into()));
     });
 }
