@@ -29,7 +29,8 @@ pub struct Baseline {
 
 impl Baseline {
     /// The baseline of a run that saw `console_errors` and `failed_requests` (evidence lines,
-    /// `STATUS URL` or `ERROR URL`): each keyed, once, in the order first seen, bounded.
+    /// `STATUS URL` or `ERROR URL`): each keyed, once, bounded (the first seen),
+    /// then sorted.
     pub fn record<'a>(
         console_errors: impl IntoIterator<Item = &'a str>,
         failed_requests: impl IntoIterator<Item = &'a str>,
@@ -87,6 +88,9 @@ fn bounded(keys: impl Iterator<Item = String>) -> Vec<String> {
             out.push(k);
         }
     }
+    // Sorted: requests finish in whatever order the network gives, and a committed cache entry
+    // must not change with it.
+    out.sort();
     out
 }
 
