@@ -11,4 +11,7 @@ if [ -z "${WINDUP_TEST_DATABASE_URL:-}" ]; then
   WINDUP_TEST_DATABASE_URL="$(bash scripts/postgres.sh | tail -n 1)"
 fi
 export WINDUP_TEST_DATABASE_URL
+# Most of a test's time is spent waiting on Chromium and on its pages' timers, not computing:
+# twice as many tests as cores keep a small machine busy (NEXTEST_TEST_THREADS overrides).
+export NEXTEST_TEST_THREADS="${NEXTEST_TEST_THREADS:-$(( $(nproc) * 2 ))}"
 cargo nextest run --workspace --no-fail-fast "$@"
