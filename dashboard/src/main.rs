@@ -12,6 +12,10 @@ use windup_dashboard::oauth::GithubSignIn;
 use windup_dashboard::sign_in::{ClientAddress, SignInLimits};
 use windup_dashboard::{AppState, Config, GithubAuth, GithubConfig, store};
 
+/// Where the dashboard listens unless told: loopback, on a port of its own (8080 is the example
+/// app's and llama.cpp's, which a developer runs beside it).
+const DEFAULT_LISTEN: &str = "127.0.0.1:8765";
+
 #[derive(Parser)]
 #[command(name = "windup-dashboard", version, about = "Windup's team dashboard")]
 struct Cli {
@@ -52,7 +56,7 @@ struct ServeArgs {
         long,
         alias = "listen",
         env = "WINDUP_DASHBOARD_LISTEN",
-        default_value = "127.0.0.1:8080"
+        default_value = DEFAULT_LISTEN
     )]
     addr: String,
     /// The address people reach the dashboard at (run links start with it); default http://ADDR.
@@ -212,7 +216,7 @@ async fn run(cli: Cli) -> Result<(), Failure> {
         .context("opening the database (DATABASE_URL)")
         .map_err(Failure::Infra)?;
     match cli.command.unwrap_or(Command::Serve(ServeArgs {
-        addr: std::env::var("WINDUP_DASHBOARD_LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".into()),
+        addr: std::env::var("WINDUP_DASHBOARD_LISTEN").unwrap_or_else(|_| DEFAULT_LISTEN.into()),
         github_api_url: std::env::var("WINDUP_GITHUB_API_URL")
             .unwrap_or_else(|_| "https://api.github.com".into()),
         insecure_cookies: std::env::var_os("WINDUP_DASHBOARD_INSECURE_COOKIES").is_some(),
