@@ -21,7 +21,7 @@ use windup_engine::config::{Config, Overrides};
 use windup_engine::env::ChildEnv;
 use windup_engine::events::{Event, EventSink};
 use windup_engine::reporters::{self, ReportFormat, ReportSpec};
-use windup_engine::runner::{Ended, RunError, Runner, Selection, run_to_end};
+use windup_engine::runner::{Ended, RunError, Runner, Selection, pick, run_to_end};
 use windup_model::{
     CacheOutcome, CiInfo, ExitCode, GitInfo, InputError, Problems, RunReport, ScenarioStatus,
 };
@@ -223,64 +223,35 @@ fn prepare(
     })
 }
 
-/// `scenarios`: ids and globs pick scenarios, `@tags` add those carrying a tag; the shard then
-/// splits what was picked.
+/// `scenarios`: ids, globs over ids and `@tags`, in the engine's one selection language
+/// ([`windup_engine::runner::pick`], as `windup run WORDS` takes them); checked here so a word
+/// that picks nothing is named as this input. The shard then splits what was picked.
 fn selection(root: &Path, inputs: &Inputs) -> Result<Selection, Stop> {
     let filter = &inputs.scenarios;
-    let mut selection = Selection {
-        ids: Vec::new(),
+    let words: Vec<String> = filter
+        .patterns
+        .iter()
+        .cloned()
+        .chain(filter.tags.iter().map(|t| format!("@{t}")))
+        .collect();
+    if !words.is_empty() {
+        let all = windup_engine::project::load_scenarios(root).map_err(Stop::Problems)?;
+        if let Err(bad) = pick(&all, &words) {
+            return Err(Stop::Bad(
+                bad.into_iter()
+                    .map(|b| BadInput::new("scenarios", b.problem, b.fix))
+                    .collect(),
+            ));
+        }
+    }
+    Ok(Selection {
+        ids: words,
         tags: Vec::new(),
         failed: false,
         shard: inputs.shard,
         retries: inputs.retries,
         jobs: inputs.parallel.unwrap_or_else(Selection::default_jobs),
-    };
-    if filter.patterns.is_empty() {
-        selection.tags = filter.tags.clone();
-        return Ok(selection);
-    }
-    let all = windup_engine::project::load_scenarios(root).map_err(Stop::Problems)?;
-    let ids: Vec<&str> = all.iter().map(|s| s.scenario.id.as_str()).collect();
-    let mut bad = Vec::new();
-    let mut picked = std::collections::BTreeSet::new();
-    for pattern in &filter.patterns {
-        let matcher = match globset::Glob::new(pattern) {
-            Ok(g) => g.compile_matcher(),
-            Err(e) => {
-                bad.push(BadInput::new(
-                    "scenarios",
-                    format!("`{pattern}` is not a glob: {e}"),
-                    "write scenario ids, globs such as `checkout-*`, or tags such as `@smoke`",
-                ));
-                continue;
-            }
-        };
-        let mut matched = false;
-        for id in ids.iter().filter(|id| matcher.is_match(id)) {
-            matched = true;
-            picked.insert(id.to_string());
-        }
-        if !matched {
-            bad.push(BadInput::new(
-                "scenarios",
-                format!("`{pattern}` names no scenario"),
-                format!(
-                    "use ids of e2e/scenarios/ ({}), globs or @tags",
-                    ids.join(", ")
-                ),
-            ));
-        }
-    }
-    for s in &all {
-        if s.scenario.tags.iter().any(|t| filter.tags.contains(t)) {
-            picked.insert(s.scenario.id.clone());
-        }
-    }
-    if !bad.is_empty() {
-        return Err(Stop::Bad(bad));
-    }
-    selection.ids = picked.into_iter().collect();
-    Ok(selection)
+    })
 }
 
 async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared) -> ExitCode {

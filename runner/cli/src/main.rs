@@ -41,7 +41,8 @@ struct Cli {
 enum Command {
     /// Run scenarios (all when none is named): replay cached, verified plans; plan the others.
     Run {
-        /// Scenario ids to run.
+        /// What to run: scenario ids, globs over ids (`'checkout-*'`) and tags (`@smoke`), as
+        /// the Action's `scenarios` input takes them.
         scenarios: Vec<String>,
         #[command(flatten)]
         selection: SelectionArgs,

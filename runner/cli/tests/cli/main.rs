@@ -17,6 +17,7 @@ mod new;
 mod prove;
 mod real_dashboard;
 mod replay;
+mod selection;
 mod stop;
 mod support;
 mod trace;

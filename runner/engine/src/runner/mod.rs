@@ -24,6 +24,7 @@ mod heal;
 mod ledger;
 mod lifecycle;
 mod mutants;
+mod pick;
 mod planning;
 mod protect;
 mod replay;
@@ -47,6 +48,7 @@ pub use error::RunError;
 pub use extract::{Extract, Extracted};
 pub use lifecycle::{Ended, StopSignals, run_to_end};
 pub use mutants::Mutant;
+pub use pick::{Unpicked, pick};
 pub use selection::{Selection, parse_shard, shard_of};
 pub use setup::Runner;
 

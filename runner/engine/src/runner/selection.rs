@@ -7,7 +7,7 @@ use std::path::Path;
 
 use windup_model::{InputError, Problems, RunReport, ScenarioStatus};
 
-use super::{RunError, Runner};
+use super::{RunError, Runner, pick};
 use crate::cache::{Lookup, PlanCache};
 use crate::executor::missing_upload_files;
 use crate::fragments::Fragments;
@@ -16,7 +16,8 @@ use crate::project::{Layout, ScenarioFile, display, load_scenarios};
 /// Which scenarios a run takes, and how often it retries them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
-    /// Scenario ids; all when empty.
+    /// What to run, as words ([`super::pick`]): ids, globs over ids (`checkout-*`) and
+    /// `@tags`; all when empty.
     pub ids: Vec<String>,
     /// Only scenarios carrying one of these tags.
     pub tags: Vec<String>,
@@ -99,6 +100,11 @@ pub fn shard_of(scenario_id: &str, n: u32) -> u32 {
     (head % u64::from(n)) as u32
 }
 
+/// Whether the words are all `@tags`, which may pick nothing (a tag on no scenario yet).
+fn only_tags(words: &[String]) -> bool {
+    !words.is_empty() && words.iter().all(|w| w.starts_with('@'))
+}
+
 /// A scenario selected for this run, with what the cache holds for it.
 pub(super) struct Planned {
     pub(super) file: ScenarioFile,
@@ -111,11 +117,22 @@ impl Runner {
         &self,
         selection: &Selection,
     ) -> Result<(Vec<Planned>, Fragments), RunError> {
-        let ids = &selection.ids;
         let root = &self.config.root;
         let mut problems = Vec::new();
         let all = load_scenarios(root)?;
-        let mut scenarios = all.clone();
+        // The words first (ids, globs, @tags: the same language as the Action's `scenarios`),
+        // then the filters.
+        let mut scenarios: Vec<ScenarioFile> = match pick(&all, &selection.ids) {
+            Ok(picked) => picked.into_iter().cloned().collect(),
+            Err(bad) => {
+                let folder = display(root, &root.join(Layout::SCENARIOS_DIR));
+                problems.extend(
+                    bad.into_iter()
+                        .map(|b| InputError::new(&folder, &b.word, b.problem, b.fix)),
+                );
+                Vec::new()
+            }
+        };
         if !selection.tags.is_empty() {
             scenarios.retain(|s| s.scenario.tags.iter().any(|t| selection.tags.contains(t)));
         }
@@ -153,30 +170,7 @@ impl Runner {
                 ));
             }
         }
-        let mut selected = Vec::new();
-        if ids.is_empty() {
-            selected = scenarios;
-        } else {
-            for id in ids {
-                match scenarios.iter().find(|s| &s.scenario.id == id) {
-                    Some(s) => selected.push(s.clone()),
-                    None => {
-                        let known: Vec<&str> =
-                            scenarios.iter().map(|s| s.scenario.id.as_str()).collect();
-                        problems.push(InputError::new(
-                            display(root, &root.join(Layout::SCENARIOS_DIR)),
-                            id,
-                            format!("no scenario `{id}`"),
-                            if known.is_empty() {
-                                format!("add {}/<id>.yaml", Layout::SCENARIOS_DIR)
-                            } else {
-                                format!("use one of: {}", known.join(", "))
-                            },
-                        ));
-                    }
-                }
-            }
-        }
+        let mut selected = scenarios;
         // The shard splits what the other filters chose, so named scenarios split across a
         // matrix too (a named scenario of another shard is that shard's, not an error).
         if let Some((i, n)) = selection.shard {
@@ -184,7 +178,10 @@ impl Runner {
         }
         if selected.is_empty()
             && problems.is_empty()
-            && (selection.failed || selection.shard.is_some() || !selection.tags.is_empty())
+            && (selection.failed
+                || selection.shard.is_some()
+                || !selection.tags.is_empty()
+                || only_tags(&selection.ids))
         {
             // A filter that leaves nothing is not an error: a shard can be empty, and a suite
             // with no failures has nothing to re-run.
