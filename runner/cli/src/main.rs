@@ -7,6 +7,7 @@ mod costs;
 mod export;
 mod fragment;
 mod init;
+mod list;
 mod mcp;
 mod new;
 mod output;
@@ -100,6 +101,9 @@ enum Command {
     Push(push::PushArgs),
     /// Total the LLM spend recorded in the run ledger, by model, provider, scenario and day.
     Costs(costs::CostsArgs),
+    /// List the scenarios a selection picks, with their tags, what the plan cache holds for
+    /// each and how each ended last.
+    List(list::ListArgs),
     /// Write each verified plan as a plain Playwright spec, with no Windup dependency.
     Export(export::ExportArgs),
     /// Write a precise scenario from a rough instruction (one LLM call): a checkable outcome,
@@ -257,6 +261,7 @@ fn main() -> ProcessExit {
         } => validate::run(&files, prove, common),
         Command::Accept(args) => accept::run(&args),
         Command::Costs(args) => costs::run(&args),
+        Command::List(args) => list::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Fragment(args) => fragment::run(args),
         Command::Scan(args) => scan::run(&args),

@@ -216,6 +216,17 @@ pub enum ScenarioStatus {
     Skipped,
 }
 
+impl ScenarioStatus {
+    /// The status as the report spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScenarioStatus::Passed => "passed",
+            ScenarioStatus::Failed => "failed",
+            ScenarioStatus::Skipped => "skipped",
+        }
+    }
+}
+
 /// Where the plan that ran came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
