@@ -171,6 +171,11 @@ pub fn warning_command(title: &str, message: &str) -> String {
     command("warning", None, title, message)
 }
 
+/// `::warning file=…,title=…::message`, shown on the file in the pull request.
+pub fn warning_on(file: &str, title: &str, message: &str) -> String {
+    command("warning", Some(file), title, message)
+}
+
 fn command(kind: &str, file: Option<&str>, title: &str, message: &str) -> String {
     let mut props = Vec::new();
     if let Some(f) = file {

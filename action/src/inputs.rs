@@ -33,6 +33,7 @@ pub const INPUTS: &[InputSpec] = &[
     spec("shard", ""),
     spec("budget-usd", ""),
     spec("require-cached", "false"),
+    spec("heal", "true"),
     spec("suggest", "false"),
     spec("trace", ""),
     spec("debrief", "false"),
@@ -106,6 +107,8 @@ pub struct Inputs {
     pub shard: Option<(u32, u32)>,
     pub budget_usd: Option<f64>,
     pub require_cached: bool,
+    /// False: no LLM-free healing (`--no-heal`); true leaves it to windup.toml's `heal`.
+    pub heal: bool,
     pub suggest: bool,
     /// `off`, `on-failure` or `on`; `None`: windup.toml's `[browser] trace`.
     pub trace: Option<windup_engine::executor::Trace>,
@@ -152,6 +155,8 @@ impl Inputs {
             }
         };
         let require_cached = flag("require-cached");
+        // Empty reads as false for every flag; this one defaults to true.
+        let heal = raw("heal").is_empty() || flag("heal");
         let suggest = flag("suggest");
         let debrief = flag("debrief");
         let summary = flag("summary");
@@ -333,6 +338,7 @@ impl Inputs {
             shard,
             budget_usd,
             require_cached,
+            heal,
             suggest,
             trace,
             debrief,

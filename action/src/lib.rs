@@ -27,7 +27,7 @@ use windup_model::{
 };
 
 use crate::environment::Environment;
-use crate::github::{Context, error_command, warning_command};
+use crate::github::{Context, error_command, warning_command, warning_on};
 use crate::inputs::{BadInput, Inputs};
 use crate::summary::Notes;
 
@@ -126,6 +126,7 @@ fn prepare(
         provider: inputs.provider.clone(),
         budget_usd: inputs.budget_usd,
         require_cached: inputs.require_cached,
+        no_heal: !inputs.heal,
         suggest: inputs.suggest,
         trace: inputs.trace,
         debrief: inputs.debrief,
@@ -340,8 +341,40 @@ fn stamp(report: &mut RunReport, ctx: &Context) {
     }
 }
 
-/// One `::error` per failed scenario, on its scenario file.
+/// `path` (relative to the project) relative to the workspace, as annotations name files.
+fn in_project(project_dir: &str, path: &str) -> String {
+    match project_dir.trim_matches('/') {
+        "" | "." => path.to_string(),
+        dir => format!("{dir}/{path}"),
+    }
+}
+
+/// One `::error` per failed scenario, and one `::warning` per healed one, on its scenario file.
 fn annotate(report: &RunReport, notes: &Notes) {
+    for s in &report.scenarios {
+        let Some(heal) = &s.heal else { continue };
+        let then = match &s.proposal {
+            Some(p) => format!(
+                "the plan is a person's, so the healed one is proposed in {}: `windup accept {}` adopts it",
+                p.file, s.scenario_id
+            ),
+            None => format!(
+                "commit the healed plan, {}, or this heal is paid again on every run",
+                in_project(
+                    &notes.scenario_dir,
+                    &format!("e2e/.windup/cache/{}.json", s.scenario_id)
+                )
+            ),
+        };
+        println!(
+            "{}",
+            warning_on(
+                &summary::scenario_file(&notes.scenario_dir, &s.scenario_id),
+                &format!("healed without an LLM: {}", s.scenario_id),
+                &format!("{}; {then}", heal.describe())
+            )
+        );
+    }
     for s in report
         .scenarios
         .iter()

@@ -229,6 +229,53 @@ fn a_green_run_writes_outputs_summary_reports_and_exits_0() {
     assert!(summary.contains("[workflow run](https://github.com/acme/app/actions/runs/4242)"));
 }
 
+/// A renamed button heals in CI, and says so: a `::warning` on the scenario file naming the
+/// step diff and what to commit (the heal is paid again on every run until then); with
+/// `heal: false` the same run fails.
+#[test]
+fn a_heal_is_a_warning_on_its_scenario_file_naming_the_step_diff() {
+    let mut w = Workflow::new();
+    // A model's plan (a person's would be proposed, not replaced).
+    let cache = w.path("acme/e2e/.windup/cache/archive-project.json");
+    let mut entry: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    entry["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
+    std::fs::write(&cache, entry.to_string()).unwrap();
+    let projects = w.path("acme/app/projects.html");
+    let page = std::fs::read_to_string(&projects).unwrap();
+    assert!(page.contains("'Archive'"));
+    std::fs::write(
+        &projects,
+        page.replacen("'Archive'", "'Move to archive'", 1),
+    )
+    .unwrap();
+    let app = Server::start(&w.path("acme/app"));
+    w.input("base-url", app.base.as_str())
+        .input("scenarios", "archive-project")
+        .input("heal", "false");
+    let out = w.run();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    w.input("heal", "true");
+    let out = w.run();
+    let log = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{log}");
+    let warning = log
+        .lines()
+        .find(|l| {
+            l.starts_with(
+                "::warning file=acme/e2e/scenarios/archive-project.yaml,title=healed without an LLM%3A archive-project::",
+            )
+        })
+        .unwrap_or_else(|| panic!("no heal warning in:\n{log}"));
+    assert!(
+        warning.contains("a4: ")
+            && warning.contains("role=button[name=\"Move to archive\"] (renamed)")
+            && warning
+                .contains("commit the healed plan, acme/e2e/.windup/cache/archive-project.json"),
+        "{warning}"
+    );
+}
+
 #[test]
 fn a_failure_is_annotated_on_its_scenario_file_and_exits_1() {
     let mut w = Workflow::new();
