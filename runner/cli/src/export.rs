@@ -58,6 +58,14 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
         .base_url
         .as_ref()
         .map(|base| Boundary::new(base, &config.planner.allowed_origins, secrets.manifest()));
+    // The Chromium Windup runs, so the specs run on it (and `--check` passes) on this machine
+    // with nothing set; CHROMIUM_PATH still overrides it elsewhere.
+    let chromium = config
+        .file
+        .browser
+        .executable
+        .clone()
+        .or_else(|| windup_engine::browser::find_chromium(None, false));
     let request = Request {
         root: &args.project.root,
         scenarios: &args.scenarios,
@@ -67,7 +75,7 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
             base_url: config.base_url.as_ref(),
             timeouts: config.timeouts,
             viewport: config.browser.viewport,
-            executable: config.file.browser.executable.as_deref(),
+            executable: chromium.as_deref(),
             args: &config.file.browser.args,
         },
     };

@@ -435,18 +435,27 @@ fn exported_uploads_downloads_and_one_time_codes_pass_under_playwright() {
     }
     let out = root.join("pw");
     link_node_modules(&out);
+    // No CHROMIUM_PATH: the config names the Chromium Windup ran, so --check passes here.
     let chromium = windup_engine::browser::find_chromium(None, false).expect("Debian's chromium");
     let o = Command::new(env!("CARGO_BIN_EXE_windup"))
         .current_dir(root)
         .args(["export", "--format", "playwright", "--out", "pw", "--check"])
         .env_remove("WINDUP_BASE_URL")
+        .env_remove("CHROMIUM_PATH")
         .env("BASE_URL", &base)
-        .env("CHROMIUM_PATH", chromium)
         .env("ACME_TOTP", TOTP_SECRET)
         .output()
         .unwrap();
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    let config = std::fs::read_to_string(out.join("playwright.config.ts")).unwrap();
+    assert!(
+        config.contains(&format!(
+            "process.env.CHROMIUM_PATH || \"{}\"",
+            chromium.display()
+        )),
+        "{config}"
+    );
     for id in ["files", "otp"] {
         assert!(
             text.contains(&format!("passed pw/{id}.spec.ts")),

@@ -18,7 +18,8 @@ pub struct ConfigInput<'a> {
     pub timeouts: Timeouts,
     /// `[browser] viewport_width` and `viewport_height`.
     pub viewport: (u32, u32),
-    /// `[browser] executable`; `CHROMIUM_PATH` in the environment overrides it.
+    /// The Chromium Windup runs (`[browser] executable`, else the one it finds);
+    /// `CHROMIUM_PATH` in the environment overrides it.
     pub executable: Option<&'a Path>,
     /// `[browser] args`.
     pub args: &'a [String],
@@ -57,7 +58,7 @@ pub(super) fn config(input: &ConfigInput<'_>) -> String {
              actionTimeout: {action},\n    \
              navigationTimeout: {navigation},\n    \
              viewport: {{ width: {width}, height: {height} }},\n    \
-             // Chromium: CHROMIUM_PATH, else windup.toml's [browser] executable, else Playwright's own.\n    \
+             // Chromium: CHROMIUM_PATH, else the one Windup ran when exporting, else Playwright's own.\n    \
              launchOptions: {{ executablePath: {executable}, args: [{args}] }},\n  \
            }},\n  \
            projects: [\n    \
