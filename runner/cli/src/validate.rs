@@ -120,6 +120,14 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
         }
     };
     checked += count_files(&root.join(Layout::SCENARIOS_DIR), &["yaml", "yml"]);
+    let scenario_stems: std::collections::HashSet<String> =
+        std::fs::read_dir(root.join(Layout::SCENARIOS_DIR))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+            .filter_map(|p| p.file_stem().and_then(|s| s.to_str()).map(str::to_string))
+            .collect();
     let fragments = match Fragments::load(&root.join(Layout::FRAGMENTS_DIR)) {
         Ok(f) => f,
         Err(p) => {
@@ -162,9 +170,12 @@ fn project(root: &Path) -> (Vec<InputError>, usize) {
                         "delete the entry; the next run plans the scenario again",
                     ));
                 }
+                // A scenario file that is there but does not parse has its own problems: its
+                // plan is not an orphan too.
                 if !scenarios
                     .iter()
                     .any(|s| s.scenario.id == entry.key.scenario_id)
+                    && !scenario_stems.contains(&entry.key.scenario_id)
                 {
                     problems.push(InputError::new(
                         &file,

@@ -131,6 +131,23 @@ fn validate_accepts_the_example_and_checks_named_files() {
         "{}",
         stderr(&out)
     );
+    // One misspelt field: its problems, once each, and no false "no scenario exists" for
+    // the cached plans (one of them its own) when the scenarios cannot all be read.
+    let yaml = dir.path().join("e2e/scenarios/sign-in.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(&yaml, text.replacen("task:", "taks:", 1)).unwrap();
+    let out = windup(dir.path(), &["validate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(
+        errors,
+        [
+            "error: e2e/scenarios/sign-in.yaml: task: required field `task` is missing",
+            "error: e2e/scenarios/sign-in.yaml: taks: unknown field `taks`",
+        ],
+        "{err}"
+    );
 }
 
 /// A committed plan is untrusted: one that goes to another origin, runs a `javascript:` or
