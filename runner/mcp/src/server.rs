@@ -36,6 +36,23 @@ fn answer(outcome: Result<String, DriveError>) -> CallToolResult {
     }
 }
 
+/// [`answer`], after logging a call the drive refused without logging it (so every call,
+/// refused or not, is in `mcp.log`): `before` is the log's line count when the call began.
+fn logged(
+    drive: &Drive,
+    before: u64,
+    tool: &str,
+    about: &str,
+    outcome: Result<String, DriveError>,
+) -> CallToolResult {
+    if let Err(e) = &outcome
+        && drive.log_lines() == before
+    {
+        drive.log_refusal(tool, about, &e.0);
+    }
+    answer(outcome)
+}
+
 impl WindupMcp {
     /// A server over `drive`.
     pub fn new(drive: Drive) -> WindupMcp {
@@ -46,7 +63,15 @@ impl WindupMcp {
 
     async fn step(&self, step: Step) -> CallToolResult {
         let mut drive = self.drive.lock().await;
-        answer(drive.act(step).await.map(|acted| {
+        let before = drive.log_lines();
+        // What the call was about, never a value it would type.
+        let tool = step.kind.as_str();
+        let about = step
+            .target
+            .clone()
+            .or_else(|| step.url.clone())
+            .unwrap_or_else(|| "-".into());
+        let outcome = drive.act(step).await.map(|acted| {
             let mut text = format!("{} done: {}\n", acted.step_id, acted.summary);
             if acted.facts > 0 {
                 text.push_str(
@@ -55,7 +80,8 @@ impl WindupMcp {
             }
             text.push_str(&acted.seen.text);
             text
-        }))
+        });
+        logged(&drive, before, tool, &about, outcome)
     }
 
     /// Closes the browser (or detaches from one Windup did not start).
@@ -89,7 +115,9 @@ impl WindupMcp {
             goto.url = Some(args.url);
             return self.step(goto).await;
         }
-        answer(drive.start(&args.url).await.map(|seen| seen.text))
+        let before = drive.log_lines();
+        let outcome = drive.start(&args.url).await.map(|seen| seen.text);
+        logged(&drive, before, "browser_open", &args.url, outcome)
     }
 
     #[tool(
@@ -98,7 +126,9 @@ impl WindupMcp {
     async fn observe(&self, Parameters(args): Parameters<ObserveArgs>) -> CallToolResult {
         let mut drive = self.drive.lock().await;
         let focus = args.focus.unwrap_or_default();
-        answer(drive.observe(&focus).await.map(|seen| seen.text))
+        let before = drive.log_lines();
+        let outcome = drive.observe(&focus).await.map(|seen| seen.text);
+        logged(&drive, before, "observe", &focus, outcome)
     }
 
     #[tool(description = "Click the element with this ref.")]
@@ -168,11 +198,12 @@ impl WindupMcp {
     )]
     async fn expect(&self, Parameters(args): Parameters<ExpectArgs>) -> CallToolResult {
         let mut drive = self.drive.lock().await;
-        answer(
-            drive
-                .expect(&args.facts, args.visible.as_deref(), args.hidden.as_deref())
-                .await,
-        )
+        let before = drive.log_lines();
+        let outcome = drive
+            .expect(&args.facts, args.visible.as_deref(), args.hidden.as_deref())
+            .await;
+        let about = format!("facts {:?}", args.facts);
+        logged(&drive, before, "expect", &about, outcome)
     }
 
     #[tool(
@@ -200,8 +231,8 @@ impl WindupMcp {
     )]
     async fn save_scenario(&self, Parameters(args): Parameters<SaveArgs>) -> CallToolResult {
         let mut drive = self.drive.lock().await;
-        answer(
-            drive
+        let before = drive.log_lines();
+        let outcome = drive
                 .save(&args.id, &args.task, args.overwrite)
                 .await
                 .map(|saved| {
@@ -213,8 +244,24 @@ impl WindupMcp {
                         saved.replay_ms,
                         args.id
                     )
-                }),
-        )
+                });
+        logged(&drive, before, "save_scenario", &args.id, outcome)
+    }
+
+    #[tool(
+        description = "List the steps recorded since the start page, as save_scenario would save them: each step's id, what it does (credentials by name only) and the facts that prove it."
+    )]
+    async fn steps(&self) -> CallToolResult {
+        let drive = self.drive.lock().await;
+        answer(Ok(drive.recorded()))
+    }
+
+    #[tool(
+        description = "Take back the last recorded step: it is no longer saved. The page is not rolled back (save_scenario replays the remaining steps from the start page in a fresh context)."
+    )]
+    async fn undo(&self) -> CallToolResult {
+        let mut drive = self.drive.lock().await;
+        answer(drive.undo())
     }
 }
 

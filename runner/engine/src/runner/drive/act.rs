@@ -43,7 +43,8 @@ pub enum StepKind {
 }
 
 impl StepKind {
-    fn as_str(self) -> &'static str {
+    /// The step's name, as the log and the tools spell it.
+    pub fn as_str(self) -> &'static str {
         match self {
             StepKind::Goto => "goto",
             StepKind::Click => "click",

@@ -14,12 +14,15 @@ pub const LOG_FILE: &str = "e2e/.windup/mcp.log";
 /// The action log of one project.
 pub(super) struct ActionLog {
     path: PathBuf,
+    /// Lines written in this session.
+    lines: std::sync::atomic::AtomicU64,
 }
 
 impl ActionLog {
     pub(super) fn new(root: &Path) -> ActionLog {
         ActionLog {
             path: root.join(LOG_FILE),
+            lines: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -27,11 +30,18 @@ impl ActionLog {
         &self.path
     }
 
+    /// Lines written in this session.
+    pub(super) fn lines(&self) -> u64 {
+        self.lines.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Appends one action: the tool, what it was about, and why it failed when it did.
     pub(super) fn write(&self, tool: &str, about: &str, failed: Option<&str>) {
         let at = OffsetDateTime::now_utc()
             .format(&Rfc3339)
             .unwrap_or_default();
+        self.lines
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let line = serde_json::json!({
             "at": at,
             "tool": tool,

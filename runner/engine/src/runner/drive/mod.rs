@@ -6,13 +6,14 @@
 //! cached only when that replay passes.
 //!
 //! Read `state` (the `Drive` and the page it is on), `act` (one step), `prove` (postconditions),
-//! `save` (the scenario and its verified plan), `notes` (project memory), `log` (every action,
-//! for the agent and the user).
+//! `save` (the scenario and its verified plan), `recorded` (the steps so far, and undo), `notes`
+//! (project memory), `log` (every action, refused or not, for the agent and the user).
 
 mod act;
 mod log;
 mod notes;
 mod prove;
+mod recorded;
 mod save;
 mod state;
 
