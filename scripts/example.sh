@@ -5,7 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/install-deps.sh
-cargo build --quiet -p windup
+# Cargo shows its progress: the first build takes minutes on a small machine.
+cargo build -p windup
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 python3 -m http.server "$port" --bind 127.0.0.1 --directory examples/acme/app >/dev/null 2>&1 &
 server=$!

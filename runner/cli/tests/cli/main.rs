@@ -11,6 +11,7 @@ mod export;
 mod fragments;
 mod heal;
 mod input;
+mod install;
 mod limits;
 mod mcp;
 mod new;
