@@ -551,9 +551,12 @@ struct Log;
 impl EventSink for Log {
     fn on_event(&self, event: &Event) {
         match event {
-            Event::RunStarted { scenarios } => println!("windup: {scenarios} scenario(s)"),
+            Event::RunStarted { scenarios } => println!(
+                "windup: {scenarios} scenario{}",
+                if *scenarios == 1 { "" } else { "s" }
+            ),
             Event::ScenarioFinished { result: r } => println!(
-                "{} {} ({}, {} LLM call(s), {})",
+                "{} {} ({}, {} LLM call{}, {})",
                 match (r.status, r.flaky) {
                     (ScenarioStatus::Passed, false) => "PASS ",
                     (ScenarioStatus::Passed, true) => "FLAKY",
@@ -563,6 +566,7 @@ impl EventSink for Log {
                 r.scenario_id,
                 summary::plan_label(r.cache),
                 r.llm_calls,
+                if r.llm_calls == 1 { "" } else { "s" },
                 reporters::duration(r.duration_ms)
             ),
             _ => {}

@@ -70,7 +70,7 @@ impl Terminal {
         let t = &report.totals;
         let _ = writeln!(
             std::io::stderr(),
-            "\n{} passed{}, {} failed, {} skipped in {}.{:02}s · {} LLM calls · {} · {} cache hits",
+            "\n{} passed{}, {} failed, {} skipped in {}.{:02}s · {} · {} · {}",
             t.passed,
             match (t.flaky, t.healed) {
                 (0, 0) => String::new(),
@@ -82,9 +82,9 @@ impl Terminal {
             t.skipped,
             t.duration_ms / 1000,
             t.duration_ms % 1000 / 10,
-            t.llm_calls,
+            counted(u64::from(t.llm_calls), "LLM call"),
             usd(t.cost_micro_usd),
-            t.cache_hits
+            counted(u64::from(t.cache_hits), "cache hit")
         );
     }
 
@@ -287,4 +287,13 @@ fn debrief_text(d: &windup_model::Debrief) -> String {
         out.push_str(&format!("\n  notes: {}", d.notes));
     }
     out
+}
+
+/// `1 cache hit`, `3 cache hits`.
+fn counted(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
 }

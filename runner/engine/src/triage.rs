@@ -71,13 +71,11 @@ pub fn triage(result: &ScenarioResult, baseline: Option<&Baseline>) -> Option<Tr
             | FailureClass::BudgetExceeded
             | FailureClass::NotCached),
         ) => {
+            // The reason is the failure's own message: the fact names the class only, so the
+            // triage line does not say it twice.
             return verdict(
                 Verdict::Environment,
-                vec![format!(
-                    "no plan could be made ({}): {}",
-                    c.as_str(),
-                    clip(message)
-                )],
+                vec![format!("no plan could be made ({})", c.as_str())],
             );
         }
         _ => {}

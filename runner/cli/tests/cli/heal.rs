@@ -189,7 +189,7 @@ fn a_removed_button_and_a_second_similar_button_are_not_healed() {
     not_healed(
         root,
         "archive-project",
-        "not healed: the page has nothing in its place",
+        "not healed: nothing on the page is close enough to be it",
     );
 
     let project = example();

@@ -52,7 +52,7 @@ pub(super) enum HealRefusal {
     )]
     NoRule,
     /// The rule found nothing.
-    #[error("the page has nothing in its place")]
+    #[error("nothing on the page is close enough to be it")]
     Nothing,
     /// The rule found several, of which some are listed by name.
     #[error("{total} elements could be it ({}), so none is chosen", quoted(.names))]

@@ -117,11 +117,13 @@ impl Runner {
                 .join(crate::project::Layout::SCENARIOS_DIR)
                 .join(format!("{}.yaml", scenario.id)),
         );
+        // The reason alone: the caller says what it stops (a plan for a scenario with none, a
+        // re-plan of one whose replay failed).
         if self.config.require_cached {
             return Some((
                 FailureClass::NotCached,
                 format!(
-                    "`{}` ({file}) has no verified plan for its current task and --require-cached forbids LLM calls here; run it once where planning is allowed (a branch with a provider key) and commit {}/{}.json",
+                    "--require-cached forbids LLM calls here (to plan `{}` ({file}), run it once where planning is allowed, such as a branch with a provider key, and commit {}/{}.json)",
                     scenario.id,
                     crate::project::Layout::CACHE_DIR,
                     scenario.id
@@ -133,15 +135,14 @@ impl Runner {
             Planning::Off => Some((
                 FailureClass::NoPlan,
                 format!(
-                    "no verified plan is cached and no LLM provider is configured; add a [providers.NAME] table to {}, or commit a verified plan to {}/",
+                    "no LLM provider is configured (add a [providers.NAME] table to {} to plan here, or commit a verified plan to {}/)",
                     crate::project::Layout::CONFIG_FILE,
                     crate::project::Layout::CACHE_DIR
                 ),
             )),
-            Planning::Unavailable(why) => Some((
-                FailureClass::NoPlan,
-                format!("no verified plan is cached and it cannot be planned: {why}"),
-            )),
+            Planning::Unavailable(why) => {
+                Some((FailureClass::NoPlan, format!("it cannot be planned: {why}")))
+            }
         }
     }
 }
