@@ -343,6 +343,7 @@ impl Runner<'_, '_> {
                     .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
                 let t = Instant::now();
                 self.session
+                    .page()
                     .press(&chord)
                     .await
                     .map_err(|e| browser_failure(e, id))?;
