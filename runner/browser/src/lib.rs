@@ -7,12 +7,13 @@
 //! (`connection`) hands each answer to its command by id and each event to its session's
 //! subscribers by session id (flat sessions). Every command and event is a typed struct
 //! (`cdp`). A page is set up with only what [`Session`] uses (`page_events`), and the in-page
-//! engine is reached only through typed functions (`injected`), in the top document or in a
-//! frame of another origin (`frames`).
+//! engine is reached only through typed functions on a session's [`Page`] (`injected`), in the
+//! top document or in a frame of another origin ([`Frames`]).
 //!
-//! One lazily started Chromium per process (`chromium`); a fresh, isolated browser context per
-//! scenario, or a reset tab an earlier one left (`pool`); trusted input through the Input
-//! domain (`input`); navigation that waits for the document that finally commits
+//! One lazily started Chromium per process (`chromium`, `instance`); a fresh, isolated browser
+//! context per scenario, or a reset tab an earlier one left (`pool`); each concern of a
+//! session's page in its own file, whose type owns that concern's state, and the session
+//! (`session`) holding them; trusted input through the Input domain (`input`); navigation that waits for the document that finally commits
 //! (`navigation`); failed requests for the evidence (`network_log`); every top-level document
 //! held to the app's origins (`guard`); files set on a file input and downloads saved
 //! and followed (`transfer`). Everything CDP-specific stays in this crate: the protocol
