@@ -11,9 +11,11 @@
 //! that of the frame holding it, up to the page.
 
 use super::cdp::dom::{
-    DescribeBackendNode, GetBoxModel, GetFrameOwner, GetNodeForLocation, NodeAtLocation,
+    DescribeBackendNode, DescribeNode, GetBoxModel, GetFrameOwner, GetNodeForLocation,
+    NodeAtLocation,
 };
 use super::cdp::page::{CreateIsolatedWorld, FrameTree, GetFrameTree};
+use super::cdp::runtime::ReleaseObject;
 use super::error::BrowserError;
 use super::page::Page;
 use super::remote_frames::{Remote, Subframes};
@@ -346,6 +348,26 @@ impl Frames<'_> {
             })
             .collect())
     }
+}
+
+/// The frame a frame element (a handle from the in-page engine in `realm`) holds; lets go of
+/// the handle.
+pub(super) async fn frame_of(
+    page: &Page,
+    realm: &Realm,
+    object_id: String,
+) -> Result<Option<String>, BrowserError> {
+    let session = realm.session.as_deref();
+    let described = page
+        .send_in(
+            session,
+            &DescribeNode {
+                object_id: object_id.clone(),
+            },
+        )
+        .await;
+    let _ = page.send_in(session, &ReleaseObject { object_id }).await;
+    Ok(described?.node.frame_id)
 }
 
 /// Frames of `tree`'s document whose origin differs from their parent's, depth first; a frame

@@ -9,10 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use windup_model::selector::Part;
 
-use super::cdp::dom::DescribeNode;
-use super::cdp::runtime::{Evaluate, ReleaseObject, RemoteObject};
-use super::error::{BrowserError, is_context_lost};
-use super::frames::Realm;
+use super::error::BrowserError;
+use super::evaluate::{eval_handle, eval_in};
+use super::frames::{Realm, frame_of};
 use super::page::Page;
 
 /// Declares [`MODULES`] and [`INJECTED_JS`] from one list, so the two cannot disagree.
@@ -261,93 +260,6 @@ async fn call_in<T: DeserializeOwned>(
         first
     };
     serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
-}
-
-/// Evaluates an expression in a realm (a frame's isolated world, or the top document's main
-/// world) and returns its JSON value: only calls into the in-page engine (and, with the
-/// `test-access` feature, a test's own expression).
-pub(crate) async fn eval_in<T: DeserializeOwned>(
-    page: &Page,
-    realm: &Realm,
-    expression: &str,
-) -> Result<T, BrowserError> {
-    let context = realm.context;
-    let evaluated = page
-        .send_in(
-            realm.session.as_deref(),
-            &Evaluate {
-                expression: expression.to_string(),
-                return_by_value: true,
-                await_promise: true,
-                context_id: context,
-                user_gesture: context.is_some(),
-            },
-        )
-        .await
-        .map_err(|e| match e {
-            BrowserError::Crashed(m) if page.instance.is_alive() => {
-                BrowserError::Crashed(format!("the page stopped answering ({m})"))
-            }
-            other => other,
-        })?;
-    if let Some(details) = evaluated.exception_details {
-        let text = details.message();
-        return Err(if is_context_lost(&text) {
-            BrowserError::ContextLost
-        } else {
-            BrowserError::Script(text)
-        });
-    }
-    let value = evaluated.result.value.unwrap_or(Value::Null);
-    serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
-}
-
-/// Evaluates an expression (in a realm's context, or the top document's main world) whose
-/// value may be an object (a DOM node), awaiting a promise; returns the remote object: a
-/// handle to an object (the caller lets go of it), or a plain value.
-async fn eval_handle(
-    page: &Page,
-    realm: &Realm,
-    expression: &str,
-) -> Result<RemoteObject, BrowserError> {
-    let context = realm.context;
-    let evaluated = page
-        .send_in(
-            realm.session.as_deref(),
-            &Evaluate {
-                expression: expression.to_string(),
-                return_by_value: false,
-                await_promise: true,
-                context_id: context,
-                user_gesture: false,
-            },
-        )
-        .await?;
-    match evaluated.exception_details {
-        Some(details) if is_context_lost(&details.message()) => Err(BrowserError::ContextLost),
-        Some(details) => Err(BrowserError::Script(details.message())),
-        None => Ok(evaluated.result),
-    }
-}
-
-/// The frame a frame element (a handle from the in-page engine in `realm`) holds; lets go of
-/// the handle.
-async fn frame_of(
-    page: &Page,
-    realm: &Realm,
-    object_id: String,
-) -> Result<Option<String>, BrowserError> {
-    let session = realm.session.as_deref();
-    let described = page
-        .send_in(
-            session,
-            &DescribeNode {
-                object_id: object_id.clone(),
-            },
-        )
-        .await;
-    let _ = page.send_in(session, &ReleaseObject { object_id }).await;
-    Ok(described?.node.frame_id)
 }
 
 /// Finds the target and checks that it is actionable for `action` (a step type: `click`,

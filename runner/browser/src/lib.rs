@@ -35,6 +35,7 @@ mod connection;
 mod cookies;
 mod debug;
 mod error;
+mod evaluate;
 mod frames;
 mod guard;
 pub mod http;

@@ -6,7 +6,8 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::{BrowserError, Realm, Session, injected};
+use crate::evaluate::eval_in;
+use crate::{BrowserError, Realm, Session};
 
 impl Session {
     /// Sends an untyped command to the current page, for tests that read what the engine itself
@@ -22,7 +23,7 @@ impl Session {
 
     /// Evaluates an expression in the page's main world and returns its JSON value.
     pub async fn eval<T: DeserializeOwned>(&self, expression: &str) -> Result<T, BrowserError> {
-        injected::eval_in(self.page(), &Realm::top(), expression).await
+        eval_in(self.page(), &Realm::top(), expression).await
     }
 
     /// Adds a script that runs in every new document before the page's own, until the session
