@@ -6,99 +6,21 @@
 //! contexts and closes the tabs Windup made in it, then lets go of the WebSocket. An attached
 //! browser that dies is an error, never a restart.
 
-use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::Notify;
-use tokio::task::JoinHandle;
-
 use super::attach::attach;
-use super::cdp::target::{CloseTarget, DisposeBrowserContext, GetTargets};
-use super::connection::Connection;
+use super::cdp::target::DisposeBrowserContext;
 use super::error::BrowserError;
+use super::instance::{Instance, Owner, close_tab};
 use super::launch::{BrowserOptions, Launched, kill_pid, launch};
-use super::pool::{InUse, TabPool};
-use super::popup_hold::PopupHold;
-use super::profile::Profile;
-use super::session::Session;
+use super::session::{Session, Tabs};
 
-/// Who started the browser, and so whether Windup may end it.
-pub(super) enum Owner {
-    /// Windup started it: its process and throwaway profile, ended by [`Browser::close`].
-    Windup {
-        /// Boxed: the process handle is large beside an attached browser's URL.
-        child: Box<tokio::sync::Mutex<tokio::process::Child>>,
-        pid: Option<u32>,
-        _profile: Profile,
-    },
-    /// Someone else did, and Windup attached to it at `url`.
-    Attached {
-        url: String,
-        /// Whether scenarios open their tabs in the browser's default context (its profile's
-        /// cookies and sign-ins) instead of a new context each.
-        reuse_context: bool,
-    },
-}
-
-/// One running Chromium.
-pub(super) struct Instance {
-    pub conn: Arc<Connection>,
-    /// The reader task: it ends when the browser does.
-    pub reader: JoinHandle<()>,
-    pub owner: Owner,
-    pub viewport: (u32, u32),
-    /// Whether the tab Chromium opens at start-up is still unused. The first scenario of a
-    /// process takes it: in a fresh profile it is as isolated as a new context, and its
-    /// renderer is already running, which saves the largest fixed cost of a replay. Never set
-    /// for an attached browser, whose tabs are the user's.
-    pub initial_unused: AtomicBool,
-    /// The contexts this client made and has not yet seen disposed of, so the start-up tab (in
-    /// the default one) is told apart, and an attached browser is left without them.
-    pub contexts: Mutex<HashSet<String>>,
-    /// Tabs this client opened in an attached browser's default context (`reuse_context`),
-    /// and the tabs their pages opened, until they are closed.
-    pub default_tabs: Arc<Mutex<HashSet<String>>>,
-    /// Closed sessions whose tabs are being reset, and those ready for the next scenario.
-    pub tabs: Mutex<TabPool>,
-    pub tabs_changed: Notify,
-    /// Never for an attached browser: a reset clears cookies and caches browser-wide.
-    pub reuse_tabs: bool,
-    /// The tabs held pages open, held before their first request (`popup_hold`).
-    pub popup_hold: Arc<PopupHold>,
-    /// The user Windup started this browser as, when another ([`super::RunAs`]): the folders
-    /// it writes downloads into are made that user's.
-    pub run_as: Option<super::RunAs>,
-}
-
-impl Instance {
-    pub(super) fn is_alive(&self) -> bool {
-        self.conn.is_alive() && !self.reader.is_finished()
-    }
-
-    /// Whether Windup attached to this browser rather than starting it.
-    pub(super) fn is_attached(&self) -> bool {
-        matches!(self.owner, Owner::Attached { .. })
-    }
-
-    /// Whether scenarios open their tabs in an attached browser's default context.
-    pub(super) fn in_default_context(&self) -> bool {
-        matches!(
-            self.owner,
-            Owner::Attached {
-                reuse_context: true,
-                ..
-            }
-        )
-    }
-
-    fn pid(&self) -> Option<u32> {
-        match &self.owner {
-            Owner::Windup { pid, .. } => *pid,
-            Owner::Attached { .. } => None,
-        }
-    }
+/// A running browser and the tabs kept in it between scenarios.
+struct Running {
+    instance: Arc<Instance>,
+    tabs: Arc<Tabs>,
 }
 
 /// The process-wide browser: started on first use, restarted after a crash; or attached to
@@ -107,7 +29,7 @@ impl Instance {
 #[derive(Clone)]
 pub struct Browser {
     options: Arc<BrowserOptions>,
-    state: Arc<tokio::sync::Mutex<Option<Arc<Instance>>>>,
+    state: Arc<tokio::sync::Mutex<Option<Running>>>,
 }
 
 impl Browser {
@@ -128,11 +50,11 @@ impl Browser {
         self.instance().await.map(|_| ())
     }
 
-    async fn instance(&self) -> Result<Arc<Instance>, BrowserError> {
+    async fn instance(&self) -> Result<(Arc<Instance>, Arc<Tabs>), BrowserError> {
         let mut state = self.state.lock().await;
-        if let Some(instance) = state.as_ref() {
+        if let Some(Running { instance, tabs }) = state.as_ref() {
             if instance.is_alive() {
-                return Ok(instance.clone());
+                return Ok((instance.clone(), tabs.clone()));
             }
             if let Owner::Attached { url, .. } = &instance.owner {
                 // Kept, so every later call says the same.
@@ -143,8 +65,8 @@ impl Browser {
         }
         if let Some(dead) = state.take() {
             tracing::warn!("the browser died; starting a new one");
-            dead.reader.abort();
-            dead.tabs.lock().expect("tabs lock").ready.clear();
+            dead.instance.reader.abort();
+            dead.tabs.clear();
         }
         let started = std::time::Instant::now();
         let (conn, reader, owner) = match &self.options.cdp_url {
@@ -181,8 +103,6 @@ impl Browser {
             initial_unused: AtomicBool::new(!attached),
             contexts: Mutex::default(),
             default_tabs: Arc::default(),
-            tabs: Mutex::new(TabPool::default()),
-            tabs_changed: Notify::new(),
             reuse_tabs: self.options.reuse_tabs && !attached,
             popup_hold: Arc::default(),
             run_as: self.options.run_as.filter(|_| !attached),
@@ -192,14 +112,22 @@ impl Browser {
             if attached { "attached" } else { "started" },
             started.elapsed()
         );
-        *state = Some(instance.clone());
-        Ok(instance)
+        let tabs = Arc::new(Tabs::default());
+        *state = Some(Running {
+            instance: instance.clone(),
+            tabs: tabs.clone(),
+        });
+        Ok((instance, tabs))
     }
 
     /// The Chromium process id, when Windup started one that is running (tests use it to
     /// kill the browser). None for an attached browser.
     pub async fn pid(&self) -> Option<u32> {
-        self.state.lock().await.as_ref().and_then(|i| i.pid())
+        self.state
+            .lock()
+            .await
+            .as_ref()
+            .and_then(|r| r.instance.pid())
     }
 
     /// A page for one scenario: a reset tab an earlier scenario left (see
@@ -208,16 +136,18 @@ impl Browser {
     /// context). Held until the session is closed or dropped.
     pub async fn acquire_session(&self) -> Result<Session, BrowserError> {
         let mut session = self.reused_or_new_session().await?;
-        session.in_use = Some(InUse::new(&session.instance));
+        session.take_into_use();
         Ok(session)
     }
 
     async fn reused_or_new_session(&self) -> Result<Session, BrowserError> {
-        let instance = self.instance().await?;
-        if let Some(session) = TabPool::take_ready(&instance).await {
+        let (instance, tabs) = self.instance().await?;
+        if instance.reuse_tabs
+            && let Some(session) = tabs.take_ready(Session::is_alive).await
+        {
             return Ok(session);
         }
-        match Session::open(instance.clone()).await {
+        match Session::open(instance.clone(), tabs).await {
             Err(BrowserError::Crashed(reason)) if !instance.is_attached() => {
                 // The reader may not have noticed the death yet: mark it, start afresh once.
                 tracing::warn!("the browser did not answer ({reason}); restarting it");
@@ -225,7 +155,8 @@ impl Browser {
                 if let Some(pid) = instance.pid() {
                     kill_pid(pid);
                 }
-                Session::open(self.instance().await?).await
+                let (instance, tabs) = self.instance().await?;
+                Session::open(instance, tabs).await
             }
             other => other,
         }
@@ -234,12 +165,12 @@ impl Browser {
     /// Closes the browser Windup started and waits for it to exit; from a browser it attached
     /// to, removes only what it made there (its contexts, its tabs) and detaches.
     pub async fn close(&self) {
-        let Some(instance) = self.state.lock().await.take() else {
+        let Some(Running { instance, tabs }) = self.state.lock().await.take() else {
             return;
         };
         // Kept tabs, and tabs still being reset, hold the instance: let them go (Chromium's
         // exit takes their pages).
-        for session in TabPool::drain(&instance).await {
+        for session in tabs.drain().await {
             session.stop_watching();
         }
         if instance.is_attached() {
@@ -319,30 +250,4 @@ async fn detach(instance: &Instance) {
         instance.reader.abort();
     }
     tracing::debug!("detached from the browser in {:?}", t.elapsed());
-}
-
-/// Closes a tab of an attached browser and waits until the browser no longer lists it:
-/// `Target.closeTarget` answers before the page has gone, and whoever looks at the browser
-/// after Windup closed its tabs must not find one still there. An error answer (a close
-/// already in flight) is ignored; the wait gives up after five seconds.
-pub(super) async fn close_tab(conn: &Connection, target_id: String) {
-    let _ = conn
-        .send(
-            None,
-            &CloseTarget {
-                target_id: target_id.clone(),
-            },
-        )
-        .await;
-    let gone = async {
-        loop {
-            match conn.send(None, &GetTargets {}).await {
-                Ok(t) if t.target_infos.iter().any(|i| i.target_id == target_id) => {
-                    tokio::time::sleep(Duration::from_millis(20)).await
-                }
-                _ => return,
-            }
-        }
-    };
-    let _ = tokio::time::timeout(Duration::from_secs(5), gone).await;
 }

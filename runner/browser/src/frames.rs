@@ -10,8 +10,6 @@
 //! coordinates of its session's top frame) is added to them, and for a frame out of process
 //! that of the frame holding it, up to the page.
 
-use std::sync::atomic::Ordering;
-
 use super::cdp::dom::{
     DescribeBackendNode, DescribeNode, GetBoxModel, GetFrameOwner, GetNodeForLocation,
     NodeAtLocation,
@@ -19,8 +17,8 @@ use super::cdp::dom::{
 use super::cdp::page::{CreateIsolatedWorld, FrameTree, GetFrameTree};
 use super::cdp::runtime::ReleaseObject;
 use super::error::BrowserError;
-use super::remote_frames::Remote;
-use super::session::Session;
+use super::page::Page;
+use super::remote_frames::{Remote, Subframes};
 
 /// The name of Windup's isolated world in each frame; Chromium keeps one world per name and
 /// frame, so asking again returns the same context while the frame's document lives.
@@ -53,18 +51,30 @@ impl Realm {
     }
 }
 
-impl Session {
+/// The frames of a session's page ([`super::Session::frames`]): the realms to search, and
+/// where each frame is.
+pub struct Frames<'a> {
+    pub(super) page: &'a Page,
+    pub(super) subframes: &'a Subframes,
+}
+
+impl Frames<'_> {
+    /// The page's frames out of process.
+    fn remote_frames(&self) -> Vec<Remote> {
+        self.subframes.remote(&self.page.session_id)
+    }
+
     /// The realms to search, in order: the top document, then every frame of another origin
     /// than its parent's, depth first in the order the page made them; then the frames out of
     /// process (and the frames of another origin inside each), in the order they attached. A
     /// frame whose world cannot be made (gone meanwhile) is left out.
     pub async fn realms(&self) -> Result<Vec<Realm>, BrowserError> {
         let mut realms = vec![Realm::top()];
-        if !self.shared.subframes.load(Ordering::SeqCst) {
+        if !self.subframes.any() {
             return Ok(realms);
         }
         let remote = self.remote_frames();
-        let tree = self.send(&GetFrameTree {}).await?.frame_tree;
+        let tree = self.page.send(&GetFrameTree {}).await?.frame_tree;
         let mut closed = Vec::new();
         cross_origin_frames(&tree, &remote, &mut closed);
         let mut found: Vec<(Option<String>, String, String)> = closed
@@ -72,7 +82,7 @@ impl Session {
             .map(|(frame, origin)| (None, frame, origin))
             .collect();
         for r in &remote {
-            let Ok(tree) = self.send_in(Some(&r.session), &GetFrameTree {}).await else {
+            let Ok(tree) = self.page.send_in(Some(&r.session), &GetFrameTree {}).await else {
                 continue;
             };
             let tree = tree.frame_tree;
@@ -105,6 +115,7 @@ impl Session {
         let remote = self.remote_frames();
         let session = self.home_of(frame_id, &remote).await?;
         let tree = self
+            .page
             .send_in(session.as_deref(), &GetFrameTree {})
             .await?
             .frame_tree;
@@ -119,6 +130,7 @@ impl Session {
 
     async fn world(&self, session: Option<&str>, frame_id: &str) -> Result<i64, BrowserError> {
         let world = self
+            .page
             .send_in(
                 session,
                 &CreateIsolatedWorld {
@@ -142,7 +154,7 @@ impl Session {
         }
         // Inner frames attach after the frames holding them: the last to hold it is its home.
         for r in remote.iter().rev() {
-            if let Ok(tree) = self.send_in(Some(&r.session), &GetFrameTree {}).await
+            if let Ok(tree) = self.page.send_in(Some(&r.session), &GetFrameTree {}).await
                 && subtree(&tree.frame_tree, frame_id).is_some()
             {
                 return Ok(Some(r.session.clone()));
@@ -193,6 +205,7 @@ impl Session {
         frame_id: &str,
     ) -> Result<(f64, f64), BrowserError> {
         let owner = self
+            .page
             .send_in(
                 session,
                 &GetFrameOwner {
@@ -201,6 +214,7 @@ impl Session {
             )
             .await?;
         let model = self
+            .page
             .send_in(
                 session,
                 &GetBoxModel {
@@ -248,6 +262,7 @@ impl Session {
         for r in chain {
             let hit = self.node_at(session.as_deref(), (x, y)).await?;
             let owner = self
+                .page
                 .send_in(
                     session.as_deref(),
                     &GetFrameOwner {
@@ -271,6 +286,7 @@ impl Session {
             return Ok(true);
         }
         let tree = self
+            .page
             .send_in(session.as_deref(), &GetFrameTree {})
             .await?
             .frame_tree;
@@ -283,36 +299,17 @@ impl Session {
         session: Option<&str>,
         (x, y): (f64, f64),
     ) -> Result<NodeAtLocation, BrowserError> {
-        self.send_in(
-            session,
-            &GetNodeForLocation {
-                x: x.round() as i64,
-                y: y.round() as i64,
-                include_user_agent_shadow_dom: true,
-                ignore_pointer_events_none: true,
-            },
-        )
-        .await
-    }
-
-    /// The frame a frame element (a handle from the in-page engine in `realm`) holds; lets go
-    /// of the handle.
-    pub(crate) async fn frame_of(
-        &self,
-        realm: &Realm,
-        object_id: String,
-    ) -> Result<Option<String>, BrowserError> {
-        let session = realm.session.as_deref();
-        let described = self
+        self.page
             .send_in(
                 session,
-                &DescribeNode {
-                    object_id: object_id.clone(),
+                &GetNodeForLocation {
+                    x: x.round() as i64,
+                    y: y.round() as i64,
+                    include_user_agent_shadow_dom: true,
+                    ignore_pointer_events_none: true,
                 },
             )
-            .await;
-        let _ = self.send_in(session, &ReleaseObject { object_id }).await;
-        Ok(described?.node.frame_id)
+            .await
     }
 
     /// The attributes of a frame's element (`title`, `name`, `id`…), for a selector that
@@ -324,6 +321,7 @@ impl Session {
         let remote = self.remote_frames();
         let session = self.owner_home(frame_id, &remote).await?;
         let owner = self
+            .page
             .send_in(
                 session.as_deref(),
                 &GetFrameOwner {
@@ -332,6 +330,7 @@ impl Session {
             )
             .await?;
         let node = self
+            .page
             .send_in(
                 session.as_deref(),
                 &DescribeBackendNode {
@@ -349,6 +348,26 @@ impl Session {
             })
             .collect())
     }
+}
+
+/// The frame a frame element (a handle from the in-page engine in `realm`) holds; lets go of
+/// the handle.
+pub(super) async fn frame_of(
+    page: &Page,
+    realm: &Realm,
+    object_id: String,
+) -> Result<Option<String>, BrowserError> {
+    let session = realm.session.as_deref();
+    let described = page
+        .send_in(
+            session,
+            &DescribeNode {
+                object_id: object_id.clone(),
+            },
+        )
+        .await;
+    let _ = page.send_in(session, &ReleaseObject { object_id }).await;
+    Ok(described?.node.frame_id)
 }
 
 /// Frames of `tree`'s document whose origin differs from their parent's, depth first; a frame

@@ -5,18 +5,24 @@
 //! going. Frames may load from anywhere. A tab the page opens is held the same way by the
 //! browser's own session (`popup_hold`), from its first request on, checked again as each of its
 //! documents commits, and held like the page once it is followed.
+//!
+//! [`Guard`] owns the hold's state; the session sends the Fetch commands that make it so.
+
+use std::sync::Mutex;
 
 use url::{Origin, Url};
 
-use super::cdp::fetch::{
-    ContinueRequest, Disable, Enable, FailRequest, RequestPattern, RequestPaused,
-};
-use super::error::BrowserError;
-use super::session::{Queued, Session, Shared};
+use super::cdp::fetch::{ContinueRequest, Enable, FailRequest, RequestPattern, RequestPaused};
 
-/// Where the session may go, and where it was stopped from going.
+/// A session's hold: where its pages may go, and where they were stopped from going. Its
+/// page's listener and the browser-wide hold of the tabs it opens (`popup_hold`) decide by it.
 #[derive(Debug, Default)]
 pub(super) struct Guard {
+    held: Mutex<Held>,
+}
+
+#[derive(Debug, Default)]
+struct Held {
     /// The origins a top-level document may have; none while the session is not held.
     origins: Option<Vec<Origin>>,
     /// The first top-level URL outside them the page tried to load (or a followed tab was on).
@@ -34,12 +40,7 @@ pub struct Left {
     pub stopped: bool,
 }
 
-impl Guard {
-    /// Whether the session is held to origins.
-    pub(super) fn is_held(&self) -> bool {
-        self.origins.is_some()
-    }
-
+impl Held {
     fn allows(&self, url: &str) -> bool {
         let Some(origins) = &self.origins else {
             return true;
@@ -60,120 +61,95 @@ pub(super) enum Decision {
     Fail(FailRequest),
 }
 
-/// Decides a paused document request of the page whose main frame is `main_frame`: frames go
-/// on; a top-level document outside the held origins is failed and remembered.
-pub(super) fn decide(shared: &Shared, main_frame: &str, paused: RequestPaused) -> Decision {
-    let top_level = paused.frame_id == main_frame
-        && paused
-            .resource_type
-            .as_deref()
-            .is_none_or(|t| t == "Document");
-    let mut guard = shared.guard.lock().expect("guard lock");
-    if !top_level || guard.allows(&paused.request.url) {
-        return Decision::Continue(ContinueRequest {
-            request_id: paused.request_id,
-        });
+impl Guard {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().expect("guard lock")
     }
-    tracing::debug!("blocked a top-level navigation outside the app's origins");
-    guard.left.get_or_insert(Left {
-        url: paused.request.url,
-        stopped: true,
-    });
-    Decision::Fail(FailRequest {
-        request_id: paused.request_id,
-        error_reason: "BlockedByClient",
-    })
-}
 
-/// Notes a top-level document that committed (the page's, or a tab's it opened): outside the
-/// held origins, the page has left, though its request was not held back (a tab's first one
-/// goes out before the tab can be held).
-pub(super) fn on_commit(shared: &Shared, url: &str) {
-    let mut guard = shared.guard.lock().expect("guard lock");
-    // The error page of a navigation the hold stopped commits too: it is already recorded.
-    if !guard.allows(url) && guard.left.is_none() && !url.starts_with("chrome-error:") {
-        tracing::debug!("a top-level document outside the app's origins committed");
-        guard.left = Some(Left {
-            url: url.to_string(),
-            stopped: false,
-        });
+    /// Holds to `origins` from now on, forgetting where the page went before.
+    pub(super) fn hold(&self, origins: Vec<Origin>) {
+        let mut held = self.lock();
+        held.origins = Some(origins);
+        held.left = None;
     }
-}
 
-impl Session {
-    /// Holds every top-level document of this page, and of the tabs it opens once followed, to
-    /// `origins`: a document request elsewhere is failed before it is sent, and remembered
-    /// ([`Session::left_origins`]). Replaces an earlier hold; a reset tab is released.
-    pub async fn hold_to(&self, origins: Vec<Origin>) -> Result<(), BrowserError> {
-        {
-            let mut guard = self.shared.guard.lock().expect("guard lock");
-            guard.origins = Some(origins);
-            guard.left = None;
-        }
-        self.send(&enable()).await?;
-        // The tabs it opens are held by the browser's own session, before their first request.
-        self.instance
-            .popup_hold
-            .hold(&self.instance.conn, &self.target, &self.shared)
-            .await
+    /// Whether the session is held to origins.
+    pub(super) fn is_held(&self) -> bool {
+        self.lock().origins.is_some()
+    }
+
+    /// Lets go of the hold and forgets where the page went (a tab reset for the next
+    /// scenario); whether it was held.
+    pub(super) fn release(&self) -> bool {
+        std::mem::take(&mut *self.lock()).origins.is_some()
     }
 
     /// The first top-level URL outside the held origins the page tried to load, or that a tab
-    /// it opened was found on; none when it stayed inside.
-    pub fn left_origins(&self) -> Option<Left> {
-        self.shared.guard.lock().expect("guard lock").left.clone()
+    /// it opened was found on.
+    pub(super) fn left(&self) -> Option<Left> {
+        self.lock().left.clone()
     }
 
-    /// Checks the current page's URL against the hold (for a tab the page opened, whose first
-    /// request may have gone out before it was followed). Returns the URL when it is outside.
-    pub async fn check_hold(&self) -> Result<Option<Left>, BrowserError> {
-        if !self.shared.guard.lock().expect("guard lock").is_held() {
-            return Ok(None);
+    /// Decides a paused document request of the page whose main frame is `main_frame`: frames
+    /// go on; a top-level document outside the held origins is failed and remembered.
+    pub(super) fn decide(&self, main_frame: &str, paused: RequestPaused) -> Decision {
+        let top_level = paused.frame_id == main_frame
+            && paused
+                .resource_type
+                .as_deref()
+                .is_none_or(|t| t == "Document");
+        let mut held = self.lock();
+        if !top_level || held.allows(&paused.request.url) {
+            return Decision::Continue(ContinueRequest {
+                request_id: paused.request_id,
+            });
         }
-        // A navigation may be replacing the document right now: read the URL of the next one.
-        let mut url = self.url().await;
-        for _ in 0..20 {
-            match url {
-                Err(BrowserError::ContextLost) => {
-                    tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-                    url = self.url().await;
-                }
-                _ => break,
-            }
+        tracing::debug!("blocked a top-level navigation outside the app's origins");
+        held.left.get_or_insert(Left {
+            url: paused.request.url,
+            stopped: true,
+        });
+        Decision::Fail(FailRequest {
+            request_id: paused.request_id,
+            error_reason: "BlockedByClient",
+        })
+    }
+
+    /// Notes a top-level document that committed (the page's, or a tab's it opened): outside
+    /// the held origins, the page has left, though its request was not held back (a tab's
+    /// first one goes out before the tab can be held).
+    pub(super) fn on_commit(&self, url: &str) {
+        let mut held = self.lock();
+        // The error page of a navigation the hold stopped commits too: it is already recorded.
+        if !held.allows(url) && held.left.is_none() && !url.starts_with("chrome-error:") {
+            tracing::debug!("a top-level document outside the app's origins committed");
+            held.left = Some(Left {
+                url: url.to_string(),
+                stopped: false,
+            });
         }
-        let url = match url {
-            Ok(url) => url,
-            Err(e) => return self.left_origins().map(Some).ok_or(e),
-        };
-        let mut guard = self.shared.guard.lock().expect("guard lock");
-        if guard.allows(&url) {
-            return Ok(guard.left.clone());
+    }
+
+    /// The page found on `url` (a tab it opened, whose first request may have gone out before
+    /// it was followed): where it left the held origins, first or now; none when inside.
+    pub(super) fn check(&self, url: String) -> Option<Left> {
+        let mut held = self.lock();
+        if held.allows(&url) {
+            return held.left.clone();
         }
-        Ok(Some(
-            guard
-                .left
+        Some(
+            held.left
                 .get_or_insert(Left {
                     url,
                     stopped: false,
                 })
                 .clone(),
-        ))
-    }
-
-    /// The command that holds a newly attached page, when the session is held.
-    pub(super) fn hold_command(&self) -> Option<Queued<'_>> {
-        let held = self.shared.guard.lock().expect("guard lock").is_held();
-        held.then(|| self.queued(enable()))
-    }
-
-    /// Releases the hold (a tab reset for the next scenario).
-    pub(super) fn release_command(&self) -> Option<Queued<'_>> {
-        let was = std::mem::take(&mut *self.shared.guard.lock().expect("guard lock"));
-        was.is_held().then(|| self.queued(Disable {}))
+        )
     }
 }
 
-fn enable() -> Enable {
+/// The command that holds a page: every document request paused before it is sent.
+pub(super) fn enable() -> Enable {
     Enable {
         patterns: vec![RequestPattern::documents()],
     }

@@ -10,8 +10,9 @@ use serde_json::Value;
 use windup_model::selector::Part;
 
 use super::error::BrowserError;
-use super::frames::Realm;
-use super::session::Session;
+use super::evaluate::{eval_handle, eval_in};
+use super::frames::{Realm, frame_of};
+use super::page::Page;
 
 /// Declares [`MODULES`] and [`INJECTED_JS`] from one list, so the two cannot disagree.
 macro_rules! in_page_modules {
@@ -232,17 +233,17 @@ fn arg(value: &impl Serialize) -> String {
 /// Calls `window.__windup.<function>(...args)`, installing the engine first if this document
 /// has not got it (documents that existed before the session, `about:blank`).
 async fn call<T: DeserializeOwned>(
-    session: &Session,
+    page: &Page,
     function: &str,
     args: &[String],
 ) -> Result<T, BrowserError> {
-    call_in(session, &Realm::top(), function, args).await
+    call_in(page, &Realm::top(), function, args).await
 }
 
 /// [`call`] in one realm: the top document's main world or a frame's isolated world (where
 /// the engine is installed on first use, since scripts for new documents run in main worlds).
 async fn call_in<T: DeserializeOwned>(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     function: &str,
     args: &[String],
@@ -251,12 +252,10 @@ async fn call_in<T: DeserializeOwned>(
         "window.__windup ? window.__windup.{function}({}) : {{\"__windup_missing\": true}}",
         args.join(",")
     );
-    let first: Value = session.eval_in(realm, &call).await?;
+    let first: Value = eval_in(page, realm, &call).await?;
     let value = if first.get("__windup_missing").is_some() {
-        session
-            .eval_in::<Value>(realm, &format!("{INJECTED_JS};0"))
-            .await?;
-        session.eval_in::<Value>(realm, &call).await?
+        eval_in::<Value>(page, realm, &format!("{INJECTED_JS};0")).await?;
+        eval_in::<Value>(page, realm, &call).await?
     } else {
         first
     };
@@ -267,26 +266,26 @@ async fn call_in<T: DeserializeOwned>(
 /// `fill`, `hover`…); for `fill` and `press` the element is focused (and for `fill` its content
 /// selected) when it is.
 pub async fn locate(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     parts: &[Part],
     action: &str,
 ) -> Result<Located, BrowserError> {
-    call_in(session, realm, "locate", &[arg(&parts), arg(&action)]).await
+    call_in(page, realm, "locate", &[arg(&parts), arg(&action)]).await
 }
 
 /// Where the click after a `locate` for `click`, `check` or `uncheck` landed, which ends the
 /// watch `locate` armed in `realm`: None on its target (or when no event of it reached the
 /// target's document), else what it landed on (`<div class="x">`); that click's events were
 /// stopped before the page saw them.
-pub async fn hit_result(session: &Session, realm: &Realm) -> Result<Option<String>, BrowserError> {
+pub async fn hit_result(page: &Page, realm: &Realm) -> Result<Option<String>, BrowserError> {
     #[derive(Deserialize)]
     struct Landing {
         landed: bool,
         #[serde(default)]
         on: String,
     }
-    let landing: Landing = call_in(session, realm, "hitResult", &[]).await?;
+    let landing: Landing = call_in(page, realm, "hitResult", &[]).await?;
     Ok((!landing.landed).then_some(landing.on))
 }
 
@@ -306,7 +305,7 @@ pub enum FileInput {
 /// The `<input type=file>` the selector names, ready for `count` files. Unlike the other entry
 /// points this one answers with a handle to the element, not with JSON.
 pub async fn file_input(
-    session: &Session,
+    page: &Page,
     parts: &[Part],
     count: usize,
 ) -> Result<FileInput, BrowserError> {
@@ -315,12 +314,10 @@ pub async fn file_input(
         arg(&parts),
         arg(&count)
     );
-    let mut found = session.eval_handle(&Realm::top(), &call).await?;
+    let mut found = eval_handle(page, &Realm::top(), &call).await?;
     if found.value.as_ref().and_then(Value::as_str) == Some("__windup_missing") {
-        session
-            .eval_in::<Value>(&Realm::top(), &format!("{INJECTED_JS};0"))
-            .await?;
-        found = session.eval_handle(&Realm::top(), &call).await?;
+        eval_in::<Value>(page, &Realm::top(), &format!("{INJECTED_JS};0")).await?;
+        found = eval_handle(page, &Realm::top(), &call).await?;
     }
     if found.subtype.as_deref() == Some("node")
         && let Some(id) = found.object_id
@@ -342,65 +339,57 @@ pub async fn file_input(
 
 /// Tells the page that the navigation its last step started became a download, so the
 /// document is not being left.
-pub async fn download_started(session: &Session) -> Result<bool, BrowserError> {
-    call(session, "downloadStarted", &[]).await
+pub async fn download_started(page: &Page) -> Result<bool, BrowserError> {
+    call(page, "downloadStarted", &[]).await
 }
 
 /// Visible and hidden matches of a selector.
-pub async fn query(
-    session: &Session,
-    realm: &Realm,
-    parts: &[Part],
-) -> Result<Counts, BrowserError> {
-    call_in(session, realm, "query", &[arg(&parts)]).await
+pub async fn query(page: &Page, realm: &Realm, parts: &[Part]) -> Result<Counts, BrowserError> {
+    call_in(page, realm, "query", &[arg(&parts)]).await
 }
 
 /// Chooses an option of the target `<select>` by value or label.
 pub async fn select(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     parts: &[Part],
     value: &str,
 ) -> Result<Located, BrowserError> {
-    call_in(session, realm, "select", &[arg(&parts), arg(&value)]).await
+    call_in(page, realm, "select", &[arg(&parts), arg(&value)]).await
 }
 
 /// `true`, `false`, `"mixed"`, or null when there is no visible match.
-pub async fn is_checked(
-    session: &Session,
-    realm: &Realm,
-    parts: &[Part],
-) -> Result<Value, BrowserError> {
-    call_in(session, realm, "isChecked", &[arg(&parts)]).await
+pub async fn is_checked(page: &Page, realm: &Realm, parts: &[Part]) -> Result<Value, BrowserError> {
+    call_in(page, realm, "isChecked", &[arg(&parts)]).await
 }
 
 /// Makes the first visible match deaf to the page (its input events never reach the page's
 /// listeners); whether there was one.
-pub async fn mute(session: &Session, realm: &Realm, parts: &[Part]) -> Result<bool, BrowserError> {
-    call_in(session, realm, "mute", &[arg(&parts)]).await
+pub async fn mute(page: &Page, realm: &Realm, parts: &[Part]) -> Result<bool, BrowserError> {
+    call_in(page, realm, "mute", &[arg(&parts)]).await
 }
 
 /// Whether keystrokes sent now land in the fill target of `parts` (`strict`: it has the focus;
 /// else its document still has it).
 pub async fn focus_on(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     parts: &[Part],
     strict: bool,
 ) -> Result<Focus, BrowserError> {
-    call_in(session, realm, "focusOn", &[arg(&parts), arg(&strict)]).await
+    call_in(page, realm, "focusOn", &[arg(&parts), arg(&strict)]).await
 }
 
 /// Sets `text` on the fill target of `parts` itself, when it is still the field `facts` says.
 pub async fn set_value(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     parts: &[Part],
     text: &str,
     facts: &crate::FieldFacts,
 ) -> Result<SetValue, BrowserError> {
     call_in(
-        session,
+        page,
         realm,
         "setValue",
         &[arg(&parts), arg(&text), arg(facts)],
@@ -410,60 +399,56 @@ pub async fn set_value(
 
 /// Match counts and the nearest accessible names, for a selector that found nothing usable.
 pub async fn diagnose(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     parts: &[Part],
 ) -> Result<Diagnosis, BrowserError> {
-    call_in(session, realm, "diagnose", &[arg(&parts)]).await
+    call_in(page, realm, "diagnose", &[arg(&parts)]).await
 }
 
 /// What a target that is gone may have become, by the healing rules (`runner::heal`).
-pub async fn heal(session: &Session, parts: &[Part]) -> Result<HealCandidates, BrowserError> {
-    call(session, "heal", &[arg(&parts)]).await
+pub async fn heal(page: &Page, parts: &[Part]) -> Result<HealCandidates, BrowserError> {
+    call(page, "heal", &[arg(&parts)]).await
 }
 
 /// Observes the postconditions of `spec` once.
-pub async fn check(
-    session: &Session,
-    realm: &Realm,
-    spec: &CheckSpec,
-) -> Result<Observed, BrowserError> {
-    call_in(session, realm, "check", &[arg(spec)]).await
+pub async fn check(page: &Page, realm: &Realm, spec: &CheckSpec) -> Result<Observed, BrowserError> {
+    call_in(page, realm, "check", &[arg(spec)]).await
 }
 
 /// The frame held by the first visible match of `parts` (which end with a `frame=` step), when
 /// there is one.
 pub async fn frame_owner(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     parts: &[Part],
 ) -> Result<Option<String>, BrowserError> {
     // Installed first: the element comes back as a handle, not as JSON.
-    let _: bool = call_in(session, realm, "installed", &[]).await?;
+    let _: bool = call_in(page, realm, "installed", &[]).await?;
     let expression = format!("window.__windup.frameOwner({})", arg(&parts));
-    match session.eval_handle(realm, &expression).await?.object_id {
-        Some(handle) => session.frame_of(realm, handle).await,
+    match eval_handle(page, realm, &expression).await?.object_id {
+        Some(handle) => frame_of(page, realm, handle).await,
         None => Ok(None),
     }
 }
 
 /// The ARIA snapshot of the page, cut to `max_chars`.
-pub async fn snapshot(session: &Session, max_chars: usize) -> Result<String, BrowserError> {
-    call(session, "snapshot", &[arg(&max_chars)]).await
+pub async fn snapshot(page: &Page, max_chars: usize) -> Result<String, BrowserError> {
+    call(page, "snapshot", &[arg(&max_chars)]).await
 }
 
 /// The page's visible controls and texts, with selectors, contexts and role counts.
 pub async fn observe(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     options: &ObserveOptions<'_>,
 ) -> Result<Seen, BrowserError> {
-    call_in(session, realm, "observe", &[arg(options)]).await
+    call_in(page, realm, "observe", &[arg(options)]).await
 }
 
 /// The page's visible interactive elements as `tag|role|type` tokens.
-pub async fn signature(session: &Session) -> Result<Vec<String>, BrowserError> {
-    call(session, "signature", &[]).await
+pub async fn signature(page: &Page) -> Result<Vec<String>, BrowserError> {
+    call(page, "signature", &[]).await
 }
 
 /// What the site map keeps of a page: its signature's tokens, up to `limit` controls as
@@ -479,18 +464,18 @@ pub struct Inventory {
 }
 
 /// The page's inventory, in one walk of its visible interactive elements.
-pub async fn inventory(session: &Session, limit: usize) -> Result<Inventory, BrowserError> {
-    call(session, "inventory", &[arg(&limit)]).await
+pub async fn inventory(page: &Page, limit: usize) -> Result<Inventory, BrowserError> {
+    call(page, "inventory", &[arg(&limit)]).await
 }
 
 /// The page's own errors since it loaded.
-pub async fn failures(session: &Session) -> Result<PageFailures, BrowserError> {
-    call(session, "failures", &[]).await
+pub async fn failures(page: &Page) -> Result<PageFailures, BrowserError> {
+    call(page, "failures", &[]).await
 }
 
 /// An id of the current document, the same while it lives: which document a field was typed in.
-pub async fn document_id(session: &Session) -> Result<String, BrowserError> {
-    call(session, "documentId", &[]).await
+pub async fn document_id(page: &Page) -> Result<String, BrowserError> {
+    call(page, "documentId", &[]).await
 }
 
 /// The text a page shows, in document order, for finding credentials in it on our side (the
@@ -516,11 +501,11 @@ pub struct TextRun {
 /// The text the page shows (never a password field's value), up to `max_chars`; the page keeps
 /// the runs' nodes for [`mask`] until [`unmask`].
 pub async fn text_runs(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     max_chars: usize,
 ) -> Result<TextRuns, BrowserError> {
-    call_in(session, realm, "textRuns", &[arg(&max_chars)]).await
+    call_in(page, realm, "textRuns", &[arg(&max_chars)]).await
 }
 
 /// What [`mask`] could not cover; when anything could not be, nothing stays drawn.
@@ -537,38 +522,38 @@ pub struct Masked {
 /// Covers, with opaque boxes in the top layer, the first visible match of each of `fields` and
 /// the runs of the last [`text_runs`] listed in `runs`.
 pub async fn mask(
-    session: &Session,
+    page: &Page,
     realm: &Realm,
     fields: &[Vec<Part>],
     runs: &[usize],
 ) -> Result<Masked, BrowserError> {
-    call_in(session, realm, "mask", &[arg(&fields), arg(&runs)]).await
+    call_in(page, realm, "mask", &[arg(&fields), arg(&runs)]).await
 }
 
 /// Removes the boxes of [`mask`] and forgets the runs of [`text_runs`].
-pub async fn unmask(session: &Session, realm: &Realm) -> Result<bool, BrowserError> {
-    call_in(session, realm, "unmask", &[]).await
+pub async fn unmask(page: &Page, realm: &Realm) -> Result<bool, BrowserError> {
+    call_in(page, realm, "unmask", &[]).await
 }
 
 /// Whether the document is being left: a navigation it started (a link, a form, a script) is
 /// under way.
-pub async fn is_leaving(session: &Session) -> Result<bool, BrowserError> {
-    call(session, "isLeaving", &[]).await
+pub async fn is_leaving(page: &Page) -> Result<bool, BrowserError> {
+    call(page, "isLeaving", &[]).await
 }
 
 /// The current document's URL.
-pub async fn url(session: &Session) -> Result<String, BrowserError> {
-    call(session, "url", &[]).await
+pub async fn url(page: &Page) -> Result<String, BrowserError> {
+    call(page, "url", &[]).await
 }
 
 /// The HTTP status the current document came with, when it came over HTTP.
-pub async fn navigation_status(session: &Session) -> Result<Option<u64>, BrowserError> {
-    call(session, "navigationStatus", &[]).await
+pub async fn navigation_status(page: &Page) -> Result<Option<u64>, BrowserError> {
+    call(page, "navigationStatus", &[]).await
 }
 
 /// The current document's origin and localStorage.
-pub async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserError> {
-    call(session, "localStorage", &[]).await
+pub async fn local_storage(page: &Page) -> Result<LocalStorage, BrowserError> {
+    call(page, "localStorage", &[]).await
 }
 
 /// Writes `entries` into the localStorage of `origin` in the session's documents: in every new
@@ -576,7 +561,7 @@ pub async fn local_storage(session: &Session) -> Result<LocalStorage, BrowserErr
 /// clear them afterwards). Runs as a script for new documents, after the engine's own, until
 /// the session ends.
 pub async fn restore_local_storage(
-    session: &Session,
+    page: &Page,
     origin: &str,
     entries: &[(String, String)],
 ) -> Result<(), BrowserError> {
@@ -585,7 +570,7 @@ pub async fn restore_local_storage(
         arg(&origin),
         arg(&entries)
     );
-    session.install_init_script(&source).await
+    page.install_init_script(&source).await
 }
 
 #[cfg(test)]

@@ -5,12 +5,12 @@ use windup_model::keys::{Chord, KeyDef};
 
 use super::cdp::input::{DispatchKeyEvent, DispatchMouseEvent, InsertText};
 use super::error::BrowserError;
-use super::session::Session;
+use super::page::Page;
 
-impl Session {
+impl Page {
     async fn mouse(&self, event: DispatchMouseEvent) -> Result<(), BrowserError> {
         self.check_alive()?;
-        self.page_send(&event).await?;
+        self.send_unchecked(&event).await?;
         Ok(())
     }
 
@@ -19,7 +19,7 @@ impl Session {
         self.check_alive()?;
         // Sent together, and run in order: a move alone is answered only at the next animation
         // frame (Chromium aligns mouse moves with frames), the press behind it flushes it at once.
-        Self::page_batch(vec![
+        Self::batch(vec![
             self.queued(DispatchMouseEvent::moved(x, y)),
             self.queued(DispatchMouseEvent::left_button("mousePressed", x, y)),
             self.queued(DispatchMouseEvent::left_button("mouseReleased", x, y)),
@@ -35,7 +35,7 @@ impl Session {
     /// Types text into the focused element as one trusted insertion.
     pub async fn insert_text(&self, text: &str) -> Result<(), BrowserError> {
         self.check_alive()?;
-        self.page_send(&InsertText {
+        self.send_unchecked(&InsertText {
             text: text.to_string(),
         })
         .await?;
@@ -79,6 +79,6 @@ impl Session {
         for m in chord.modifier_keys.iter().rev() {
             batch.push(event("keyUp", m, false));
         }
-        Self::page_batch(batch).await
+        Self::batch(batch).await
     }
 }

@@ -7,12 +7,13 @@
 //! (`connection`) hands each answer to its command by id and each event to its session's
 //! subscribers by session id (flat sessions). Every command and event is a typed struct
 //! (`cdp`). A page is set up with only what [`Session`] uses (`page_events`), and the in-page
-//! engine is reached only through typed functions (`injected`), in the top document or in a
-//! frame of another origin (`frames`).
+//! engine is reached only through typed functions on a session's [`Page`] (`injected`), in the
+//! top document or in a frame of another origin ([`Frames`]).
 //!
-//! One lazily started Chromium per process (`chromium`); a fresh, isolated browser context per
-//! scenario, or a reset tab an earlier one left (`pool`); trusted input through the Input
-//! domain (`input`); navigation that waits for the document that finally commits
+//! One lazily started Chromium per process (`chromium`, `instance`); a fresh, isolated browser
+//! context per scenario, or a reset tab an earlier one left (`pool`); each concern of a
+//! session's page in its own file, whose type owns that concern's state, and the session
+//! (`session`) holding them; trusted input through the Input domain (`input`); navigation that waits for the document that finally commits
 //! (`navigation`); failed requests for the evidence (`network_log`); every top-level document
 //! held to the app's origins (`guard`); files set on a file input and downloads saved
 //! and followed (`transfer`). Everything CDP-specific stays in this crate: the protocol
@@ -34,14 +35,17 @@ mod connection;
 mod cookies;
 mod debug;
 mod error;
+mod evaluate;
 mod frames;
 mod guard;
 pub mod http;
 pub mod injected;
 mod input;
+mod instance;
 mod launch;
 mod navigation;
 mod network_log;
+mod page;
 mod page_events;
 mod pool;
 mod popup_hold;
@@ -60,9 +64,10 @@ pub use chromium::Browser;
 pub use cookies::Cookie;
 pub use debug::{DebugBrowser, DebugError, DebugOptions};
 pub use error::{BrowserError, NavError};
-pub use frames::Realm;
+pub use frames::{Frames, Realm};
 pub use guard::Left;
 pub use launch::{BrowserOptions, RunAs, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
-pub use session::{Frame, Session};
+pub use page::{Frame, Page};
+pub use session::Session;
 pub use transfer::{Download, DownloadError, Downloads};

@@ -2,19 +2,32 @@
 //! and waiting for the document that finally commits to load.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Duration;
+
+use tokio::sync::Notify;
 
 use super::cdp::page::{LifecycleEvent, Navigate};
 use super::error::{BrowserError, NavError};
+use super::guard::Guard;
 use super::injected;
-use super::session::Session;
+use super::page::Page;
 
-/// How long [`Session::settle`] watches a page that is not leaving before it counts as staying.
-const SETTLE_WINDOW: Duration = Duration::from_millis(300);
+/// How long [`super::Session::settle`] watches a page that is not leaving before it counts as
+/// staying.
+pub(super) const SETTLE_WINDOW: Duration = Duration::from_millis(300);
+
+/// The main frame's documents as the page's lifecycle events report them (its listener writes
+/// them), and the waits on them.
+#[derive(Default)]
+pub(super) struct Documents {
+    state: Mutex<DocState>,
+    changed: Notify,
+}
 
 /// Lifecycle of the main frame's documents, keyed by loader id.
 #[derive(Default)]
-pub(super) struct DocState {
+struct DocState {
     /// The latest document's loader id (set when it commits).
     current: Option<String>,
     /// Loader ids in the order their documents committed.
@@ -25,7 +38,7 @@ pub(super) struct DocState {
 
 impl DocState {
     /// Notes a lifecycle event of the main frame.
-    pub(super) fn on_lifecycle(&mut self, event: LifecycleEvent) {
+    fn on_lifecycle(&mut self, event: LifecycleEvent) {
         let LifecycleEvent {
             loader_id, name, ..
         } = event;
@@ -37,16 +50,51 @@ impl DocState {
     }
 }
 
-impl Session {
-    /// Navigates the current page and waits for its `load` event.
-    pub async fn goto(&self, url: &str, timeout: Duration) -> Result<(), NavError> {
-        self.check_alive()
+impl Documents {
+    fn lock(&self) -> std::sync::MutexGuard<'_, DocState> {
+        self.state.lock().expect("doc lock")
+    }
+
+    /// Notes a lifecycle event of the main frame, and wakes whoever waits for one.
+    pub(super) fn on_lifecycle(&self, event: LifecycleEvent) {
+        self.lock().on_lifecycle(event);
+        self.changed.notify_waiters();
+    }
+
+    /// Wakes whoever waits for a lifecycle event, to look again (the page crashed, or the
+    /// browser is gone).
+    pub(super) fn wake(&self) {
+        self.changed.notify_waiters();
+    }
+
+    /// Forgets every document (the session moves to another tab).
+    pub(super) fn clear(&self) {
+        *self.lock() = DocState::default();
+    }
+
+    /// Forgets every document but the current one (a reset tab starts with only its blank
+    /// page).
+    pub(super) fn forget_earlier(&self) {
+        let mut doc = self.lock();
+        let current = doc.current.clone();
+        doc.commits.retain(|l| Some(l) == current.as_ref());
+        doc.events.retain(|l, _| Some(l) == current.as_ref());
+    }
+
+    /// Navigates `page` and waits for its `load` event.
+    pub(super) async fn goto(
+        &self,
+        page: &Page,
+        url: &str,
+        timeout: Duration,
+    ) -> Result<(), NavError> {
+        page.check_alive()
             .map_err(|e| NavError::Crashed(e.to_string()))?;
         let t = std::time::Instant::now();
         let deadline = tokio::time::Instant::now() + timeout;
         let navigated = tokio::time::timeout_at(
             deadline,
-            self.page_send(&Navigate {
+            page.send_unchecked(&Navigate {
                 url: url.to_string(),
             }),
         )
@@ -62,10 +110,11 @@ impl Session {
         let Some(loader) = navigated.loader_id else {
             return Ok(()); // same-document navigation: nothing to load
         };
-        self.wait_lifecycle(&loader, "load", true, deadline).await?;
+        self.wait_lifecycle(page, &loader, "load", true, deadline)
+            .await?;
         tracing::debug!("loaded {url} in {:?}", t.elapsed());
         // A loaded error page is still a failed navigation.
-        let status = injected::navigation_status(self).await.unwrap_or(None);
+        let status = injected::navigation_status(page).await.unwrap_or(None);
         match status {
             Some(code) if code >= 400 => Err(NavError::Failed(format!("HTTP status {code}"))),
             _ => Ok(()),
@@ -77,15 +126,16 @@ impl Session {
     /// first document never finishes).
     async fn wait_lifecycle(
         &self,
+        page: &Page,
         loader: &str,
         name: &str,
         follow: bool,
         deadline: tokio::time::Instant,
     ) -> Result<(), NavError> {
         loop {
-            let notified = self.shared.doc_changed.notified();
+            let notified = self.changed.notified();
             {
-                let doc = self.shared.doc.lock().expect("doc lock");
+                let doc = self.lock();
                 let target = match doc.commits.iter().position(|l| l == loader) {
                     Some(_) if follow => doc.commits.last().map(String::as_str).unwrap_or(loader),
                     _ => loader,
@@ -98,7 +148,7 @@ impl Session {
                     return Ok(());
                 }
             }
-            self.check_alive()
+            page.check_alive()
                 .map_err(|e| NavError::Crashed(e.to_string()))?;
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 return Err(NavError::Timeout);
@@ -108,51 +158,29 @@ impl Session {
 
     /// Waits (up to `deadline`) until the current main document has parsed, so no action lands
     /// in a document that is being replaced.
-    pub async fn wait_document_ready(&self, deadline: tokio::time::Instant) {
-        let loader = self.shared.doc.lock().expect("doc lock").current.clone();
+    pub(super) async fn wait_ready(&self, page: &Page, deadline: tokio::time::Instant) {
+        let loader = self.lock().current.clone();
         if let Some(loader) = loader {
             let _ = self
-                .wait_lifecycle(&loader, "DOMContentLoaded", false, deadline)
+                .wait_lifecycle(page, &loader, "DOMContentLoaded", false, deadline)
                 .await;
         }
     }
 
-    /// Waits (up to `max`) while the page leaves its document (a click started a navigation),
-    /// then for the next document to parse, so what is read next is the page the navigation
-    /// reached, or the hold has stopped it ([`Session::left_origins`]). A navigation a step
-    /// planned starts a little after the step (a form's submission is a task of its own): the
-    /// page is watched for a short window (300 ms) before it counts as staying.
-    pub async fn settle(&self, max: Duration) {
-        self.settle_within(max, SETTLE_WINDOW).await
-    }
-
-    /// [`Session::settle`], watching a page that is not leaving for `window` (zero: only a
-    /// navigation already started is waited for, as after a step that acted).
-    pub async fn settle_within(&self, max: Duration, window: Duration) {
+    /// Waits (up to `max`) while the page leaves its document, watching a page that is not
+    /// leaving for `window`, then for the next document to parse; a page the hold stopped
+    /// ([`Guard::left`]) is not waited for (see [`super::Session::settle`]).
+    pub(super) async fn settle(&self, page: &Page, guard: &Guard, max: Duration, window: Duration) {
         let start = tokio::time::Instant::now();
         let deadline = start + max;
-        while tokio::time::Instant::now() < deadline && self.left_origins().is_none() {
-            match injected::is_leaving(self).await {
+        while tokio::time::Instant::now() < deadline && guard.left().is_none() {
+            match injected::is_leaving(page).await {
                 Ok(true) | Err(BrowserError::ContextLost) => {}
                 Ok(false) if start.elapsed() < window => {}
                 Ok(false) | Err(_) => break,
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        self.wait_document_ready(deadline).await;
-    }
-
-    /// Forgets every document but the current one (a reset tab starts with only its blank
-    /// page).
-    pub(super) fn forget_earlier_documents(&self) {
-        let mut doc = self.shared.doc.lock().expect("doc lock");
-        let current = doc.current.clone();
-        doc.commits.retain(|l| Some(l) == current.as_ref());
-        doc.events.retain(|l, _| Some(l) == current.as_ref());
-    }
-
-    /// The current page's URL.
-    pub async fn url(&self) -> Result<String, BrowserError> {
-        injected::url(self).await
+        self.wait_ready(page, deadline).await;
     }
 }

@@ -15,14 +15,13 @@ use super::cdp::fetch::{ContinueRequest, Enable, RequestPattern, RequestPaused};
 use super::cdp::target::GetTargetInfo;
 use super::connection::Connection;
 use super::error::BrowserError;
-use super::guard::{self, Decision};
-use super::session::Shared;
+use super::guard::{Decision, Guard};
 
 /// A tab known to the browser-wide hold.
 #[derive(Clone)]
 struct Known {
-    /// The session whose hold decides for it (the page's own, or its opener's).
-    shared: Weak<Shared>,
+    /// The hold that decides for it (the page's own, or its opener's).
+    guard: Weak<Guard>,
     /// Whether the page opened it: a page's own documents are its own hold's to decide.
     opened: bool,
 }
@@ -42,15 +41,15 @@ impl PopupHold {
         self: &Arc<Self>,
         conn: &Arc<Connection>,
         target: &str,
-        shared: &Arc<Shared>,
+        guard: &Arc<Guard>,
     ) -> Result<(), BrowserError> {
         {
             let mut known = self.known.lock().expect("known lock");
-            known.retain(|_, k| k.shared.strong_count() > 0);
+            known.retain(|_, k| k.guard.strong_count() > 0);
             known.insert(
                 target.to_string(),
                 Known {
-                    shared: Arc::downgrade(shared),
+                    guard: Arc::downgrade(guard),
                     opened: false,
                 },
             );
@@ -91,7 +90,7 @@ impl PopupHold {
             tokio::spawn(async move {
                 let frame = paused.frame_id.clone();
                 let decision = match hold.deciding(&conn, &frame).await {
-                    Some(shared) => guard::decide(&shared, &frame, paused),
+                    Some(guard) => guard.decide(&frame, paused),
                     None => Decision::Continue(ContinueRequest {
                         request_id: paused.request_id,
                     }),
@@ -106,10 +105,10 @@ impl PopupHold {
 
     /// The hold that decides a document of `frame`: its opener's, when `frame` is a tab a held
     /// page (or a tab of one) opened; none for anything else.
-    async fn deciding(&self, conn: &Connection, frame: &str) -> Option<Arc<Shared>> {
+    async fn deciding(&self, conn: &Connection, frame: &str) -> Option<Arc<Guard>> {
         let known = self.known.lock().expect("known lock").get(frame).cloned();
         if let Some(k) = known {
-            return if k.opened { k.shared.upgrade() } else { None };
+            return if k.opened { k.guard.upgrade() } else { None };
         }
         // A frame, or a tab not yet known: the browser says whether it is a tab and who opened
         // it (a frame is no target, and the question fails).
@@ -125,12 +124,12 @@ impl PopupHold {
             .target_info;
         let opener = info.opener_id.filter(|_| info.kind == "page")?;
         let mut known = self.known.lock().expect("known lock");
-        let shared = known.get(&opener)?.shared.clone();
-        let upgraded = shared.upgrade()?;
+        let guard = known.get(&opener)?.guard.clone();
+        let upgraded = guard.upgrade()?;
         known.insert(
             frame.to_string(),
             Known {
-                shared,
+                guard,
                 opened: true,
             },
         );

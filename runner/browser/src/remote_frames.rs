@@ -4,27 +4,37 @@
 //! own. The page's session auto-attaches to such frames (`Target.setAutoAttach`, flat
 //! sessions), and each frame's session to the frames out of process inside it; each is
 //! recorded with its session and the session its parent frame lives in, until it detaches.
-//! `frames.rs` makes realms of them.
+//! `frames.rs` makes realms of them. [`Subframes`] holds what the page's listeners learn of
+//! its frames.
 
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tokio::task::JoinHandle;
 
 use super::cdp::Event;
 use super::cdp::target::{AttachedToTarget, DetachedFromTarget, SetAutoAttach, TargetFilter};
 use super::connection::Connection;
-use super::session::{Queued, Session, Shared};
+
+/// What the listeners of a session's pages learn of their frames.
+#[derive(Default)]
+pub(super) struct Subframes {
+    /// Whether a frame's document ever committed in the page: until then there is no frame
+    /// tree to ask for realms.
+    committed: AtomicBool,
+    /// The frames out of process, in the order they attached.
+    remote: Mutex<Vec<RemoteFrame>>,
+}
 
 /// A frame whose document runs in another process than its parent's.
-pub(crate) struct RemoteFrame {
+struct RemoteFrame {
     /// Its frame id (also its target id).
-    pub frame_id: String,
+    frame_id: String,
     /// The flat session its document answers in.
-    pub session: String,
+    session: String,
     /// The session of the frame's parent document, where its `<iframe>` element is; None for
     /// the page's own.
-    pub parent: Option<String>,
+    parent: Option<String>,
     /// The page session it was found under (a tab the page opened has its own).
     page: String,
     /// Watches its session for frames out of process inside it.
@@ -39,14 +49,15 @@ impl Drop for RemoteFrame {
 
 /// A frame out of process, as realms and offsets need it.
 #[derive(Debug, Clone)]
-pub(crate) struct Remote {
+pub(super) struct Remote {
     pub frame_id: String,
     pub session: String,
     pub parent: Option<String>,
 }
 
-/// Auto-attach to frames only (not workers), without pausing them, in flat sessions.
-fn auto_attach() -> SetAutoAttach {
+/// Auto-attach to frames only (not workers), without pausing them, in flat sessions: sent in
+/// a page's set-up batch, and to each frame's own session.
+pub(super) fn auto_attach() -> SetAutoAttach {
     SetAutoAttach {
         auto_attach: true,
         wait_for_debugger_on_start: false,
@@ -58,34 +69,25 @@ fn auto_attach() -> SetAutoAttach {
     }
 }
 
-impl Session {
-    /// The page session's auto-attach, for its set-up batch.
-    pub(super) fn auto_attach_command(&self) -> Queued<'_> {
-        self.queued(auto_attach())
+impl Subframes {
+    /// Notes that a frame's document committed in the page.
+    pub(super) fn committed(&self) {
+        self.committed.store(true, Ordering::SeqCst);
     }
 
-    /// Records the frames out of process the current page attaches (see the module).
-    pub(super) fn watch_remote_frames(&mut self) {
-        let page = self.cdp_session_id.clone();
-        let task = watch(
-            self.instance.conn.clone(),
-            self.shared.clone(),
-            page.clone(),
-            None,
-            page,
-        );
-        self.tasks.push(task);
+    /// Whether a frame's document ever committed in the page.
+    pub(super) fn any(&self) -> bool {
+        self.committed.load(Ordering::SeqCst)
     }
 
-    /// The current page's frames out of process, in the order they attached (a parent before
-    /// the frames inside it).
-    pub(crate) fn remote_frames(&self) -> Vec<Remote> {
-        self.shared
-            .remote_frames
+    /// The frames out of process of the page whose session is `page`, in the order they
+    /// attached (a parent before the frames inside it).
+    pub(super) fn remote(&self, page: &str) -> Vec<Remote> {
+        self.remote
             .lock()
             .expect("remote frames lock")
             .iter()
-            .filter(|f| f.page == self.cdp_session_id)
+            .filter(|f| f.page == page)
             .map(|f| Remote {
                 frame_id: f.frame_id.clone(),
                 session: f.session.clone(),
@@ -94,20 +96,28 @@ impl Session {
             .collect()
     }
 
-    /// Forgets every frame out of process (a reset tab starts with none).
-    pub(super) fn forget_remote_frames(&self) {
-        self.shared
-            .remote_frames
-            .lock()
-            .expect("remote frames lock")
-            .clear();
+    /// Forgets every frame (a reset tab is on about:blank, which has none): the next scenario
+    /// asks for realms only once it makes one.
+    pub(super) fn forget(&self) {
+        self.remote.lock().expect("remote frames lock").clear();
+        self.committed.store(false, Ordering::SeqCst);
     }
+}
+
+/// Records the frames out of process the page whose session is `page` attaches (see the
+/// module).
+pub(super) fn watch_page(
+    conn: Arc<Connection>,
+    frames: Arc<Subframes>,
+    page: String,
+) -> JoinHandle<()> {
+    watch(conn, frames, page.clone(), None, page)
 }
 
 /// Watches `session` (`me`: None for the page's own) for frames attached and detached.
 fn watch(
     conn: Arc<Connection>,
-    shared: Arc<Shared>,
+    frames: Arc<Subframes>,
     page: String,
     me: Option<String>,
     session: String,
@@ -126,7 +136,7 @@ fn watch(
                     let child = attached.session_id;
                     let watcher = watch(
                         conn.clone(),
-                        shared.clone(),
+                        frames.clone(),
                         page.clone(),
                         Some(child.clone()),
                         child.clone(),
@@ -137,8 +147,8 @@ fn watch(
                     tokio::spawn(async move {
                         let _ = c.send(Some(&s), &auto_attach()).await;
                     });
-                    shared
-                        .remote_frames
+                    frames
+                        .remote
                         .lock()
                         .expect("remote frames lock")
                         .push(RemoteFrame {
@@ -148,11 +158,11 @@ fn watch(
                             page: page.clone(),
                             watcher,
                         });
-                    shared.subframes.store(true, Ordering::SeqCst);
+                    frames.committed();
                 }
                 DetachedFromTarget::METHOD => {
                     if let Some(gone) = event.parse::<DetachedFromTarget>() {
-                        forget(&shared, &gone.session_id);
+                        forget(&frames, &gone.session_id);
                     }
                 }
                 _ => {}
@@ -162,8 +172,8 @@ fn watch(
 }
 
 /// Forgets a detached frame's session and every frame recorded inside it.
-fn forget(shared: &Shared, session: &str) {
-    let mut frames = shared.remote_frames.lock().expect("remote frames lock");
+fn forget(frames: &Subframes, session: &str) {
+    let mut frames = frames.remote.lock().expect("remote frames lock");
     let mut gone = vec![session.to_string()];
     while let Some(s) = gone.pop() {
         frames.retain(|f| {

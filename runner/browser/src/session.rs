@@ -1,511 +1,388 @@
-//! [`Session`]: one scenario's page, in its own browser context (or a reset tab, or the
-//! start-up tab, or a tab in an attached browser's default context), and the commands sent to
-//! it. How it watches its page, navigates, types and
-//! is reused live beside it (`page_events.rs`, `navigation.rs`, `input.rs`, `pool.rs`).
+//! [`Session`]: one scenario's tab, in its own browser context (or a reset tab, or the
+//! start-up tab, or a tab in an attached browser's default context), from its opening to its
+//! reset or disposal, and the tabs it follows.
+//!
+//! A session holds its [`Page`] (where commands go) and the state of each concern, each owned
+//! by its own type and written by the page's listeners (`page_events`): the documents
+//! (`navigation`), the hold (`guard`), the frames (`remote_frames`) and the tabs its pages
+//! opened. What the engine does on the page goes through [`Session::page`] and
+//! [`Session::frames`]; navigation and the hold, which need several of them, are here.
 
-use std::collections::{BTreeSet, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine as _;
-use futures::future::BoxFuture;
-use serde::de::DeserializeOwned;
-use serde_json::Value;
-use tokio::sync::Notify;
 use tokio::task::JoinHandle;
+use url::Origin;
 
-use super::cdp::Command;
-use super::cdp::page::{
-    AddScriptToEvaluateOnNewDocument, CaptureScreenshot, Clip, GetLayoutMetrics, Navigate,
-};
-use super::cdp::runtime::Evaluate;
-use super::cdp::target::{
-    ActivateTarget, AttachToTarget, CreateBrowserContext, CreateTarget, DisposeBrowserContext,
-    GetTargets,
-};
-use super::chromium::Instance;
-use super::error::{BrowserError, is_context_lost};
-use super::frames::Realm;
-use super::guard::Guard;
-use super::navigation::DocState;
+use super::cdp::browser::ResetPermissions;
+use super::cdp::fetch::Disable;
+use super::cdp::input::DispatchMouseEvent;
+use super::cdp::network::{ClearBrowserCache, ClearBrowserCookies};
+use super::cdp::page::{Navigate, RemoveScriptToEvaluateOnNewDocument, ResetNavigationHistory};
+use super::cdp::storage::ClearDataForOrigin;
+use super::cdp::target::GetTargets;
+use super::error::{BrowserError, NavError};
+use super::frames::Frames;
+use super::guard::{self, Guard, Left};
+use super::injected;
+use super::instance::{Instance, Made};
+use super::navigation::{Documents, SETTLE_WINDOW};
 use super::network_log::SessionLog;
-use super::pool::InUse;
-use super::remote_frames::RemoteFrame;
+use super::page::Page;
+use super::page_events::{self, Opened};
+use super::pool::{InUse, TAB_RESET_TIMEOUT, TabPool};
+use super::remote_frames::Subframes;
 
-/// What the page's listener tasks share with the session.
-pub(super) struct Shared {
-    pub doc: Mutex<DocState>,
-    pub doc_changed: Notify,
-    pub log: Mutex<SessionLog>,
-    pub popups: Mutex<VecDeque<String>>,
-    /// Origins of the documents this tab loaded (frames included): whose storage a reset clears.
-    pub origins: Mutex<BTreeSet<String>>,
-    /// Scripts added for new documents besides the engine's own, removed by a reset.
-    pub init_scripts: Mutex<Vec<String>>,
-    /// The origins the page is held to, and where it was stopped from going.
-    pub guard: Mutex<Guard>,
-    /// The session's tabs: its first, and those its pages opened. In an attached browser's
-    /// default context these are what the session closes when it ends.
-    pub opened: Mutex<Vec<String>>,
-    /// Whether a frame's document ever committed in the page: until then there is no frame
-    /// tree to ask for realms.
-    pub subframes: AtomicBool,
-    /// The page's frames out of process (`remote_frames.rs`).
-    pub remote_frames: Mutex<Vec<RemoteFrame>>,
-}
-
-/// A small JPEG of the viewport ([`Session::frame`]) and the viewport's size in CSS pixels.
-#[derive(Debug, Clone)]
-pub struct Frame {
-    /// The image.
-    pub jpeg: Vec<u8>,
-    /// The viewport's width, in CSS pixels.
-    pub width: u32,
-    /// The viewport's height, in CSS pixels.
-    pub height: u32,
-}
+/// The tabs one browser keeps between scenarios.
+pub(super) type Tabs = TabPool<Session>;
 
 /// One scenario's browser context and its current page.
 pub struct Session {
-    pub(super) instance: Arc<Instance>,
-    /// None for a tab in the default context: the start-up tab, or a tab opened in an
-    /// attached browser's default context (`reuse_context`).
-    pub(super) context: Option<String>,
-    /// The current page's target id, which is also its main frame's id.
-    pub(super) target: String,
-    /// The id of the flat CDP session attached to the current page: commands to the page
-    /// carry it, and its events come with it.
-    pub(super) cdp_session_id: String,
-    pub(super) shared: Arc<Shared>,
+    page: Page,
+    /// The current page's documents, as its lifecycle events report them.
+    docs: Arc<Documents>,
+    /// The origins the session's pages are held to, and where they were stopped from going.
+    guard: Arc<Guard>,
+    /// The current page's frames: whether any committed, and those out of process.
+    frames: Arc<Subframes>,
+    /// The tabs the session's pages opened, followed or not.
+    opened: Arc<Opened>,
     /// The listener tasks of the current page.
-    pub(super) tasks: Vec<JoinHandle<()>>,
+    tasks: Vec<JoinHandle<()>>,
     /// Whether it moved into a tab the page opened (such a session is never reused).
-    pub(super) followed_popup: bool,
+    followed_popup: bool,
+    /// Where the tab goes when the session closes, to be reset for a later scenario.
+    pool: Arc<Tabs>,
     /// Set while a scenario holds it; none while it is reset or waits in the pool.
-    pub(super) in_use: Option<InUse>,
+    in_use: Option<InUse<Session>>,
 }
 
-/// A command of a batch (see [`Session::page_batch`]).
-pub(super) type Queued<'a> = BoxFuture<'a, Result<(), BrowserError>>;
-
 impl Session {
-    /// The start-up tab's target id, when the tab is still unused.
-    async fn initial(instance: &Arc<Instance>) -> Option<String> {
-        if !instance.initial_unused.swap(false, Ordering::SeqCst) {
-            return None;
-        }
-        // It exists right after start-up, but may not be listed yet.
-        for _ in 0..50 {
-            let targets = instance.conn.send(None, &GetTargets {}).await.ok()?;
-            // In the default context: a page of a context made for another scenario (opened
-            // at the same time, `-j N`) is not the start-up tab.
-            let page = {
-                let ours = instance.contexts.lock().expect("contexts lock");
-                targets
-                    .target_infos
-                    .into_iter()
-                    .filter(|t| t.is_page())
-                    .find(|t| {
-                        t.browser_context_id
-                            .as_ref()
-                            .is_none_or(|c| !ours.contains(c))
-                    })
-                    .map(|t| t.target_id)
-            };
-            if page.is_some() {
-                return page;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        None
-    }
-
     /// The start-up tab when it is unused, else a new page in a new context; in an attached
     /// browser with `reuse_context`, a new tab in its default context.
-    pub(super) async fn open(instance: Arc<Instance>) -> Result<Session, BrowserError> {
+    pub(super) async fn open(
+        instance: Arc<Instance>,
+        pool: Arc<Tabs>,
+    ) -> Result<Session, BrowserError> {
         let t = std::time::Instant::now();
-        if instance.in_default_context() {
-            return Self::open_in_default_context(instance).await;
-        }
-        if let Some(target) = Self::initial(&instance).await {
-            let session = Self::adopt(instance, None, target).await?;
-            tracing::debug!("using the start-up tab, ready in {:?}", t.elapsed());
-            return Ok(session);
-        }
-        let conn = &instance.conn;
-        let context = conn
-            .send(None, &CreateBrowserContext {})
-            .await?
-            .browser_context_id;
-        instance
-            .contexts
-            .lock()
-            .expect("contexts lock")
-            .insert(context.clone());
-        let created = tokio::time::timeout(
-            Duration::from_secs(15),
-            conn.send(
-                None,
-                &CreateTarget {
-                    url: "about:blank".into(),
-                    browser_context_id: Some(context.clone()),
-                    new_window: false,
-                },
-            ),
-        )
-        .await
-        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
-        .and_then(|r| r)
-        .map(|r| r.target_id);
-        let target = match created {
-            Ok(target) => target,
-            Err(e) => {
-                Self::dispose_in_background(&instance, &context);
-                return Err(e);
-            }
-        };
-        match Self::adopt(instance.clone(), Some(context.clone()), target).await {
+        let tab = instance.open_tab().await?;
+        match Self::adopt(instance.clone(), pool, tab.context(), tab.target.clone()).await {
             Ok(session) => {
-                tracing::debug!("context and page ready in {:?}", t.elapsed());
+                match tab.made {
+                    Made::StartUp => {
+                        tracing::debug!("using the start-up tab, ready in {:?}", t.elapsed())
+                    }
+                    Made::Context(_) => {
+                        tracing::debug!("context and page ready in {:?}", t.elapsed())
+                    }
+                    Made::DefaultTab => {
+                        tracing::debug!("a tab in the default context ready in {:?}", t.elapsed())
+                    }
+                }
                 Ok(session)
             }
             Err(e) => {
-                Self::dispose_in_background(&instance, &context);
+                instance.discard(tab);
                 Err(e)
             }
         }
-    }
-
-    /// A new tab in an attached browser's default context (`reuse_context`): the profile's
-    /// cookies and sign-ins, in a tab of Windup's own that it closes when the session ends.
-    async fn open_in_default_context(instance: Arc<Instance>) -> Result<Session, BrowserError> {
-        let t = std::time::Instant::now();
-        let created = tokio::time::timeout(
-            Duration::from_secs(15),
-            instance.conn.send(
-                None,
-                &CreateTarget {
-                    url: "about:blank".into(),
-                    browser_context_id: None,
-                    new_window: true,
-                },
-            ),
-        )
-        .await
-        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
-        .and_then(|r| r)?
-        .target_id;
-        instance
-            .default_tabs
-            .lock()
-            .expect("tabs lock")
-            .insert(created.clone());
-        match Self::adopt(instance.clone(), None, created.clone()).await {
-            Ok(session) => {
-                tracing::debug!("a tab in the default context ready in {:?}", t.elapsed());
-                Ok(session)
-            }
-            Err(e) => {
-                Self::close_in_background(&instance, vec![created]);
-                Err(e)
-            }
-        }
-    }
-
-    /// Disposes of a context this client made. It stays listed until the browser confirms,
-    /// so closing an attached browser still disposes of one whose disposal is in flight.
-    fn dispose_in_background(instance: &Arc<Instance>, context: &str) {
-        let conn = instance.conn.clone();
-        let browser_context_id = context.to_string();
-        let instance = instance.clone();
-        tokio::spawn(async move {
-            let _ = conn
-                .send(
-                    None,
-                    &DisposeBrowserContext {
-                        browser_context_id: browser_context_id.clone(),
-                    },
-                )
-                .await;
-            instance
-                .contexts
-                .lock()
-                .expect("contexts lock")
-                .remove(&browser_context_id);
-        });
-    }
-
-    /// Closes tabs this client opened in an attached browser's default context; like
-    /// contexts, each stays listed until the browser confirms.
-    fn close_in_background(instance: &Arc<Instance>, tabs: Vec<String>) {
-        let conn = instance.conn.clone();
-        let listed = instance.default_tabs.clone();
-        tokio::spawn(async move {
-            for target_id in tabs {
-                super::chromium::close_tab(&conn, target_id.clone()).await;
-                listed.lock().expect("tabs lock").remove(&target_id);
-            }
-        });
     }
 
     /// `context` is None for a tab in the default context, which cannot be disposed.
     async fn adopt(
         instance: Arc<Instance>,
+        pool: Arc<Tabs>,
         context: Option<String>,
         target: String,
     ) -> Result<Session, BrowserError> {
-        let shared = Arc::new(Shared {
-            doc: Mutex::new(DocState::default()),
-            doc_changed: Notify::new(),
-            log: Mutex::new(SessionLog::default()),
-            popups: Mutex::new(VecDeque::new()),
-            origins: Mutex::new(BTreeSet::new()),
-            init_scripts: Mutex::new(Vec::new()),
-            guard: Mutex::new(Guard::default()),
-            opened: Mutex::new(vec![target.clone()]),
-            subframes: AtomicBool::new(false),
-            remote_frames: Mutex::new(Vec::new()),
-        });
-        let cdp_session_id = Self::attach(&instance, &target).await?;
+        let opened = Arc::new(Opened::new(&target));
+        let session_id = instance.attach(&target).await?;
         let mut session = Session {
-            instance,
-            context,
-            target,
-            cdp_session_id,
-            shared,
+            page: Page {
+                instance,
+                target,
+                context,
+                session_id,
+                log: Arc::new(Mutex::new(SessionLog::default())),
+                footprint: Arc::default(),
+            },
+            docs: Arc::default(),
+            guard: Arc::default(),
+            frames: Arc::default(),
+            opened,
             tasks: Vec::new(),
             followed_popup: false,
+            pool,
             in_use: None,
         };
-        session.watch_page().await?;
-        session.watch_popups();
+        session.watch().await?;
         Ok(session)
     }
 
-    /// Attaches a flat session to a page target; returns its id.
-    pub(super) async fn attach(instance: &Instance, target: &str) -> Result<String, BrowserError> {
-        let attached = instance
-            .conn
-            .send(
-                None,
-                &AttachToTarget {
-                    target_id: target.to_string(),
-                    flatten: true,
-                },
-            )
-            .await?;
-        Ok(attached.session_id)
+    /// Starts the current page's listeners and sets the page up (`page_events`).
+    async fn watch(&mut self) -> Result<(), BrowserError> {
+        page_events::watch_page(
+            &self.page,
+            &self.docs,
+            &self.guard,
+            &self.frames,
+            &mut self.tasks,
+        )
+        .await?;
+        let popups = page_events::watch_popups(&self.page, &self.opened, &self.guard);
+        self.tasks.push(popups);
+        Ok(())
+    }
+
+    /// Marks the session as a scenario's until it is closed or dropped.
+    pub(super) fn take_into_use(&mut self) {
+        self.in_use = Some(InUse::new(&self.pool));
+    }
+
+    /// The current page: input, screenshots, cookies, files, and the in-page engine's calls
+    /// (`browser::injected`) go to it.
+    pub fn page(&self) -> &Page {
+        &self.page
+    }
+
+    /// The current page's frames: the realms the in-page engine runs in, and where they are.
+    pub fn frames(&self) -> Frames<'_> {
+        Frames {
+            page: &self.page,
+            subframes: &self.frames,
+        }
     }
 
     /// The current page's target id: the same for a reused tab.
     pub fn target_id(&self) -> &str {
-        &self.target
+        &self.page.target
     }
 
     /// Whether the browser behind this session is still running.
     pub fn is_alive(&self) -> bool {
-        self.instance.is_alive()
+        self.page.instance.is_alive()
     }
 
     /// A copy of what happened in the session so far besides our own actions: dialogs, a
     /// crash, failed requests.
     pub fn log(&self) -> SessionLog {
-        self.shared.log.lock().expect("log lock").clone()
+        self.page.log.lock().expect("log lock").clone()
     }
 
     /// Whether no request of the page is waiting for an answer.
     pub fn network_quiet(&self) -> bool {
-        self.shared.log.lock().expect("log lock").in_flight == 0
+        self.page.log.lock().expect("log lock").in_flight == 0
     }
 
-    pub(super) fn check_alive(&self) -> Result<(), BrowserError> {
-        if !self.instance.is_alive() {
-            return Err(BrowserError::Crashed("the browser process is gone".into()));
-        }
-        if self.shared.log.lock().expect("log lock").crashed {
-            return Err(BrowserError::Crashed("the page's renderer crashed".into()));
-        }
-        Ok(())
+    /// Navigates the current page and waits for its `load` event.
+    pub async fn goto(&self, url: &str, timeout: Duration) -> Result<(), NavError> {
+        self.docs.goto(&self.page, url, timeout).await
     }
 
-    /// A command to the current page, without first checking that it is alive.
-    pub(super) async fn page_send<C: Command>(
-        &self,
-        command: &C,
-    ) -> Result<C::Response, BrowserError> {
-        self.instance
-            .conn
-            .send(Some(&self.cdp_session_id), command)
+    /// The current page's URL.
+    pub async fn url(&self) -> Result<String, BrowserError> {
+        injected::url(&self.page).await
+    }
+
+    /// Waits (up to `deadline`) until the current main document has parsed, so no action lands
+    /// in a document that is being replaced.
+    pub async fn wait_document_ready(&self, deadline: tokio::time::Instant) {
+        self.docs.wait_ready(&self.page, deadline).await
+    }
+
+    /// Waits (up to `max`) while the page leaves its document (a click started a navigation),
+    /// then for the next document to parse, so what is read next is the page the navigation
+    /// reached, or the hold has stopped it ([`Session::left_origins`]). A navigation a step
+    /// planned starts a little after the step (a form's submission is a task of its own): the
+    /// page is watched for a short window (300 ms) before it counts as staying.
+    pub async fn settle(&self, max: Duration) {
+        self.settle_within(max, SETTLE_WINDOW).await
+    }
+
+    /// [`Session::settle`], watching a page that is not leaving for `window` (zero: only a
+    /// navigation already started is waited for, as after a step that acted).
+    pub async fn settle_within(&self, max: Duration, window: Duration) {
+        self.docs.settle(&self.page, &self.guard, max, window).await
+    }
+
+    /// Holds every top-level document of this page, and of the tabs it opens once followed, to
+    /// `origins`: a document request elsewhere is failed before it is sent, and remembered
+    /// ([`Session::left_origins`]). Replaces an earlier hold; a reset tab is released.
+    pub async fn hold_to(&self, origins: Vec<Origin>) -> Result<(), BrowserError> {
+        self.guard.hold(origins);
+        self.page.send(&guard::enable()).await?;
+        // The tabs it opens are held by the browser's own session, before their first request.
+        let instance = &self.page.instance;
+        instance
+            .popup_hold
+            .hold(&instance.conn, &self.page.target, &self.guard)
             .await
     }
 
-    /// `command` to the current page, as one command of a batch.
-    pub(super) fn queued<C: Command + Send + Sync + 'static>(&self, command: C) -> Queued<'_> {
-        Box::pin(async move { self.page_send(&command).await.map(|_| ()) })
+    /// The first top-level URL outside the held origins the page tried to load, or that a tab
+    /// it opened was found on; none when it stayed inside.
+    pub fn left_origins(&self) -> Option<Left> {
+        self.guard.left()
     }
 
-    /// Sends commands to the current page together (Chromium runs them in order) and waits for
-    /// every answer.
-    pub(super) async fn page_batch(batch: Vec<Queued<'_>>) -> Result<(), BrowserError> {
-        futures::future::try_join_all(batch).await?;
-        Ok(())
-    }
-
-    /// Sends a command to the current page and returns its answer.
-    pub(crate) async fn send<C: Command>(&self, command: &C) -> Result<C::Response, BrowserError> {
-        self.check_alive()?;
-        self.page_send(command).await
-    }
-
-    /// Sends a command to one of the page's sessions: its own (None), or that of a frame out of
-    /// process (`remote_frames.rs`).
-    pub(crate) async fn send_in<C: Command>(
-        &self,
-        session: Option<&str>,
-        command: &C,
-    ) -> Result<C::Response, BrowserError> {
-        self.check_alive()?;
-        let session = session.unwrap_or(&self.cdp_session_id);
-        self.instance.conn.send(Some(session), command).await
-    }
-
-    /// Evaluates an expression in a realm (a frame's isolated world, or the top document's
-    /// main world) and returns its JSON value: only calls into the in-page engine
-    /// (`injected.rs`).
-    pub(crate) async fn eval_in<T: DeserializeOwned>(
-        &self,
-        realm: &Realm,
-        expression: &str,
-    ) -> Result<T, BrowserError> {
-        let context = realm.context;
-        let evaluated = self
-            .send_in(
-                realm.session.as_deref(),
-                &Evaluate {
-                    expression: expression.to_string(),
-                    return_by_value: true,
-                    await_promise: true,
-                    context_id: context,
-                    user_gesture: context.is_some(),
-                },
-            )
-            .await
-            .map_err(|e| match e {
-                BrowserError::Crashed(m) if self.instance.is_alive() => {
-                    BrowserError::Crashed(format!("the page stopped answering ({m})"))
+    /// Checks the current page's URL against the hold (for a tab the page opened, whose first
+    /// request may have gone out before it was followed). Returns the URL when it is outside.
+    pub async fn check_hold(&self) -> Result<Option<Left>, BrowserError> {
+        if !self.guard.is_held() {
+            return Ok(None);
+        }
+        // A navigation may be replacing the document right now: read the URL of the next one.
+        let mut url = self.url().await;
+        for _ in 0..20 {
+            match url {
+                Err(BrowserError::ContextLost) => {
+                    tokio::time::sleep(Duration::from_millis(25)).await;
+                    url = self.url().await;
                 }
-                other => other,
-            })?;
-        if let Some(details) = evaluated.exception_details {
-            let text = details.message();
-            return Err(if is_context_lost(&text) {
-                BrowserError::ContextLost
-            } else {
-                BrowserError::Script(text)
-            });
+                _ => break,
+            }
         }
-        let value = evaluated.result.value.unwrap_or(Value::Null);
-        serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
-    }
-
-    /// Evaluates an expression (in a realm's context, or the top document's main world) whose
-    /// value may be an object (a DOM node), awaiting a promise; returns the remote object: a
-    /// handle to an object (the caller lets go of it), or a plain value.
-    pub(crate) async fn eval_handle(
-        &self,
-        realm: &Realm,
-        expression: &str,
-    ) -> Result<super::cdp::runtime::RemoteObject, BrowserError> {
-        let context = realm.context;
-        let evaluated = self
-            .send_in(
-                realm.session.as_deref(),
-                &Evaluate {
-                    expression: expression.to_string(),
-                    return_by_value: false,
-                    await_promise: true,
-                    context_id: context,
-                    user_gesture: false,
-                },
-            )
-            .await?;
-        match evaluated.exception_details {
-            Some(details) if is_context_lost(&details.message()) => Err(BrowserError::ContextLost),
-            Some(details) => Err(BrowserError::Script(details.message())),
-            None => Ok(evaluated.result),
+        match url {
+            Ok(url) => Ok(self.guard.check(url)),
+            Err(e) => self.left_origins().map(Some).ok_or(e),
         }
     }
 
-    /// A PNG screenshot of the viewport.
-    pub async fn screenshot(&self) -> Result<Vec<u8>, BrowserError> {
-        self.capture(CaptureScreenshot {
-            format: "png",
-            quality: None,
-            clip: None,
-        })
-        .await
+    /// If the current page opened a new tab, moves into it. Returns whether it did.
+    pub async fn follow_popup(&mut self) -> Result<bool, BrowserError> {
+        let Some(target) = self.opened.next_popup() else {
+            return Ok(false);
+        };
+        let session_id = match self.page.instance.attach(&target).await {
+            Ok(id) => id,
+            Err(e @ BrowserError::Crashed(_)) => return Err(e),
+            Err(e) => {
+                tracing::warn!("a new tab opened but could not be attached: {e}");
+                return Ok(false);
+            }
+        };
+        self.stop_watching();
+        self.tasks.clear();
+        self.docs.clear();
+        self.page = Page {
+            instance: self.page.instance.clone(),
+            target,
+            context: self.page.context.clone(),
+            session_id,
+            log: self.page.log.clone(),
+            footprint: self.page.footprint.clone(),
+        };
+        self.followed_popup = true;
+        self.watch().await?;
+        // A document the tab committed before it was watched is checked now; later ones are
+        // checked as they commit.
+        if let Err(e @ BrowserError::Crashed(_)) = self.check_hold().await {
+            return Err(e);
+        }
+        Ok(true)
     }
 
-    /// A small JPEG of the viewport, scaled down to at most `max_width` pixels wide, for a
-    /// trace; and the viewport it shows, in CSS pixels.
-    pub async fn frame(&self, max_width: u32, quality: u8) -> Result<Frame, BrowserError> {
-        self.check_alive()?;
-        let metrics = self.page_send(&GetLayoutMetrics {}).await?;
-        let v = metrics.css_visual_viewport;
-        let scale = (f64::from(max_width) / v.client_width.max(1.0)).min(1.0);
-        let jpeg = self
-            .capture(CaptureScreenshot {
-                format: "jpeg",
-                quality: Some(quality),
-                // The clip is in document coordinates: the visual viewport where it is now.
-                clip: Some(Clip {
-                    x: v.page_x,
-                    y: v.page_y,
-                    width: v.client_width,
-                    height: v.client_height,
-                    scale,
-                }),
-            })
-            .await?;
-        Ok(Frame {
-            jpeg,
-            width: v.client_width.round() as u32,
-            height: v.client_height.round() as u32,
-        })
+    /// Ends the session. When the browser reuses tabs
+    /// ([`super::BrowserOptions::reuse_tabs`]), the tab is reset in the background (to
+    /// the state of a new tab: `about:blank`, with the storage and caches of what it loaded
+    /// cleared) and handed to the next scenario: a new context costs a new renderer
+    /// process and cold caches, the largest fixed cost of a replay. A tab that cannot be reset
+    /// cleanly (a crash, a popup, an error) is disposed of instead.
+    pub async fn close(mut self) {
+        self.in_use = None;
+        if !self.page.instance.reuse_tabs
+            || self.followed_popup
+            || self.opened.any_popup()
+            || !self.page.instance.is_alive()
+            || self.page.log.lock().expect("log lock").crashed
+        {
+            return self.dispose();
+        }
+        let instance = self.page.instance.clone();
+        let pool = self.pool.clone();
+        pool.reset_begins();
+        tokio::spawn(async move {
+            let mut session = self;
+            let reset = tokio::time::timeout(TAB_RESET_TIMEOUT, session.reset()).await;
+            match reset {
+                Ok(Ok(())) if instance.is_alive() => pool.reset_ends(Some(session)),
+                outcome => {
+                    if let Ok(Err(e)) = outcome {
+                        tracing::debug!("a tab could not be reset ({e}); disposing of it");
+                    }
+                    pool.reset_ends(None);
+                    session.dispose();
+                }
+            }
+            pool.notify();
+        });
     }
 
-    async fn capture(&self, shot: CaptureScreenshot) -> Result<Vec<u8>, BrowserError> {
-        self.check_alive()?;
-        // A tab in the background paints nothing in a headed browser.
-        self.instance
+    /// Returns the tab to the state of a new one in a new context, for the next scenario:
+    /// `about:blank` (the app's scripts stop, unload handlers run), then, for every origin it
+    /// loaded, cookies, local and session storage, IndexedDB, Cache Storage, service workers
+    /// and the HTTP cache cleared, permissions reset, history emptied, init scripts other than
+    /// the engine's removed, the pointer moved off the page and the session's log emptied.
+    /// The same steps as Playwright's context reuse; the renderer process is what is kept.
+    async fn reset(&mut self) -> Result<(), BrowserError> {
+        self.goto("about:blank", TAB_RESET_TIMEOUT)
+            .await
+            .map_err(|e| BrowserError::Protocol(format!("leaving the page: {e:?}")))?;
+        self.docs.forget_earlier();
+        self.frames.forget();
+        let page = &self.page;
+        // A page it opened that is still there (unlisted as a popup) would outlive the reset.
+        let targets = page
+            .instance
+            .conn
+            .send(None, &GetTargets {})
+            .await?
+            .target_infos;
+        let ours = targets
+            .iter()
+            .find(|t| t.target_id == page.target)
+            .and_then(|t| t.browser_context_id.clone());
+        let others = targets.iter().any(|t| {
+            t.is_page()
+                && t.target_id != page.target
+                && ours.is_some()
+                && t.browser_context_id == ours
+        });
+        if others {
+            return Err(BrowserError::Protocol("the page opened other tabs".into()));
+        }
+        let (origins, scripts) = page.footprint.take();
+        let mut batch = vec![
+            page.queued(ClearBrowserCookies {}),
+            page.queued(ClearBrowserCache {}),
+            page.queued(ResetNavigationHistory {}),
+            page.queued(DispatchMouseEvent::moved(-1.0, -1.0)),
+        ];
+        if !origins.is_empty() {
+            batch.push(page.queued(ClearDataForOrigin {
+                origin: origins.join(","),
+                storage_types: "all",
+            }));
+        }
+        for identifier in scripts {
+            batch.push(page.queued(RemoveScriptToEvaluateOnNewDocument { identifier }));
+        }
+        // The next scenario holds the tab to its own origins.
+        if self.guard.release() {
+            batch.push(page.queued(Disable {}));
+        }
+        Page::batch(batch).await?;
+        page.instance
             .conn
             .send(
                 None,
-                &ActivateTarget {
-                    target_id: self.target.clone(),
+                &ResetPermissions {
+                    browser_context_id: page.context.clone(),
                 },
             )
             .await?;
-        let shot = self.page_send(&shot).await?;
-        base64::engine::general_purpose::STANDARD
-            .decode(shot.data)
-            .map_err(|e| BrowserError::Protocol(format!("a screenshot that is not base64: {e}")))
-    }
-
-    /// Adds a script that runs in every new document before the page's own, until the session
-    /// ends (a reset removes it).
-    pub(crate) async fn install_init_script(&self, source: &str) -> Result<(), BrowserError> {
-        let added = self
-            .send(&AddScriptToEvaluateOnNewDocument {
-                source: source.to_string(),
-            })
-            .await?;
-        self.shared
-            .init_scripts
-            .lock()
-            .expect("scripts lock")
-            .push(added.identifier);
+        *page.log.lock().expect("log lock") = SessionLog::default();
+        self.opened.clear_popups();
         Ok(())
     }
 
@@ -518,25 +395,25 @@ impl Session {
 
     /// Closes the context and everything in it. The disposal runs in the background: the next
     /// scenario has its own context and need not wait for this one's pages to be torn down.
-    pub(super) fn dispose(self) {
+    fn dispose(self) {
         self.stop_watching();
-        if !self.instance.is_alive() {
+        let instance = &self.page.instance;
+        if !instance.is_alive() {
             return;
         }
-        let conn = self.instance.conn.clone();
-        match &self.context {
-            Some(context) => Self::dispose_in_background(&self.instance, context),
+        match &self.page.context {
+            Some(context) => instance.dispose_in_background(context),
             // An attached browser's default context: close the tabs this session opened,
             // leave every other tab (the user's) alone.
-            None if self.instance.in_default_context() => {
-                let tabs = std::mem::take(&mut *self.shared.opened.lock().expect("opened lock"));
-                Self::close_in_background(&self.instance, tabs);
+            None if instance.in_default_context() => {
+                instance.close_in_background(self.opened.take_tabs());
             }
             None => {
                 // The default context cannot be disposed, and closing the last tab may end
                 // the browser: leave the tab blank, where nothing of the app keeps running.
                 // Nobody waits for that page, so neither do we.
-                let session = self.cdp_session_id.clone();
+                let conn = instance.conn.clone();
+                let session = self.page.session_id.clone();
                 tokio::spawn(async move {
                     let _ = tokio::time::timeout(
                         Duration::from_secs(5),

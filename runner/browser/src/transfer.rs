@@ -15,7 +15,7 @@ use super::cdp::dom::SetFileInputFiles;
 use super::cdp::runtime::ReleaseObject;
 use super::connection::CdpEvent;
 use super::error::BrowserError;
-use super::session::Session;
+use super::page::Page;
 
 /// A download that finished, still under its download id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +47,7 @@ pub struct Downloads {
     begun: HashMap<String, String>,
 }
 
-impl Session {
+impl Page {
     /// Sets `files` (absolute paths) on the file input `object_id`, then lets the handle go.
     pub async fn set_input_files(
         &self,
@@ -60,11 +60,11 @@ impl Session {
                 object_id: object_id.clone(),
             })
             .await;
-        let _ = self.page_send(&ReleaseObject { object_id }).await;
+        let _ = self.send_unchecked(&ReleaseObject { object_id }).await;
         set.map(|_| ())
     }
 
-    /// From now on, downloads of this session's context are saved in `folder` (which must
+    /// From now on, downloads of this page's context are saved in `folder` (which must
     /// exist; made the browser's user's when it runs as another) and followed. Subscribed
     /// before the setting is sent, so no event is missed.
     pub async fn watch_downloads(&self, folder: &Path) -> Result<Downloads, BrowserError> {

@@ -61,7 +61,7 @@ impl Locator {
     ) -> Result<(Located, Option<Realm>), BrowserError> {
         let (found, realm) = self
             .first_found(session, |realm, parts| async move {
-                injected::locate(session, &realm, &parts, action).await
+                injected::locate(session.page(), &realm, &parts, action).await
             })
             .await?;
         // The frame's engine hit-tested its own document; what covers the frame element in a
@@ -69,7 +69,10 @@ impl Locator {
         if let (Located::Ok { x, y, .. }, Some(frame)) =
             (&found, realm.as_ref().and_then(|r| r.frame_id.as_ref()))
             && POINTER_ACTIONS.contains(&action)
-            && !session.point_reaches_frame(frame, (*x, *y)).await?
+            && !session
+                .frames()
+                .point_reaches_frame(frame, (*x, *y))
+                .await?
         {
             let covered = Located::NotActionable {
                 reason: "element is covered by something over its frame at the click point".into(),
@@ -86,7 +89,7 @@ impl Locator {
             hidden: 0,
         };
         for (realm, parts) in scopes(session, &self.parts).await? {
-            let c = injected::query(session, &realm, &parts).await?;
+            let c = injected::query(session.page(), &realm, &parts).await?;
             total.visible += c.visible;
             total.hidden += c.hidden;
         }
@@ -96,7 +99,7 @@ impl Locator {
     /// Chooses an option of the target `<select>` by value or label.
     pub async fn select(&self, session: &Session, value: &str) -> Result<Located, BrowserError> {
         self.first_found(session, |realm, parts| async move {
-            injected::select(session, &realm, &parts, value).await
+            injected::select(session.page(), &realm, &parts, value).await
         })
         .await
         .map(|(found, _)| found)
@@ -105,7 +108,7 @@ impl Locator {
     /// `true`, `false`, `"mixed"` or null when there is no visible match.
     pub async fn is_checked(&self, session: &Session) -> Result<Value, BrowserError> {
         for (realm, parts) in scopes(session, &self.parts).await? {
-            let v = injected::is_checked(session, &realm, &parts).await?;
+            let v = injected::is_checked(session.page(), &realm, &parts).await?;
             if !v.is_null() {
                 return Ok(v);
             }
@@ -117,7 +120,7 @@ impl Locator {
     /// fires never reach the page's listeners (`windup bench`'s mutants). Whether one was found.
     pub async fn mute(&self, session: &Session) -> Result<bool, BrowserError> {
         for (realm, parts) in scopes(session, &self.parts).await? {
-            if injected::mute(session, &realm, &parts).await? {
+            if injected::mute(session.page(), &realm, &parts).await? {
                 return Ok(true);
             }
         }
@@ -128,7 +131,7 @@ impl Locator {
     /// document still has it), asked in the first realm with a visible match.
     pub async fn focus_on(&self, session: &Session, strict: bool) -> Result<Focus, BrowserError> {
         for (realm, parts) in scopes(session, &self.parts).await? {
-            match injected::focus_on(session, &realm, &parts, strict).await? {
+            match injected::focus_on(session.page(), &realm, &parts, strict).await? {
                 Focus::NotFound => {}
                 other => return Ok(other),
             }
@@ -145,7 +148,7 @@ impl Locator {
         facts: &crate::secrets::FieldFacts,
     ) -> Result<SetValue, BrowserError> {
         for (realm, parts) in scopes(session, &self.parts).await? {
-            match injected::set_value(session, &realm, &parts, text, facts).await? {
+            match injected::set_value(session.page(), &realm, &parts, text, facts).await? {
                 SetValue::NotFound => {}
                 other => return Ok(other),
             }
@@ -158,7 +161,7 @@ impl Locator {
     pub async fn diagnose(&self, session: &Session) -> Result<Diagnosis, BrowserError> {
         let mut all = Diagnosis::default();
         for (realm, parts) in scopes(session, &self.parts).await? {
-            let d = injected::diagnose(session, &realm, &parts).await?;
+            let d = injected::diagnose(session.page(), &realm, &parts).await?;
             all.visible += d.visible;
             all.hidden += d.hidden;
             if all.nearest.is_empty() {
@@ -195,7 +198,7 @@ impl Locator {
                     ..
                 } => {
                     let (dx, dy) = match &realm.frame_id {
-                        Some(frame) => session.frame_offset(frame).await?,
+                        Some(frame) => session.frames().frame_offset(frame).await?,
                         None => (0.0, 0.0),
                     };
                     let found = Located::Ok {
@@ -223,7 +226,7 @@ impl Locator {
 
     /// What the page has in place of this selector's target, when it is gone.
     pub async fn heal_candidates(&self, session: &Session) -> Result<HealCandidates, BrowserError> {
-        injected::heal(session, &self.parts).await
+        injected::heal(session.page(), &self.parts).await
     }
 }
 
@@ -234,7 +237,7 @@ pub(crate) async fn scopes(
     session: &Session,
     parts: &[Part],
 ) -> Result<Vec<(Realm, Vec<Part>)>, BrowserError> {
-    let mut realms = session.realms().await?;
+    let mut realms = session.frames().realms().await?;
     let mut start = 0;
     for (i, part) in parts.iter().enumerate() {
         if !matches!(part, Part::Frame { .. }) {
@@ -242,7 +245,7 @@ pub(crate) async fn scopes(
         }
         let mut frame = None;
         for realm in &realms {
-            frame = injected::frame_owner(session, realm, &parts[start..=i]).await?;
+            frame = injected::frame_owner(session.page(), realm, &parts[start..=i]).await?;
             if frame.is_some() {
                 break;
             }
@@ -250,7 +253,7 @@ pub(crate) async fn scopes(
         let Some(frame) = frame else {
             return Ok(Vec::new());
         };
-        realms = vec![session.frame_realm(&frame).await?];
+        realms = vec![session.frames().frame_realm(&frame).await?];
         start = i + 1;
     }
     Ok(realms

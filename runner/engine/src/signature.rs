@@ -53,7 +53,7 @@ pub fn changed(verified: Option<&str>, now: Option<&str>) -> Option<String> {
 
 /// The current page's signature.
 pub async fn of_page(session: &Session) -> Result<String, BrowserError> {
-    let tokens = injected::signature(session).await?;
+    let tokens = injected::signature(session.page()).await?;
     Ok(hash(&tokens))
 }
 
@@ -73,7 +73,7 @@ pub struct Observed {
 
 /// The current page's signature, title and first `limit` controls, read in one call.
 pub async fn observe(session: &Session, limit: usize) -> Result<Observed, BrowserError> {
-    let inv = injected::inventory(session, limit).await?;
+    let inv = injected::inventory(session.page(), limit).await?;
     Ok(Observed {
         signature: hash(&inv.tokens),
         title: inv.title,

@@ -111,7 +111,7 @@ async fn observe(session: &Session, spec: &CheckSpec) -> Result<Observed, Browse
     }
     let mut all: Option<Observed> = None;
     for (realm, one) in &asks {
-        let obs = injected::check(session, realm, one).await?;
+        let obs = injected::check(session.page(), realm, one).await?;
         let Some(total) = all.as_mut() else {
             // The top document's answer: the URL and navigation state are its own.
             all = Some(Observed {

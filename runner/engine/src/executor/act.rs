@@ -89,7 +89,7 @@ impl Executor<'_, '_> {
         } = acquired;
         let browser = |e| browser_failure(e, id);
         match kind {
-            ActionType::Hover => self.session.hover(x, y).await.map_err(browser)?,
+            ActionType::Hover => self.session.page().hover(x, y).await.map_err(browser)?,
             ActionType::WaitFor => {}
             ActionType::Fill => {
                 let to = Typing {
@@ -103,7 +103,7 @@ impl Executor<'_, '_> {
             ActionType::Press => {
                 let chord = parse_chord(action.key.as_deref().unwrap_or_default())
                     .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
-                self.session.press(&chord).await.map_err(browser)?;
+                self.session.page().press(&chord).await.map_err(browser)?;
             }
             // Done above: click, check, uncheck and `select`; the rest by their own step
             // (`transfer.rs`…).
@@ -141,13 +141,14 @@ impl Executor<'_, '_> {
                 want.is_none_or(|w| acquired.checked.as_ref().and_then(|c| c.as_bool()) != Some(w));
             if needed {
                 self.session
+                    .page()
                     .click(acquired.x, acquired.y)
                     .await
                     .map_err(|e| browser_failure(e, id))?;
             }
             // Asked even with no click, which ends the watch `locate` armed.
             let landed_on = match &acquired.realm {
-                Some(realm) => match injected::hit_result(self.session, realm).await {
+                Some(realm) => match injected::hit_result(self.session.page(), realm).await {
                     Ok(on) => on,
                     // The click took the page to another document: it landed.
                     Err(BrowserError::ContextLost | BrowserError::Script(_)) => None,

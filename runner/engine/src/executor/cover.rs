@@ -61,7 +61,7 @@ impl Executor<'_, '_> {
     /// Remembers a field about to be typed into from a credential, and the value, so that both
     /// are covered before any screenshot.
     pub(super) async fn remember_secret(&mut self, locator: &Locator, value: &str) {
-        let document = injected::document_id(self.session).await.ok();
+        let document = injected::document_id(self.session.page()).await.ok();
         self.secret_fields.push(SecretField {
             parts: locator.parts().to_vec(),
             document,
@@ -73,7 +73,7 @@ impl Executor<'_, '_> {
 
     /// The viewport with every credential covered; none when one cannot be covered.
     pub(super) async fn covered_screenshot(&mut self) -> Option<Vec<u8>> {
-        match self.covered(|s| Box::pin(s.screenshot())).await {
+        match self.covered(|s| Box::pin(s.page().screenshot())).await {
             Ok(Ok(png)) => Some(png),
             Ok(Err(_)) => None,
             Err(why) => {
@@ -98,11 +98,12 @@ impl Executor<'_, '_> {
         };
         for realm in self
             .session
+            .frames()
             .realms()
             .await
             .unwrap_or_else(|_| vec![Realm::top()])
         {
-            let _ = injected::unmask(self.session, &realm).await;
+            let _ = injected::unmask(self.session.page(), &realm).await;
         }
         shot
     }
@@ -110,7 +111,7 @@ impl Executor<'_, '_> {
     /// Covers every credential the page shows, in every realm (the top document with its
     /// same-origin frames, each frame of another origin), or says why one could not be.
     async fn cover_credentials(&mut self) -> Result<(), CoverError> {
-        let document = injected::document_id(self.session)
+        let document = injected::document_id(self.session.page())
             .await
             .map_err(CoverError::Unreadable)?;
         // A field typed in an earlier document left with it; a value it held that the page
@@ -135,6 +136,7 @@ impl Executor<'_, '_> {
         }
         let realms = self
             .session
+            .frames()
             .realms()
             .await
             .map_err(CoverError::Unreadable)?;
@@ -155,7 +157,11 @@ impl Executor<'_, '_> {
         parts: &[Part],
     ) -> Result<Option<(Realm, Vec<Part>)>, BrowserError> {
         for (realm, rest) in scopes(self.session, parts).await? {
-            if injected::query(self.session, &realm, &rest).await?.visible > 0 {
+            if injected::query(self.session.page(), &realm, &rest)
+                .await?
+                .visible
+                > 0
+            {
                 return Ok(Some((realm, rest)));
             }
         }
@@ -167,7 +173,7 @@ impl Executor<'_, '_> {
         let runs = if self.secret_values.is_empty() {
             Vec::new()
         } else {
-            let text = injected::text_runs(self.session, realm, MAX_TEXT_CHARS)
+            let text = injected::text_runs(self.session.page(), realm, MAX_TEXT_CHARS)
                 .await
                 .map_err(CoverError::Unreadable)?;
             if !text.complete {
@@ -182,7 +188,7 @@ impl Executor<'_, '_> {
         if fields.is_empty() && runs.is_empty() {
             return Ok(());
         }
-        let masked = injected::mask(self.session, realm, fields, &runs)
+        let masked = injected::mask(self.session.page(), realm, fields, &runs)
             .await
             .map_err(CoverError::Unreadable)?;
         if !masked.missing.is_empty() {

@@ -25,10 +25,10 @@ impl Executor<'_, '_> {
                 .map(|t| format!("{t}: {}", failure.message)),
             ..Default::default()
         };
-        evidence.snapshot = injected::snapshot(self.session, EVIDENCE_SNAPSHOT_CHARS)
+        evidence.snapshot = injected::snapshot(self.session.page(), EVIDENCE_SNAPSHOT_CHARS)
             .await
             .ok();
-        if let Ok(f) = injected::failures(self.session).await {
+        if let Ok(f) = injected::failures(self.session.page()).await {
             evidence.console_errors = f.console;
         }
         // From the Network events of the whole session (every page and tab it went through):
@@ -48,7 +48,7 @@ impl Executor<'_, '_> {
     /// What the page did in the background on a passing run: its errors (the current
     /// document's) and the session's failed requests, as a baseline. Best effort.
     pub(super) async fn background(&self) -> windup_model::Baseline {
-        let console = injected::failures(self.session)
+        let console = injected::failures(self.session.page())
             .await
             .map(|f| f.console)
             .unwrap_or_default();

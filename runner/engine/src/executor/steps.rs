@@ -348,6 +348,7 @@ impl Executor<'_, '_> {
                     .map_err(|e| fail(FailureClass::PlanInvalid, Some(id), e.to_string()))?;
                 let t = Instant::now();
                 self.session
+                    .page()
                     .press(&chord)
                     .await
                     .map_err(|e| browser_failure(e, id))?;

@@ -45,7 +45,7 @@ impl Executor<'_, '_> {
             )
         } else {
             match self
-                .covered(|s| Box::pin(s.frame(FRAME_WIDTH, FRAME_QUALITY)))
+                .covered(|s| Box::pin(s.page().frame(FRAME_WIDTH, FRAME_QUALITY)))
                 .await
             {
                 Ok(Ok(f)) if f.jpeg.len() > MAX_FRAME_BYTES => (

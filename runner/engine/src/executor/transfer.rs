@@ -32,7 +32,7 @@ impl Executor<'_, '_> {
         let mut attempt = 0;
         let handle = loop {
             self.session.wait_document_ready(deadline).await;
-            let last = match file_input(self.session, locator.parts(), paths.len()).await {
+            let last = match file_input(self.session.page(), locator.parts(), paths.len()).await {
                 Ok(FileInput::Found(handle)) => break handle,
                 Ok(FileInput::Navigating) | Err(BrowserError::ContextLost) => None,
                 Ok(FileInput::NotFound) => None,
@@ -61,6 +61,7 @@ impl Executor<'_, '_> {
         let t = Instant::now();
         let files = paths.iter().map(|p| p.display().to_string()).collect();
         self.session
+            .page()
             .set_input_files(handle, files)
             .await
             .map_err(|e| browser_failure(e, id))?;
@@ -88,6 +89,7 @@ impl Executor<'_, '_> {
         })?;
         let mut downloads = self
             .session
+            .page()
             .watch_downloads(&folder)
             .await
             .map_err(|e| browser_failure(e, id))?;
@@ -132,7 +134,7 @@ impl Executor<'_, '_> {
         };
         // A link answered with `Content-Disposition: attachment` started a navigation that
         // became this download: the page stays, and must not look as if it were leaving.
-        match download_started(self.session).await {
+        match download_started(self.session.page()).await {
             Ok(_) | Err(BrowserError::ContextLost) => {}
             Err(e) => return Err(browser_failure(e, id)),
         }

@@ -138,9 +138,13 @@ impl Executor<'_, '_> {
         let browser = |e| browser_failure(e, id);
         if text.is_empty() {
             let delete = parse_chord("Delete").expect("Delete is a key");
-            self.session.press(&delete).await.map_err(browser)?;
+            self.session.page().press(&delete).await.map_err(browser)?;
         } else {
-            self.session.insert_text(text).await.map_err(browser)?;
+            self.session
+                .page()
+                .insert_text(text)
+                .await
+                .map_err(browser)?;
         }
         self.focus_held(locator, false, id).await
     }

@@ -36,7 +36,7 @@ pub struct Observation {
 /// A `frame=` step that picks the frame's element: by its title, else its name, else its id,
 /// else its `src`; None for a frame element with none of them.
 async fn frame_step(session: &Session, frame: &str) -> Result<Option<String>, BrowserError> {
-    let attributes = match session.frame_attributes(frame).await {
+    let attributes = match session.frames().frame_attributes(frame).await {
         Ok(a) => a,
         Err(BrowserError::Protocol(_) | BrowserError::ContextLost) => return Ok(None),
         Err(e) => return Err(e),
@@ -83,8 +83,8 @@ impl Observation {
             origins: &origins,
         };
         let mut observation = Observation::default();
-        for (i, realm) in session.realms().await?.into_iter().enumerate() {
-            let seen = match injected::observe(session, &realm, &options).await {
+        for (i, realm) in session.frames().realms().await?.into_iter().enumerate() {
+            let seen = match injected::observe(session.page(), &realm, &options).await {
                 Ok(seen) => seen,
                 // A frame that went away meanwhile has nothing to show.
                 Err(BrowserError::ContextLost) if i > 0 => continue,

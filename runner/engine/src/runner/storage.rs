@@ -30,8 +30,9 @@ pub(super) struct OriginStorage {
 
 /// The session's cookies and its current origin's localStorage.
 pub(super) async fn capture(session: &Session) -> Result<StorageState, BrowserError> {
-    let cookies = session.cookies().await?;
-    let injected::LocalStorage { origin, entries } = injected::local_storage(session).await?;
+    let cookies = session.page().cookies().await?;
+    let injected::LocalStorage { origin, entries } =
+        injected::local_storage(session.page()).await?;
     let origins = if origin == "null" || entries.is_empty() {
         Vec::new()
     } else {
@@ -45,10 +46,10 @@ pub(super) async fn capture(session: &Session) -> Result<StorageState, BrowserEr
 
 /// Loads saved storage into a fresh session before its first navigation.
 pub(super) async fn apply(session: &Session, state: &StorageState) -> Result<(), BrowserError> {
-    session.set_cookies(&state.cookies).await?;
+    session.page().set_cookies(&state.cookies).await?;
     for o in &state.origins {
         // Data only: the saved entries, written once per tab before the page's own scripts.
-        injected::restore_local_storage(session, &o.origin, &o.local_storage).await?;
+        injected::restore_local_storage(session.page(), &o.origin, &o.local_storage).await?;
     }
     Ok(())
 }
