@@ -4,6 +4,7 @@
 
     return Object.freeze({
       version: 1,
+      configure,
       query,
       locate,
       hitResult,

@@ -28,6 +28,8 @@
 // (`newCtx`), because the DOM may change between calls but not during one.
 //
 // API (window.__windup; every result is plain JSON):
+//   configure({testIdAttribute}) → sets the attribute `testid=` reads (default data-testid), once
+//                                  per document, right after the engine is installed
 //   query(parts)                → {visible, hidden}
 //   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, origin, checked?, field?}
 //                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}

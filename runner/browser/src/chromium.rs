@@ -49,6 +49,8 @@ pub(super) struct Instance {
     pub reader: JoinHandle<()>,
     pub owner: Owner,
     pub viewport: (u32, u32),
+    /// The in-page engine with its settings, as every document of this browser gets it.
+    pub engine_script: String,
     /// Whether the tab Chromium opens at start-up is still unused. The first scenario of a
     /// process takes it: in a fresh profile it is as isolated as a new context, and its
     /// renderer is already running, which saves the largest fixed cost of a replay. Never set
@@ -178,6 +180,7 @@ impl Browser {
             reader,
             owner,
             viewport: self.options.viewport,
+            engine_script: super::injected::engine_script(&self.options.testid_attribute),
             initial_unused: AtomicBool::new(!attached),
             contexts: Mutex::default(),
             default_tabs: Arc::default(),

@@ -29,6 +29,13 @@ macro_rules! in_page_modules {
     };
 }
 
+/// The in-page engine installed and configured: [`INJECTED_JS`], then its settings (the
+/// attribute `testid=` reads), which every install of it in a document carries.
+pub(crate) fn engine_script(testid_attribute: &str) -> String {
+    let options = serde_json::json!({ "testIdAttribute": testid_attribute });
+    format!("{INJECTED_JS};window.__windup.configure({options})")
+}
+
 // One IIFE cut along its concerns: each module is a slice of its body, headed by what it uses
 // from the modules before it (their `const`s must come first; functions hoist). A new file in
 // injected/ must be listed here (a test holds the folder to the list). Each module's own
@@ -254,7 +261,7 @@ async fn call_in<T: DeserializeOwned>(
     let first: Value = session.eval_in(realm, &call).await?;
     let value = if first.get("__windup_missing").is_some() {
         session
-            .eval_in::<Value>(realm, &format!("{INJECTED_JS};0"))
+            .eval_in::<Value>(realm, &format!("{};0", session.instance.engine_script))
             .await?;
         session.eval_in::<Value>(realm, &call).await?
     } else {
@@ -318,7 +325,10 @@ pub async fn file_input(
     let mut found = session.eval_handle(&Realm::top(), &call).await?;
     if found.value.as_ref().and_then(Value::as_str) == Some("__windup_missing") {
         session
-            .eval_in::<Value>(&Realm::top(), &format!("{INJECTED_JS};0"))
+            .eval_in::<Value>(
+                &Realm::top(),
+                &format!("{};0", session.instance.engine_script),
+            )
             .await?;
         found = session.eval_handle(&Realm::top(), &call).await?;
     }

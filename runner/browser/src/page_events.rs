@@ -20,7 +20,6 @@ use super::cdp::page::{
 use super::cdp::target::{TargetCreated, TargetInfoChanged};
 use super::error::BrowserError;
 use super::guard::{self, Decision};
-use super::injected::INJECTED_JS;
 use super::navigation::DocState;
 use super::network_log::InFlight;
 use super::session::Session;
@@ -140,7 +139,7 @@ impl Session {
                 max_resource_buffer_size: 0,
             }),
             self.queued(AddScriptToEvaluateOnNewDocument {
-                source: INJECTED_JS.to_string(),
+                source: self.instance.engine_script.clone(),
             }),
             self.queued(SetDeviceMetricsOverride {
                 width,

@@ -69,6 +69,7 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
             viewport: config.browser.viewport,
             executable: config.file.browser.executable.as_deref(),
             args: &config.file.browser.args,
+            testid_attribute: &config.browser.testid_attribute,
         },
     };
     let exported = match export::playwright(&request) {

@@ -21,6 +21,17 @@ pub enum Part {
         checked: Option<bool>,
         /// `[level=N]`: the level must be this (a heading's, or `aria-level`).
         level: Option<u32>,
+        /// `[pressed=true|false]`: a toggle button's `aria-pressed` must be this.
+        pressed: Option<bool>,
+        /// `[expanded=true|false]`: `aria-expanded` (a `<details>`' `open`) must be this.
+        expanded: Option<bool>,
+        /// `[selected=true|false]`: an option's, tab's, row's or cell's selection must be this.
+        selected: Option<bool>,
+        /// `[disabled=true|false]`: disabled natively or by `aria-disabled` (inherited) or not.
+        disabled: Option<bool>,
+        /// `[include-hidden=true]`: elements hidden for ARIA (display:none, visibility:hidden,
+        /// aria-hidden) match too.
+        include_hidden: bool,
     },
     /// `text=`: elements whose text matches.
     Text {
