@@ -77,7 +77,7 @@
 //   localStorage()              → {origin, entries: [[key, value], …]} (a setup's saved storage)
 //   restoreLocalStorage(origin, entries) → writes them once per tab on that origin (run as a
 //                                  script for new documents, before the page's own)
-//   accessibleName(el), role(el), elements(parts) (tests), isLeaving()
+//   accessibleName(el), role(el), elements(parts), firstVisible(parts) (tests), isLeaving()
 //
 // Selector parts: {kind:"css", value} | {kind:"role", role, name:null|{value, exact},
 // checked:null|bool, level:null|N} | {kind:"text"|"label"|"placeholder", value, exact}

@@ -58,6 +58,13 @@ pub fn every_match(page: &str, selector: &Selector) -> String {
     out
 }
 
+/// The locator of the element a spec's step acts on, on the page variable `page`: the first
+/// visible match, as a Windup step's target. The conformance set checks it picks the element
+/// the in-page engine picks.
+pub fn acted_on(page: &str, selector: &Selector) -> String {
+    locator(page, selector, Resolve::First)
+}
+
 const VISIBLE: &str = ".filter({ visible: true })";
 
 /// One part as a method call on the locator (or page) before it.

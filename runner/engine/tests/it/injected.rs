@@ -24,6 +24,7 @@ const ENTRY_POINTS: &[&str] = &[
     "elements",
     "failures",
     "fileInput",
+    "firstVisible",
     "focusOn",
     "frameOwner",
     "heal",
