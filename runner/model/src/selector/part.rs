@@ -40,23 +40,25 @@ pub enum Part {
         /// Quoted: the whole text equals `value`. Bare: it contains `value`, ignoring case.
         exact: bool,
     },
-    /// `label=`: form controls whose label matches.
+    /// `label=`: elements whose label matches (Playwright's getByLabel): each element their
+    /// `aria-labelledby` names, else their `aria-label`, else a form control's `<label>`s.
     Label {
         /// The label text to match.
         value: String,
         /// Quoted: the whole label equals `value`. Bare: it contains `value`, ignoring case.
         exact: bool,
     },
-    /// `placeholder=`: inputs and textareas whose placeholder matches.
+    /// `placeholder=`: elements whose `placeholder` attribute, as written, matches.
     Placeholder {
         /// The placeholder text to match.
         value: String,
         /// Quoted: the placeholder equals `value`. Bare: it contains `value`, ignoring case.
         exact: bool,
     },
-    /// `testid=`: elements whose `data-testid` equals the value.
+    /// `testid=`: elements whose test id (`data-testid`, or the attribute `[browser]
+    /// testid_attribute` names) equals the value.
     Testid {
-        /// The `data-testid` value.
+        /// The test id.
         value: String,
     },
     /// Filter: keep the previous matches whose text contains the value.
