@@ -8,7 +8,7 @@
     /** Collapse runs of whitespace, drop zero-width spaces, trim. */
     function norm(s) {
       if (!s) return '';
-      return String(s).replace(/\u200b/g, '').replace(/\s+/g, ' ').trim();
+      return String(s).replace(/[\u200b\u00ad]/g, '').replace(/\s+/g, ' ').trim();
     }
 
     function truncate(s, n) {
@@ -36,6 +36,8 @@
         hidden: new Map(), // hidden for ARIA (display/visibility/aria-hidden)
         subtreeHidden: new Map(),
         ariaHiddenAttr: new Map(),
+        roleHidden: new Map(), // hidden for role= (Playwright's getByRole)
+        hiddenChain: new Map(),
         visible: new Map(),
         labelMaps: new Map(), // tree scope -> Map(control -> [label])
         hosts: new Map(), // document -> open shadow hosts in it (any depth)

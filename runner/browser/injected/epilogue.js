@@ -4,6 +4,7 @@
 
     return Object.freeze({
       version: 1,
+      configure,
       query,
       locate,
       hitResult,
@@ -34,8 +35,13 @@
       downloadStarted,
       accessibleName: (el) => accessibleName(el, newCtx()),
       role: (el) => roleOf(el, newCtx()),
-      // For tests: the matched nodes themselves (visible and hidden, in order).
+      // For tests: the matched nodes themselves (visible and hidden, in order), and the one a
+      // step acts on (the first visible match, or null).
       elements: (parts) => resolve(parts, newCtx()),
+      firstVisible: (parts) => {
+        const ctx = newCtx();
+        return firstVisible(resolve(parts, ctx), ctx);
+      },
       isLeaving,
     });
   })();

@@ -3,7 +3,8 @@
 // healing rules: renamed, moved).
 // Uses: dom.js, visibility.js (isVisible, isInAriaHiddenSubtree), roles.js (roleOf, canonicalRole,
 // inputType), names.js (accessibleName), text.js (normText, isButtonLikeInput, NON_TEXT_TAGS),
-// selectors.js (resolve, searchTop, searchScoped, splitVisible, isLabelTarget, labelTexts),
+// selectors.js (resolve, searchTop, searchScoped, splitVisible, isLabelTarget, labelTexts,
+// testIdAttribute),
 // interactive.js (buildIndex, selectorFor).
 
     function editDistance(a, b) {
@@ -79,8 +80,8 @@
         keysOf = (el) => [norm(el.getAttribute('placeholder'))];
       } else if (part.kind === 'testid') {
         wanted = String(part.value);
-        collect((el) => el.hasAttribute('data-testid'));
-        keysOf = (el) => [el.getAttribute('data-testid')];
+        collect((el) => el.hasAttribute(testIdAttribute));
+        keysOf = (el) => [el.getAttribute(testIdAttribute)];
       }
       const nearest = [];
       if (keysOf && wanted) {

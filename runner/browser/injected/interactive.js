@@ -4,7 +4,8 @@
 // cheap.
 // Uses: dom.js, visibility.js (isVisible, isInAriaHiddenSubtree), roles.js (roleOf, inputType,
 // isFocusable), names.js (accessibleName), text.js (normText, isButtonLikeInput, NON_TEXT_TAGS),
-// selectors.js (compilePart, resolve, searchTop, isLabelTarget, labelTexts, LABEL_TARGET_SOURCES),
+// selectors.js (compilePart, resolve, searchTop, isLabelTarget, labelTexts, LABEL_TARGET_SOURCES,
+// testIdAttribute),
 // actionability.js (frameElementOf), snapshot.js (SNAPSHOT_TRANSPARENT).
 
     const INTERACTIVE_ROLES = new Set([
@@ -124,7 +125,7 @@
     /** Selectors that may pick out ancestor `a` (a scope for el's own selector). */
     function ancestorSelectors(a, el, ctx) {
       const out = [];
-      const tid = a.getAttribute('data-testid');
+      const tid = a.getAttribute(testIdAttribute);
       if (tid) out.push(testIdSel(tid));
       if (isFrameElement(a)) {
         if (a.id && isStableId(a.id)) out.push({ sel: 'css=#' + CSS.escape(a.id), parts: [{ kind: 'css', value: '#' + CSS.escape(a.id) }] });
@@ -184,7 +185,7 @@
       const name = hasRole ? accessibleName(el, ctx) : '';
       // Lists are computed lazily: the first unique candidate wins.
       // A test id is the app's own promise of a stable handle: it comes first.
-      const testid = el.getAttribute('data-testid');
+      const testid = el.getAttribute(testIdAttribute);
       if (testid) candidates.push(Object.assign(testIdSel(testid), { lazy: () => index.byTestId(testid) }));
       if (hasRole && name) candidates.push(Object.assign(roleSel(role, name), { lazy: () => index.byRoleName(role, name) }));
       if (isLabelTarget(el, ctx)) {
@@ -193,7 +194,9 @@
         }
       }
       const tag = htmlTag(el);
-      const ph = tag === 'input' || tag === 'textarea' ? norm(el.getAttribute('placeholder')) : '';
+      // `placeholder=` compares the attribute as written with the normalised value.
+      const rawPh = tag === 'input' || tag === 'textarea' ? el.getAttribute('placeholder') : null;
+      const ph = rawPh && norm(rawPh) === rawPh ? rawPh : '';
       if (ph) candidates.push({ sel: 'placeholder=' + quoteValue(ph), parts: [{ kind: 'placeholder', value: ph, exact: true }], lazy: () => index.byPlaceholder(ph) });
       for (const c of candidates) {
         c.list = c.lazy();
@@ -253,10 +256,11 @@
         return m;
       };
       const roleMaps = new Map();
-      const testIds = lazy(() => group({ sources: ['[data-testid]'], pred: () => true }, (el) => [el.getAttribute('data-testid')]));
-      const labels = lazy(() => group({ sources: LABEL_TARGET_SOURCES, pred: (el) => isLabelTarget(el, ctx) }, (el) => labelTexts(el, ctx)));
-      const placeholders = lazy(() => group({ sources: ['input', 'textarea'], pred: () => true }, (el) => {
-        const ph = norm(el.getAttribute('placeholder'));
+      const testIds = lazy(() => group({ sources: ['[' + testIdAttribute + ']'], pred: () => true }, (el) => [el.getAttribute(testIdAttribute)]));
+      // Every element `label=` and `placeholder=` can match, so that a unique key is unique.
+      const labels = lazy(() => group({ sources: LABEL_TARGET_SOURCES, pred: () => true }, (el) => labelTexts(el, ctx)));
+      const placeholders = lazy(() => group({ sources: ['[placeholder]'], pred: () => true }, (el) => {
+        const ph = el.getAttribute('placeholder');
         return ph ? [ph] : [];
       }));
       return {

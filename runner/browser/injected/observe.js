@@ -4,7 +4,7 @@
 // Uses: dom.js, visibility.js (isVisible, isSubtreeHidden), roles.js (roleOf, inputType), states.js
 // (checkedState, expandedState, selectedState, isDisabled, isNativeCheckable), names.js
 // (accessibleName), text.js (normText, isButtonLikeInput, NON_TEXT_TAGS), selectors.js (resolve,
-// labelTexts), actionability.js (frameElementOf, isCheckable, viewportSize), interactive.js
+// labelTexts, testIdAttribute), actionability.js (frameElementOf, isCheckable, viewportSize), interactive.js
 // (selectorFor, buildIndex, isInteractive, cssPath…); document.js's documentUrl, declared after it.
 
     // Roles that give the elements inside them their context in an observation.
@@ -276,7 +276,7 @@
      * element, hidden ones included: its test id, its id, its name, else its CSS path.
      */
     function unseenFileSelector(input, ctx) {
-      const testid = input.getAttribute('data-testid');
+      const testid = input.getAttribute(testIdAttribute);
       const byTestId = testid && testIdSel(testid);
       if (byTestId && matchesAlone(byTestId.parts, input, ctx)) return byTestId.sel;
       const css = [];

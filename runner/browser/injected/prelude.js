@@ -28,6 +28,8 @@
 // (`newCtx`), because the DOM may change between calls but not during one.
 //
 // API (window.__windup; every result is plain JSON):
+//   configure({testIdAttribute}) → sets the attribute `testid=` reads (default data-testid), once
+//                                  per document, right after the engine is installed
 //   query(parts)                → {visible, hidden}
 //   locate(parts, action)       → Promise<{status:"ok", x, y, describe, box, origin, checked?, field?}
 //                                  | {status:"not_found", hidden} | {status:"not_actionable", reason}
@@ -75,7 +77,7 @@
 //   localStorage()              → {origin, entries: [[key, value], …]} (a setup's saved storage)
 //   restoreLocalStorage(origin, entries) → writes them once per tab on that origin (run as a
 //                                  script for new documents, before the page's own)
-//   accessibleName(el), role(el), elements(parts) (tests), isLeaving()
+//   accessibleName(el), role(el), elements(parts), firstVisible(parts) (tests), isLeaving()
 //
 // Selector parts: {kind:"css", value} | {kind:"role", role, name:null|{value, exact},
 // checked:null|bool, level:null|N} | {kind:"text"|"label"|"placeholder", value, exact}

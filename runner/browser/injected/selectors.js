@@ -1,11 +1,22 @@
 // selectors.js: Selector engines: each part (css, role, text, label, placeholder, testid, frame;
 // the has-text and nth filters) compiled into a matcher with native pre-filters, searched over the
-// top document, open shadow roots and same-origin frames in document order; `resolve`,
-// `splitVisible`, `firstVisible`.
-// Uses: dom.js (walk, sourceList, frameElementsIn, frames and shadow helpers), visibility.js
-// (isVisible, isInAriaHiddenSubtree), roles.js (roleOf, canonicalRole, inputType), states.js
-// (checkedState, levelOf), pseudo.js (mayHavePseudo, pseudoInfo), names.js (accessibleName,
-// NAME_FROM_CONTENT, LABELABLE_TAGS), names_native.js (labelsOf), text.js (the text functions).
+// top document, open shadow roots (after the tree that hosts them, as Playwright orders matches)
+// and same-origin frames; `resolve`, `splitVisible`, `firstVisible`.
+// Uses: dom.js (sourceList, frameElementsIn, frames and shadow helpers), visibility.js
+// (isVisible, isHiddenForRole), roles.js (roleOf, canonicalRole, inputType), states.js
+// (selectedState, roleChecked, rolePressed, roleExpanded, roleLevel, roleDisabled), pseudo.js
+// (mayHavePseudo, pseudoInfo), names.js (accessibleName, NAME_FROM_CONTENT, LABELABLE_TAGS),
+// names_native.js (labelsOf), text.js (the text functions).
+
+    // The attribute `testid=` reads: `data-testid` unless the project configures another
+    // (`[browser] testid_attribute`, Playwright's testIdAttribute), set by `configure` when the
+    // engine is installed in a document.
+    let testIdAttribute = 'data-testid';
+
+    function configure(options) {
+      const a = options && options.testIdAttribute;
+      if (typeof a === 'string' && /^[A-Za-z_][\w.:-]*$/.test(a)) testIdAttribute = a;
+    }
 
     function stringMatcher(value, exact) {
       const v = norm(value);
@@ -14,7 +25,8 @@
       return (s) => s.toLowerCase().includes(lv);
     }
 
-    // Roles for which the `label=` engine considers an element a control.
+    // Roles for which an element is a control that selectors are made for by its label
+    // (`selectorFor`, heal); the `label=` engine itself matches any labelled element.
     const WIDGET_ROLES = new Set([
       'button', 'checkbox', 'combobox', 'gridcell', 'link', 'listbox', 'menuitem', 'menuitemcheckbox',
       'menuitemradio', 'option', 'radio', 'scrollbar', 'searchbox', 'separator', 'slider',
@@ -29,18 +41,19 @@
       return WIDGET_ROLES.has(roleOf(el, ctx));
     }
 
-    /** All label texts of a control (normalised): labelledby, aria-label, <label>s. */
+    /**
+     * The label texts of an element (normalised), as Playwright's getByLabel reads them: each
+     * element its aria-labelledby references (one label each, not joined), else its aria-label,
+     * else the text of each <label> of a labelable element. Any element can be labelled so (a
+     * toast with role=alert and an aria-label), not only form controls.
+     */
     function labelTexts(el, ctx) {
-      const out = [];
       const refs = idRefs(el, 'aria-labelledby');
-      if (refs.length) out.push(norm(refs.map((r) => rawText(r, ctx)).join(' ')));
+      if (refs.length) return refs.map((r) => normText(r, ctx));
       const al = el.getAttribute('aria-label');
-      if (al && al.trim()) out.push(norm(al));
-      for (const label of labelsOf(el, ctx)) {
-        const plain = plainText(label, el, ctx);
-        out.push(norm(plain !== null ? plain : textSkippingControls(label, ctx)));
-      }
-      return out.filter((s) => s);
+      if (al && al.trim()) return [norm(al)];
+      if (htmlTag(el) === 'input' && inputType(el) === 'hidden') return [];
+      return labelsOf(el, ctx).map((l) => normText(l, ctx));
     }
 
     /**
@@ -138,18 +151,20 @@
       // Before normalising an element's text, check that the raw text holds
       // the needle's longest word (words survive whitespace normalisation).
       const word = needle.split(' ').reduce((a, b) => (b.length > a.length ? b : a), '');
-      const rawHasWord = (raw) => raw.indexOf('\u200b') >= 0 || (exact ? raw.includes(word) : raw.toLowerCase().includes(word));
+      const rawHasWord = (raw) => raw.indexOf('\u200b') >= 0 || raw.indexOf('\u00ad') >= 0 ||
+        (exact ? raw.includes(word) : raw.toLowerCase().includes(word));
       // An element can only hold the needle if its ancestors do: the walk
       // skips every subtree whose text lacks it (`prune`), which confines
       // the work to the few branches that contain the text.
       const mayContain = (el) => !NON_TEXT_TAGS.has(htmlTag(el)) && rawHasWord(rawText(el, ctx)) && textOf(el).includes(needle);
       return {
         sources: null,
+        // As Playwright's getByText, a chained text= also tries the scope element itself.
+        self: true,
         prune: (el) => !mayContain(el),
         pred: (el) => {
-          const tag = htmlTag(el);
-          // Whole-page containers never match, even when the text spans blocks.
-          if (tag === 'html' || tag === 'body' || !full(textOf(el))) return false;
+          // <body> too, when it holds the text itself (Playwright's getByText).
+          if (!full(textOf(el))) return false;
           let childMatches = false;
           flatChildElements(el, (c) => {
             if (!childMatches && mayContain(c) && full(textOf(c))) childMatches = true;
@@ -200,16 +215,26 @@
           const want = canonicalRole(String(part.role).toLowerCase());
           const name = part.name ? stringMatcher(part.name.value, !!part.name.exact) : null;
           const needle = part.name ? norm(part.name.value).toLowerCase().replace(/\s+/g, '') : '';
-          const checked = part.checked === undefined ? null : part.checked;
-          const level = part.level === undefined ? null : part.level;
+          const given = (v) => (v === undefined || v === null ? null : v);
+          const checked = given(part.checked);
+          const level = given(part.level);
+          const pressed = given(part.pressed);
+          const expanded = given(part.expanded);
+          const selected = given(part.selected);
+          const disabled = given(part.disabled);
+          const includeHidden = !!part.include_hidden;
           const tags = ROLE_CANDIDATES[want];
           return { sources: tags ? tags.concat(['[role]']) : null, pred: (el) => {
             if (roleOf(el, ctx) !== want) return false;
-            // aria-hidden opts an element out of the role tree; CSS-hidden
-            // elements stay (they are reported as hidden matches).
-            if (isInAriaHiddenSubtree(el, ctx)) return false;
-            if (checked !== null && checkedState(el, ctx) !== checked) return false;
-            if (level !== null && levelOf(el, ctx) !== level) return false;
+            // States as Playwright's getByRole reads them (states.js).
+            if (selected !== null && selectedState(el, ctx) !== selected) return false;
+            if (checked !== null && roleChecked(el, ctx) !== checked) return false;
+            if (pressed !== null && rolePressed(el, ctx) !== pressed) return false;
+            if (expanded !== null && roleExpanded(el, ctx) !== expanded) return false;
+            if (level !== null && roleLevel(el, ctx) !== level) return false;
+            if (disabled !== null && roleDisabled(el, ctx) !== disabled) return false;
+            // Hidden for ARIA (display:none, visibility, aria-hidden…) is no match at all.
+            if (!includeHidden && isHiddenForRole(el, ctx)) return false;
             if (name) {
               const quick = quickNameRejects(el, want, needle, ctx);
               if (quick || !name(accessibleName(el, ctx))) return false;
@@ -221,15 +246,14 @@
           return textPredicate(part.value, !!part.exact, ctx);
         case 'label': {
           const m = stringMatcher(part.value, !!part.exact);
-          return { sources: LABEL_TARGET_SOURCES, pred: (el) => isLabelTarget(el, ctx) && labelTexts(el, ctx).some(m) };
+          return { sources: LABEL_TARGET_SOURCES, pred: (el) => labelTexts(el, ctx).some(m) };
         }
         case 'placeholder': {
           const m = stringMatcher(part.value, !!part.exact);
-          return { sources: ['input', 'textarea'], pred: (el) => {
-            const tag = htmlTag(el);
-            if (tag !== 'input' && tag !== 'textarea') return false;
+          // Any element with the attribute, compared as written (Playwright's getByPlaceholder).
+          return { sources: ['[placeholder]'], pred: (el) => {
             const ph = el.getAttribute('placeholder');
-            return ph !== null && m(norm(ph));
+            return ph !== null && m(ph);
           } };
         }
         case 'frame': {
@@ -249,7 +273,7 @@
         }
         case 'testid': {
           const v = String(part.value);
-          return { sources: ['[data-testid="' + CSS.escape(v) + '"]'], pred: (el) => el.getAttribute('data-testid') === v };
+          return { sources: ['[' + testIdAttribute + '="' + CSS.escape(v) + '"]'], pred: (el) => el.getAttribute(testIdAttribute) === v };
         }
         default:
           throw new Error('windup: unknown selector part ' + JSON.stringify(part.kind));
@@ -257,10 +281,11 @@
     }
 
     /**
-     * A matcher is { pred, sources?, prune? }: `sources` are simple
+     * A matcher is { pred, sources?, prune?, self? }: `sources` are simple
      * selectors whose union holds every possible match (a native
-     * pre-filter), `prune(el)` true skips el's subtree. A bare function is
-     * a pred over every element.
+     * pre-filter), `prune(el)` true skips el's subtree, `self` makes a
+     * scope element itself a candidate. A bare function is a pred over
+     * every element.
      */
     function asMatcher(m) {
       return typeof m === 'function' ? { sources: null, pred: m } : m;
@@ -333,11 +358,34 @@
         onShadow = gather;
       }
       const prune = m.prune;
-      walk(root, (el) => {
+      walkTrees(root, (el) => {
         if (prune && prune(el)) return false; // its frames were collected up front
         if ((cands === null || cands.has(el)) && pred(el)) out.push(el);
         return true;
       }, frames, onShadow);
+    }
+
+    /**
+     * Visits every element below `root` (the element itself excluded) in Playwright's match
+     * order: a tree's own elements in document order first, then the open shadow tree of
+     * `root` and of each host met, in that order, each the same way. `cb` returning false
+     * skips the element's subtree, its shadow tree included. Frame elements of every tree
+     * visited are appended to `frames` when given; `onShadow` sees each shadow root first.
+     */
+    function walkTrees(root, cb, frames, onShadow) {
+      if (frames) frameElementsIn(root, frames);
+      const hosts = [];
+      if (root.nodeType === ELEMENT_NODE && root.shadowRoot) hosts.push(root);
+      const visit = (el) => {
+        if (cb(el) === false) return;
+        if (el.shadowRoot) hosts.push(el);
+        for (let c = el.firstElementChild; c; c = c.nextElementSibling) visit(c);
+      };
+      for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c);
+      for (const h of hosts) {
+        if (onShadow) onShadow(h.shadowRoot);
+        walkTrees(h.shadowRoot, cb, frames, onShadow);
+      }
     }
 
     /** Search from the top document, then same-origin frames (depth first). */
@@ -368,6 +416,7 @@
       for (const s of scopes) {
         if (last && composedContains(last, s)) continue;
         last = s;
+        if (m.self && s.nodeType === ELEMENT_NODE && !m.prune(s) && m.pred(s)) out.push(s);
         searchRoot(s, m, out, null, ctx);
         if (isFrameElement(s)) {
           const d = frameDocument(s);

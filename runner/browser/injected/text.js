@@ -81,20 +81,6 @@
       return t;
     }
 
-    /** Text like rawText, but skipping form controls (for a label's own words). */
-    function textSkippingControls(el, ctx) {
-      let t = '';
-      forEachFlatChild(el, (n) => {
-        if (n.nodeType === TEXT_NODE) t += n.data;
-        else if (n.nodeType === ELEMENT_NODE) {
-          const tag = htmlTag(n);
-          if (tag === 'input' || tag === 'select' || tag === 'textarea') return;
-          t += textSkippingControls(n, ctx);
-        }
-      });
-      return NON_TEXT_TAGS.has(htmlTag(el)) ? '' : t;
-    }
-
     function flatChildElements(el, cb) {
       if (isButtonLikeInput(el)) return;
       forEachFlatChild(el, (n) => {

@@ -1,6 +1,6 @@
 // visibility.js: Hidden-ness for ARIA (display:none, aria-hidden, visibility, a light child no slot
 // takes, the content of a closed <details>) and visibility for actions (a non-empty box).
-// Uses: dom.js (htmlTag, styleOf, flatParent, firstChildTagged).
+// Uses: dom.js (htmlTag, styleOf, flatParent, parentOrHost, firstChildTagged).
 
     // Elements whose content is never text for locators or names.
     const NON_CONTENT_TAGS = new Set(['script', 'style', 'noscript', 'template']);
@@ -59,6 +59,59 @@
         if (p) r = isInAriaHiddenSubtree(p, ctx);
       }
       ctx.ariaHiddenAttr.set(el, r);
+      return r;
+    }
+
+    /**
+     * Hidden for `role=`, as Playwright's getByRole decides it (isElementHiddenForAria): a
+     * script-like tag; display:contents with no shown child; visibility other than visible or
+     * checkVisibility() false (a display:none ancestor, the content of a closed <details>),
+     * except an <option> of a <select> and a <slot>; display:none, aria-hidden=true or not
+     * slotted on the element or an ancestor. `inert` and opacity hide nothing.
+     */
+    function isHiddenForRole(el, ctx) {
+      let r = ctx.roleHidden.get(el);
+      if (r !== undefined) return r;
+      r = computeHiddenForRole(el, ctx);
+      ctx.roleHidden.set(el, r);
+      return r;
+    }
+
+    function computeHiddenForRole(el, ctx) {
+      const tag = htmlTag(el);
+      if (NON_CONTENT_TAGS.has(tag)) return true;
+      const style = styleOf(el, ctx);
+      const isSlot = tag === 'slot';
+      if (style && style.display === 'contents' && !isSlot) {
+        for (let c = el.firstChild; c; c = c.nextSibling) {
+          if (c.nodeType === ELEMENT_NODE && !isHiddenForRole(c, ctx)) return false;
+          if (c.nodeType === TEXT_NODE && isVisibleTextNode(c)) return false;
+        }
+        return true;
+      }
+      const optionInSelect = tag === 'option' && !!el.closest('select');
+      if (!optionInSelect && !isSlot && style) {
+        if (typeof el.checkVisibility === 'function' && !el.checkVisibility()) return true;
+        if (style.visibility !== 'visible') return true;
+      }
+      return inHiddenChain(el, ctx);
+    }
+
+    /** display:none, aria-hidden=true or not slotted, on el or an ancestor (hosts included). */
+    function inHiddenChain(el, ctx) {
+      let r = ctx.hiddenChain.get(el);
+      if (r !== undefined) return r;
+      const lp = el.parentElement;
+      r = !!(lp && lp.shadowRoot && !el.assignedSlot);
+      if (!r) {
+        const style = styleOf(el, ctx);
+        r = !style || style.display === 'none' || isAriaHiddenTrue(el);
+      }
+      if (!r) {
+        const p = parentOrHost(el);
+        if (p) r = inHiddenChain(p, ctx);
+      }
+      ctx.hiddenChain.set(el, r);
       return r;
     }
 

@@ -100,6 +100,7 @@ impl Browser {
             reader,
             owner,
             viewport: self.options.viewport,
+            engine_script: super::injected::engine_script(&self.options.testid_attribute),
             initial_unused: AtomicBool::new(!attached),
             contexts: Mutex::default(),
             default_tabs: Arc::default(),

@@ -30,6 +30,13 @@ macro_rules! in_page_modules {
     };
 }
 
+/// The in-page engine installed and configured: [`INJECTED_JS`], then its settings (the
+/// attribute `testid=` reads), which every install of it in a document carries.
+pub(crate) fn engine_script(testid_attribute: &str) -> String {
+    let options = serde_json::json!({ "testIdAttribute": testid_attribute });
+    format!("{INJECTED_JS};window.__windup.configure({options})")
+}
+
 // One IIFE cut along its concerns: each module is a slice of its body, headed by what it uses
 // from the modules before it (their `const`s must come first; functions hoist). A new file in
 // injected/ must be listed here (a test holds the folder to the list). Each module's own
@@ -254,7 +261,7 @@ async fn call_in<T: DeserializeOwned>(
     );
     let first: Value = eval_in(page, realm, &call).await?;
     let value = if first.get("__windup_missing").is_some() {
-        eval_in::<Value>(page, realm, &format!("{INJECTED_JS};0")).await?;
+        eval_in::<Value>(page, realm, &format!("{};0", page.instance.engine_script)).await?;
         eval_in::<Value>(page, realm, &call).await?
     } else {
         first
@@ -316,7 +323,12 @@ pub async fn file_input(
     );
     let mut found = eval_handle(page, &Realm::top(), &call).await?;
     if found.value.as_ref().and_then(Value::as_str) == Some("__windup_missing") {
-        eval_in::<Value>(page, &Realm::top(), &format!("{INJECTED_JS};0")).await?;
+        eval_in::<Value>(
+            page,
+            &Realm::top(),
+            &format!("{};0", page.instance.engine_script),
+        )
+        .await?;
         found = eval_handle(page, &Realm::top(), &call).await?;
     }
     if found.subtype.as_deref() == Some("node")

@@ -48,6 +48,8 @@ pub(super) struct Instance {
     pub reader: JoinHandle<()>,
     pub owner: Owner,
     pub viewport: (u32, u32),
+    /// The in-page engine with its settings, as every document of this browser gets it.
+    pub engine_script: String,
     /// Whether the tab Chromium opens at start-up is still unused. The first scenario of a
     /// process takes it: in a fresh profile it is as isolated as a new context, and its
     /// renderer is already running, which saves the largest fixed cost of a replay. Never set

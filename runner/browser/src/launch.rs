@@ -54,6 +54,9 @@ pub struct BrowserOptions {
     /// this process's. For a caller running as root whose own process holds secrets: another
     /// user cannot read them from `/proc/PID/environ`, even through a compromised renderer.
     pub run_as: Option<RunAs>,
+    /// The attribute `testid=` selectors read (`[browser] testid_attribute`, Playwright's
+    /// `testIdAttribute`); `data-testid` by default.
+    pub testid_attribute: String,
 }
 
 /// A user and group Chromium runs as ([`BrowserOptions::run_as`]), with a profile folder and a
@@ -80,6 +83,7 @@ impl Default for BrowserOptions {
             cdp_url: None,
             reuse_context: false,
             run_as: None,
+            testid_attribute: "data-testid".to_string(),
         }
     }
 }

@@ -26,7 +26,6 @@ use super::cdp::page::{
 use super::cdp::target::{TargetCreated, TargetInfoChanged};
 use super::error::BrowserError;
 use super::guard::{self, Decision, Guard};
-use super::injected::INJECTED_JS;
 use super::navigation::Documents;
 use super::network_log::InFlight;
 use super::page::Page;
@@ -211,7 +210,7 @@ pub(super) async fn watch_page(
             max_resource_buffer_size: 0,
         }),
         page.queued(AddScriptToEvaluateOnNewDocument {
-            source: INJECTED_JS.to_string(),
+            source: page.instance.engine_script.clone(),
         }),
         page.queued(SetDeviceMetricsOverride {
             width,

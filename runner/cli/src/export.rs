@@ -77,6 +77,7 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
             viewport: config.browser.viewport,
             executable: chromium.as_deref(),
             args: &config.file.browser.args,
+            testid_attribute: &config.browser.testid_attribute,
         },
     };
     let exported = match export::playwright(&request) {

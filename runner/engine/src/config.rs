@@ -130,6 +130,9 @@ pub struct BrowserSection {
     /// With `cdp_url`: run scenarios in the attached browser's default context (its signed-in
     /// profile) instead of a new context each (default false).
     pub reuse_context: Option<bool>,
+    /// The attribute `testid=` selectors read (default `data-testid`), Playwright's
+    /// `testIdAttribute`, which an exported config sets too.
+    pub testid_attribute: Option<String>,
 }
 
 /// How scenarios are kept apart in the one browser.
@@ -271,6 +274,8 @@ impl Config {
         let (cdp_url, reuse_context) =
             attach_settings(&path.display().to_string(), &file, overrides)?;
         refuse_debugging_flags(&path.display().to_string(), &file.browser.args)?;
+        let testid_attribute =
+            testid_attribute(&path.display().to_string(), &file.browser.testid_attribute)?;
         let browser = BrowserOptions {
             executable: file.browser.executable.clone(),
             headless: !(overrides.headed || file.browser.headed.unwrap_or(false)),
@@ -285,6 +290,7 @@ impl Config {
                 && file.browser.isolation.unwrap_or(Isolation::Reset) == Isolation::Reset,
             cdp_url,
             reuse_context,
+            testid_attribute,
             ..BrowserOptions::default()
         };
         let prices = PriceTable::shipped()
@@ -377,6 +383,27 @@ fn attach_settings(
         ));
     }
     Ok((cdp_url, reuse_context))
+}
+
+/// `[browser] testid_attribute`, an attribute name, else `data-testid`.
+fn testid_attribute(config_file: &str, given: &Option<String>) -> Result<String, InputError> {
+    let Some(name) = given else {
+        return Ok("data-testid".to_string());
+    };
+    let mut chars = name.chars();
+    let valid = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'));
+    if !valid {
+        return Err(InputError::new(
+            config_file,
+            "browser.testid_attribute",
+            format!("`{name}` is not an attribute name"),
+            "write the attribute your app puts its test ids in, e.g. \"data-test\" or \"data-qa\"",
+        ));
+    }
+    Ok(name.clone())
 }
 
 /// Flags that open a browser's debugging port to pages or to other users: a page on any
@@ -627,6 +654,17 @@ mod tests {
         let err = Config::load(dir.path(), &Overrides::default()).unwrap_err();
         assert!(err.problem.contains("cache"), "{err}");
         assert_eq!(err.field, "line 4");
+    }
+
+    #[test]
+    fn the_test_id_attribute_is_an_attribute_name() {
+        let none = Overrides::default();
+        let default = load_with("", &none).unwrap();
+        assert_eq!(default.browser.testid_attribute, "data-testid");
+        let set = load_with("[browser]\ntestid_attribute = \"data-test\"\n", &none).unwrap();
+        assert_eq!(set.browser.testid_attribute, "data-test");
+        let err = load_with("[browser]\ntestid_attribute = \"data test]\"\n", &none).unwrap_err();
+        assert_eq!(err.field, "browser.testid_attribute");
     }
 
     #[test]

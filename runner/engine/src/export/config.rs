@@ -23,6 +23,8 @@ pub struct ConfigInput<'a> {
     pub executable: Option<&'a Path>,
     /// `[browser] args`.
     pub args: &'a [String],
+    /// `[browser] testid_attribute`, what `getByTestId` reads.
+    pub testid_attribute: &'a str,
 }
 
 /// The config's text.
@@ -59,7 +61,9 @@ pub(super) fn config(input: &ConfigInput<'_>) -> String {
              navigationTimeout: {navigation},\n    \
              viewport: {{ width: {width}, height: {height} }},\n    \
              // Chromium: CHROMIUM_PATH, else the one Windup ran when exporting, else Playwright's own.\n    \
-             launchOptions: {{ executablePath: {executable}, args: [{args}] }},\n  \
+             launchOptions: {{ executablePath: {executable}, args: [{args}] }},\n    \
+             // [browser] testid_attribute: the attribute getByTestId reads.\n    \
+             testIdAttribute: {testid},\n  \
            }},\n  \
            projects: [\n    \
              // Setup scenarios save their storage (in .auth/) for the specs that need it.\n    \
@@ -73,6 +77,7 @@ pub(super) fn config(input: &ConfigInput<'_>) -> String {
         width = input.viewport.0,
         height = input.viewport.1,
         args = args.join(", "),
+        testid = ts::string(input.testid_attribute),
     );
     out
 }
@@ -90,6 +95,7 @@ mod tests {
             viewport: (1280, 800),
             executable: Some(Path::new("/usr/bin/chromium")),
             args: &["--lang=en".to_string()],
+            testid_attribute: "data-test",
         });
         for needle in [
             r#"baseURL: process.env.BASE_URL ?? "http://127.0.0.1:8080/","#,
@@ -99,6 +105,7 @@ mod tests {
             "navigationTimeout: 15000,",
             "viewport: { width: 1280, height: 800 },",
             r#"launchOptions: { executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium", args: ["--lang=en"] },"#,
+            r#"testIdAttribute: "data-test","#,
             r"{ name: 'setup', testMatch: /\.setup\.ts$/ },",
             r"{ name: 'chromium', testMatch: /\.spec\.ts$/, dependencies: ['setup'] },",
         ] {

@@ -46,6 +46,25 @@ pub(super) fn locator(page: &str, selector: &Selector, resolve: Resolve) -> Stri
     out
 }
 
+/// The locator for every element `selector` matches, visible or hidden, on the page variable
+/// `page`: the locator a spec acts on, without the visibility filter and `.first()` it ends in
+/// (an `nth=` part keeps its own). The locator conformance set compares its match list with the
+/// in-page engine's, which proves this mapping and the engine together against Playwright.
+pub fn every_match(page: &str, selector: &Selector) -> String {
+    let mut out = page.to_string();
+    for part in &selector.parts {
+        out.push_str(&part_call(part));
+    }
+    out
+}
+
+/// The locator of the element a spec's step acts on, on the page variable `page`: the first
+/// visible match, as a Windup step's target. The conformance set checks it picks the element
+/// the in-page engine picks.
+pub fn acted_on(page: &str, selector: &Selector) -> String {
+    locator(page, selector, Resolve::First)
+}
+
 const VISIBLE: &str = ".filter({ visible: true })";
 
 /// One part as a method call on the locator (or page) before it.
@@ -57,6 +76,11 @@ fn part_call(part: &Part) -> String {
             name,
             checked,
             level,
+            pressed,
+            expanded,
+            selected,
+            disabled,
+            include_hidden,
         } => {
             let mut options = Vec::new();
             match name {
@@ -78,6 +102,19 @@ fn part_call(part: &Part) -> String {
             }
             if let Some(l) = level {
                 options.push(format!("level: {l}"));
+            }
+            for (key, state) in [
+                ("pressed", pressed),
+                ("expanded", expanded),
+                ("selected", selected),
+                ("disabled", disabled),
+            ] {
+                if let Some(b) = state {
+                    options.push(format!("{key}: {b}"));
+                }
+            }
+            if *include_hidden {
+                options.push("includeHidden: true".to_string());
             }
             let role = ts::string(canonical_role(role));
             if options.is_empty() {
@@ -220,6 +257,14 @@ mod tests {
         assert_eq!(
             all("role=checkbox[checked=true]"),
             r#"page.getByRole("checkbox", { checked: true }).filter({ visible: true })"#
+        );
+        assert_eq!(
+            all("role=button[pressed=true][expanded=false][disabled=true][include-hidden=true]"),
+            r#"page.getByRole("button", { pressed: true, expanded: false, disabled: true, includeHidden: true }).filter({ visible: true })"#
+        );
+        assert_eq!(
+            all("role=tab[selected=true]"),
+            r#"page.getByRole("tab", { selected: true }).filter({ visible: true })"#
         );
         assert_eq!(
             all("role=image"),

@@ -23,4 +23,5 @@ mod write;
 
 pub use check::{CheckError, SpecOutcome, check};
 pub use config::ConfigInput;
+pub use locator::{acted_on, every_match};
 pub use write::{Exported, Request, playwright};

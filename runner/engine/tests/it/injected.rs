@@ -17,12 +17,14 @@ use crate::support::*;
 const ENTRY_POINTS: &[&str] = &[
     "accessibleName",
     "check",
+    "configure",
     "diagnose",
     "documentId",
     "downloadStarted",
     "elements",
     "failures",
     "fileInput",
+    "firstVisible",
     "focusOn",
     "frameOwner",
     "heal",
@@ -93,7 +95,10 @@ fn ax_property(node: &Value, name: &str) -> Option<Value> {
 /// `states.js` against Chromium's accessibility tree, on every non-ignored node of the form,
 /// role and disabled-ness fixtures: a checkable's state (`isChecked`, what `check` and the
 /// verifier read), a heading's level (the `role=heading[level=N]` selector) and a control's
-/// disabled-ness (a click's actionability).
+/// disabled-ness (a click's actionability). The selector reads levels as Playwright's getByRole
+/// does (the conformance set's reference), which parts from Chromium on two shapes that are
+/// left out here: an `h1`…`h6` with an `aria-level` (Playwright keeps the tag's level) and a
+/// `role=heading` without one (Playwright gives it none, Chromium 2).
 #[test]
 fn checked_levels_and_disabled_agree_with_chromium() {
     let server = locator_pages();
@@ -134,6 +139,7 @@ fn checked_levels_and_disabled_agree_with_chromium() {
                 let level_call = format!(
                     "function () {{ if (this.nodeType !== 1) return null; \
                      this.setAttribute('data-probe', 'p{i}'); \
+                     if (/^H[1-6]$/.test(this.tagName) === this.hasAttribute('aria-level')) return -1; \
                      const level = (n) => window.__windup.elements([{{kind: 'role', role: 'heading', \
                      name: null, checked: null, level: n}}]).includes(this); \
                      return [1, 2, 3, 4, 5, 6, 7, 8, 9].find(level) ?? 0; }}"
@@ -162,7 +168,7 @@ fn checked_levels_and_disabled_agree_with_chromium() {
                         mismatches.push(format!("{what}: checked: chromium {ax}, ours {ours}"));
                     }
                 }
-                if let Some(ax) = ax_level {
+                if let Some(ax) = ax_level.filter(|_| our_level.as_i64() != Some(-1)) {
                     levels += 1;
                     if ax.as_i64() != our_level.as_i64() {
                         mismatches.push(format!("{what}: level: chromium {ax}, ours {our_level}"));
@@ -184,7 +190,7 @@ fn checked_levels_and_disabled_agree_with_chromium() {
             s.close().await;
         }
         assert!(
-            checked >= 10 && levels >= 6 && disabled >= 15,
+            checked >= 10 && levels >= 4 && disabled >= 15,
             "compared only {checked} checked states, {levels} levels, {disabled} controls"
         );
         assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));

@@ -88,9 +88,11 @@ fn shadow_dom_is_pierced() {
             0,
             "closed roots stay closed"
         );
-        // Document order is composed order: the cards' buttons come before the later light one.
-        assert_eq!(hit(&s, "role=button >> nth=1").await, "card-action");
+        // Playwright's order: a tree's own matches first, then each shadow tree's, so the later
+        // light button comes before the cards' buttons.
         assert_eq!(hit(&s, "role=button >> nth=0").await, "light-save");
+        assert_eq!(hit(&s, "role=button >> nth=1").await, "after");
+        assert_eq!(hit(&s, "role=button >> nth=2").await, "card-action");
         assert_eq!(
             hit(&s, r#"css=#card2 >> role=button[name="Open card"]"#).await,
             "card-action"
@@ -113,8 +115,11 @@ fn same_origin_iframes_are_searched_after_the_main_document() {
             "frame-only"
         );
         assert_eq!(hit(&s, r#"label="Frame field""#).await, "frame-input");
-        // The hidden frame's copy is not visible.
+        // The hidden frame's copy is not visible: role= leaves it out (hidden for ARIA, as
+        // getByRole does), text= counts it as a hidden match.
         let c = counts(&s, r#"role=button[name="Frame only"]"#).await;
+        assert_eq!((c.visible, c.hidden), (1, 0));
+        let c = counts(&s, r#"text="Frame only""#).await;
         assert_eq!((c.visible, c.hidden), (1, 1));
         s.close().await;
     });

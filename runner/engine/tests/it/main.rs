@@ -2,6 +2,7 @@
 
 mod actionability;
 mod attach;
+mod conformance;
 mod dashboard_client;
 mod failures;
 mod frames;

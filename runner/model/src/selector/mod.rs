@@ -1,7 +1,8 @@
 //! Windup's selector syntax, parsed into parts that the in-page engine evaluates.
 //!
 //! ```text
-//! role=button[name="Save"]        role=link[name*="docs"][level=2]   role=checkbox[checked=true]
+//! role=button[name="Save"]        role=heading[name*="docs"][level=2]   role=checkbox[checked=true]
+//! role=button[pressed=true][disabled=false]   role=tab[selected=true]   role=button[include-hidden=true]
 //! text="Exact text"   text=substring   label="Email"   placeholder="Search"   testid=submit
 //! css=form > button   (no prefix is CSS too)
 //! role=listitem >> has-text="Buy milk" >> role=checkbox      … >> nth=0

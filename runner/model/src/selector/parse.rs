@@ -259,6 +259,7 @@ fn parse_role(body: &str) -> Result<Part, SelectorError> {
     let mut name = None;
     let mut checked = None;
     let mut level = None;
+    let mut states = RoleStates::default();
     let mut rest = &body[role_end..];
     while !rest.trim().is_empty() {
         let r = rest.trim_start();
@@ -313,16 +314,26 @@ fn parse_role(body: &str) -> Result<Part, SelectorError> {
                 }
                 name = Some(NameMatch { value, exact });
             }
-            "checked" if exact => {
-                checked = Some(match value.as_str() {
+            "checked" | "pressed" | "expanded" | "selected" | "disabled" | "include-hidden"
+                if exact =>
+            {
+                let b = match value.as_str() {
                     "true" => true,
                     "false" => false,
                     _ => {
                         return Err(SelectorError(format!(
-                            "`[checked={value}]` takes true or false"
+                            "`[{attr}={value}]` takes true or false"
                         )));
                     }
-                })
+                };
+                match attr {
+                    "checked" => checked = Some(b),
+                    "pressed" => states.pressed = Some(b),
+                    "expanded" => states.expanded = Some(b),
+                    "selected" => states.selected = Some(b),
+                    "disabled" => states.disabled = Some(b),
+                    _ => states.include_hidden = b,
+                }
             }
             "level" if exact => {
                 level = Some(value.parse::<u32>().map_err(|_| {
@@ -333,9 +344,23 @@ fn parse_role(body: &str) -> Result<Part, SelectorError> {
             }
             other => {
                 return Err(SelectorError(format!(
-                    "unknown role attribute `{other}`; use [name=\"…\"], [name*=\"…\"], [checked=true|false] or [level=N]"
+                    "unknown role attribute `{other}`; use [name=\"…\"], [name*=\"…\"], [level=N], [checked=…], [pressed=…], [expanded=…], [selected=…], [disabled=…] (true or false) or [include-hidden=true]"
                 )));
             }
+        }
+    }
+    for (attr, given, roles) in [
+        ("checked", checked.is_some(), CHECKED_ROLES),
+        ("pressed", states.pressed.is_some(), PRESSED_ROLES),
+        ("expanded", states.expanded.is_some(), EXPANDED_ROLES),
+        ("selected", states.selected.is_some(), SELECTED_ROLES),
+        ("level", level.is_some(), LEVEL_ROLES),
+    ] {
+        if given && !roles.contains(&role) {
+            return Err(SelectorError(format!(
+                "`role={role}` has no `[{attr}=…]` state; it applies to the roles {}",
+                roles.join(", ")
+            )));
         }
     }
     Ok(Part::Role {
@@ -343,7 +368,63 @@ fn parse_role(body: &str) -> Result<Part, SelectorError> {
         name,
         checked,
         level,
+        pressed: states.pressed,
+        expanded: states.expanded,
+        selected: states.selected,
+        disabled: states.disabled,
+        include_hidden: states.include_hidden,
     })
+}
+
+// The roles each state applies to, as Playwright's getByRole accepts them (it refuses the
+// state on any other role, and so does the parser).
+const CHECKED_ROLES: &[&str] = &[
+    "checkbox",
+    "menuitemcheckbox",
+    "option",
+    "radio",
+    "switch",
+    "menuitemradio",
+    "treeitem",
+];
+const PRESSED_ROLES: &[&str] = &["button"];
+const EXPANDED_ROLES: &[&str] = &[
+    "application",
+    "button",
+    "checkbox",
+    "combobox",
+    "gridcell",
+    "link",
+    "listbox",
+    "menuitem",
+    "row",
+    "rowheader",
+    "tab",
+    "treeitem",
+    "columnheader",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "switch",
+];
+const SELECTED_ROLES: &[&str] = &[
+    "gridcell",
+    "option",
+    "row",
+    "tab",
+    "rowheader",
+    "columnheader",
+    "treeitem",
+];
+const LEVEL_ROLES: &[&str] = &["heading", "listitem", "row", "treeitem"];
+
+/// The boolean state attributes of a role selector besides `checked`.
+#[derive(Default)]
+struct RoleStates {
+    pressed: Option<bool>,
+    expanded: Option<bool>,
+    selected: Option<bool>,
+    disabled: Option<bool>,
+    include_hidden: bool,
 }
 
 #[cfg(test)]
@@ -365,7 +446,12 @@ mod tests {
                     exact: true
                 }),
                 checked: None,
-                level: None
+                level: None,
+                pressed: None,
+                expanded: None,
+                selected: None,
+                disabled: None,
+                include_hidden: false,
             }]
         );
         assert_eq!(
@@ -377,13 +463,35 @@ mod tests {
                     exact: false
                 }),
                 checked: None,
-                level: Some(1)
+                level: Some(1),
+                pressed: None,
+                expanded: None,
+                selected: None,
+                disabled: None,
+                include_hidden: false,
             }]
         );
         assert!(matches!(
             &parts("role=checkbox[checked=true]")[0],
             Part::Role {
                 checked: Some(true),
+                ..
+            }
+        ));
+        assert!(matches!(
+            &parts("role=button[pressed=true][disabled=false][include-hidden=true]")[0],
+            Part::Role {
+                pressed: Some(true),
+                disabled: Some(false),
+                include_hidden: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &parts("role=tab[selected=true][expanded=false]")[0],
+            Part::Role {
+                selected: Some(true),
+                expanded: Some(false),
                 ..
             }
         ));
@@ -488,6 +596,9 @@ mod tests {
             // Single quotes are named and dropped, not kept inside the suggested double ones.
             ("role=button[name='Save']", "`[name=\"Save\"]`"),
             ("role=button[foo=\"x\"]", "unknown role attribute"),
+            ("role=group[expanded=true]", "no `[expanded=…]` state"),
+            ("role=button[checked=true]", "applies to the roles checkbox"),
+            ("role=button[pressed=maybe]", "takes true or false"),
             ("a >>  >> b", "empty"),
             ("", "empty"),
             ("role=", "ARIA role"),

@@ -21,6 +21,17 @@ pub enum Part {
         checked: Option<bool>,
         /// `[level=N]`: the level must be this (a heading's, or `aria-level`).
         level: Option<u32>,
+        /// `[pressed=true|false]`: a toggle button's `aria-pressed` must be this.
+        pressed: Option<bool>,
+        /// `[expanded=true|false]`: `aria-expanded` (a `<details>`' `open`) must be this.
+        expanded: Option<bool>,
+        /// `[selected=true|false]`: an option's, tab's, row's or cell's selection must be this.
+        selected: Option<bool>,
+        /// `[disabled=true|false]`: disabled natively or by `aria-disabled` (inherited) or not.
+        disabled: Option<bool>,
+        /// `[include-hidden=true]`: elements hidden for ARIA (display:none, visibility:hidden,
+        /// aria-hidden) match too.
+        include_hidden: bool,
     },
     /// `text=`: elements whose text matches.
     Text {
@@ -29,23 +40,25 @@ pub enum Part {
         /// Quoted: the whole text equals `value`. Bare: it contains `value`, ignoring case.
         exact: bool,
     },
-    /// `label=`: form controls whose label matches.
+    /// `label=`: elements whose label matches (Playwright's getByLabel): each element their
+    /// `aria-labelledby` names, else their `aria-label`, else a form control's `<label>`s.
     Label {
         /// The label text to match.
         value: String,
         /// Quoted: the whole label equals `value`. Bare: it contains `value`, ignoring case.
         exact: bool,
     },
-    /// `placeholder=`: inputs and textareas whose placeholder matches.
+    /// `placeholder=`: elements whose `placeholder` attribute, as written, matches.
     Placeholder {
         /// The placeholder text to match.
         value: String,
         /// Quoted: the placeholder equals `value`. Bare: it contains `value`, ignoring case.
         exact: bool,
     },
-    /// `testid=`: elements whose `data-testid` equals the value.
+    /// `testid=`: elements whose test id (`data-testid`, or the attribute `[browser]
+    /// testid_attribute` names) equals the value.
     Testid {
-        /// The `data-testid` value.
+        /// The test id.
         value: String,
     },
     /// Filter: keep the previous matches whose text contains the value.
