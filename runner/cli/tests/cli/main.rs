@@ -14,6 +14,7 @@ mod input;
 mod install;
 mod limits;
 mod mcp;
+mod mcp_steps;
 mod new;
 mod prove;
 mod real_dashboard;
