@@ -39,6 +39,15 @@ fn release(root: &Path, asset: &str, version: &str) {
     std::fs::write(download.join(format!("{archive}.sha256")), sum.stdout).unwrap();
 }
 
+/// What the `windup` installed in `bin` says its version is.
+fn installed_version(bin: &Path) -> String {
+    let out = Command::new(bin.join("windup"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 fn install(server: &Server, into: &Path) -> std::process::Output {
     Command::new("sh")
         .arg(repo_root().join("scripts/install.sh"))
@@ -70,14 +79,7 @@ fn the_install_script_checks_the_archive_for_this_machine_and_installs_it() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(said.contains("installed windup 9.9.9"), "{said}");
-    let installed = Command::new(bin.path().join("windup"))
-        .arg("--version")
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&installed.stdout).trim(),
-        "windup 9.9.9"
-    );
+    assert_eq!(installed_version(bin.path()), "windup 9.9.9");
 
     // Another archive under the old checksum: refused, and the installed one stays.
     let sums = std::fs::read(
@@ -101,12 +103,5 @@ fn the_install_script_checks_the_archive_for_this_machine_and_installs_it() {
         err.contains("does not match its published SHA-256; nothing was installed"),
         "{err}"
     );
-    let installed = Command::new(bin.path().join("windup"))
-        .arg("--version")
-        .output()
-        .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&installed.stdout).trim(),
-        "windup 9.9.9"
-    );
+    assert_eq!(installed_version(bin.path()), "windup 9.9.9");
 }
