@@ -341,14 +341,6 @@ fn stamp(report: &mut RunReport, ctx: &Context) {
     }
 }
 
-/// `path` (relative to the project) relative to the workspace, as annotations name files.
-fn in_project(project_dir: &str, path: &str) -> String {
-    match project_dir.trim_matches('/') {
-        "" | "." => path.to_string(),
-        dir => format!("{dir}/{path}"),
-    }
-}
-
 /// One `::error` per failed scenario, and one `::warning` per healed one, on its scenario file.
 fn annotate(report: &RunReport, notes: &Notes) {
     for s in &report.scenarios {
@@ -360,7 +352,7 @@ fn annotate(report: &RunReport, notes: &Notes) {
             ),
             None => format!(
                 "commit the healed plan, {}, or this heal is paid again on every run",
-                in_project(
+                windup_model::markdown::project_file(
                     &notes.scenario_dir,
                     &format!("e2e/.windup/cache/{}.json", s.scenario_id)
                 )

@@ -18,18 +18,7 @@ pub(super) async fn eval_in<T: DeserializeOwned>(
     realm: &Realm,
     expression: &str,
 ) -> Result<T, BrowserError> {
-    let context = realm.context;
-    let evaluated = page
-        .send_in(
-            realm.session.as_deref(),
-            &Evaluate {
-                expression: expression.to_string(),
-                return_by_value: true,
-                await_promise: true,
-                context_id: context,
-                user_gesture: context.is_some(),
-            },
-        )
+    let object = evaluate(page, realm, expression, true)
         .await
         .map_err(|e| match e {
             BrowserError::Crashed(m) if page.instance.is_alive() => {
@@ -37,15 +26,7 @@ pub(super) async fn eval_in<T: DeserializeOwned>(
             }
             other => other,
         })?;
-    if let Some(details) = evaluated.exception_details {
-        let text = details.message();
-        return Err(if is_context_lost(&text) {
-            BrowserError::ContextLost
-        } else {
-            BrowserError::Script(text)
-        });
-    }
-    let value = evaluated.result.value.unwrap_or(Value::Null);
+    let value = object.value.unwrap_or(Value::Null);
     serde_json::from_value(value).map_err(|e| BrowserError::Protocol(e.to_string()))
 }
 
@@ -57,16 +38,28 @@ pub(super) async fn eval_handle(
     realm: &Realm,
     expression: &str,
 ) -> Result<RemoteObject, BrowserError> {
+    evaluate(page, realm, expression, false).await
+}
+
+/// `Runtime.evaluate` in the realm, awaiting a promise: by value (with a user gesture in a
+/// frame's isolated world), or as a handle. An exception is a lost context (the document went
+/// away) or the script's own error.
+async fn evaluate(
+    page: &Page,
+    realm: &Realm,
+    expression: &str,
+    by_value: bool,
+) -> Result<RemoteObject, BrowserError> {
     let context = realm.context;
     let evaluated = page
         .send_in(
             realm.session.as_deref(),
             &Evaluate {
                 expression: expression.to_string(),
-                return_by_value: false,
+                return_by_value: by_value,
                 await_promise: true,
                 context_id: context,
-                user_gesture: false,
+                user_gesture: by_value && context.is_some(),
             },
         )
         .await?;

@@ -176,22 +176,7 @@ impl Instance {
             .lock()
             .expect("contexts lock")
             .insert(context.clone());
-        let created = tokio::time::timeout(
-            Duration::from_secs(15),
-            self.conn.send(
-                None,
-                &CreateTarget {
-                    url: "about:blank".into(),
-                    browser_context_id: Some(context.clone()),
-                    new_window: false,
-                },
-            ),
-        )
-        .await
-        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
-        .and_then(|r| r)
-        .map(|r| r.target_id);
-        match created {
+        match self.create_target(Some(context.clone()), false).await {
             Ok(target) => Ok(NewTab {
                 target,
                 made: Made::Context(context),
@@ -206,21 +191,7 @@ impl Instance {
     /// A new tab in an attached browser's default context (`reuse_context`): the profile's
     /// cookies and sign-ins, in a tab of Windup's own that it closes when the session ends.
     async fn open_in_default_context(&self) -> Result<NewTab, BrowserError> {
-        let created = tokio::time::timeout(
-            Duration::from_secs(15),
-            self.conn.send(
-                None,
-                &CreateTarget {
-                    url: "about:blank".into(),
-                    browser_context_id: None,
-                    new_window: true,
-                },
-            ),
-        )
-        .await
-        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
-        .and_then(|r| r)?
-        .target_id;
+        let created = self.create_target(None, true).await?;
         self.default_tabs
             .lock()
             .expect("tabs lock")
@@ -229,6 +200,30 @@ impl Instance {
             target: created,
             made: Made::DefaultTab,
         })
+    }
+
+    /// A blank tab in `context` (the default one when none), its target id; a browser that
+    /// does not answer within 15 s is taken for crashed.
+    async fn create_target(
+        &self,
+        context: Option<String>,
+        new_window: bool,
+    ) -> Result<String, BrowserError> {
+        tokio::time::timeout(
+            Duration::from_secs(15),
+            self.conn.send(
+                None,
+                &CreateTarget {
+                    url: "about:blank".into(),
+                    browser_context_id: context,
+                    new_window,
+                },
+            ),
+        )
+        .await
+        .map_err(|_| BrowserError::Crashed("opening a page timed out".into()))
+        .and_then(|r| r)
+        .map(|r| r.target_id)
     }
 
     /// Lets go of a tab that could not be made a session: its context disposed of, or, in the

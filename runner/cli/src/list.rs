@@ -112,10 +112,7 @@ impl Row {
         let Some(r) = &self.last else {
             return "never run".into();
         };
-        let day = r
-            .finished_at
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default();
+        let day = finished(r);
         match r.failure_class {
             Some(class) => format!("{} ({class}) {day}", r.status.as_str()),
             None => format!("{} {day}", r.status.as_str()),
@@ -131,12 +128,17 @@ impl Row {
                 "run_id": r.run_id,
                 "status": r.status.as_str(),
                 "failure_class": r.failure_class.map(|c| c.as_str()),
-                "finished_at": r.finished_at
-                    .format(&time::format_description::well_known::Rfc3339)
-                    .unwrap_or_default(),
+                "finished_at": finished(r),
             })),
         })
     }
+}
+
+/// When the record's scenario finished, as RFC 3339.
+fn finished(r: &LedgerRecord) -> String {
+    r.finished_at
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }
 
 fn print_table(rows: &[Row]) {

@@ -131,11 +131,15 @@ pub fn plan_label(c: CacheOutcome) -> &'static str {
 
 /// `e2e/scenarios/<id>.yaml` under the working directory, relative to the repository.
 pub fn scenario_file(scenario_dir: &str, id: &str) -> String {
-    let dir = scenario_dir.trim_matches('/');
-    if dir.is_empty() || dir == "." {
-        format!("e2e/scenarios/{id}.yaml")
-    } else {
-        format!("{dir}/e2e/scenarios/{id}.yaml")
+    project_file(scenario_dir, &format!("e2e/scenarios/{id}.yaml"))
+}
+
+/// `path`, relative to the project at `project_dir` (relative to the workspace, `.` for its
+/// root), as relative to the workspace.
+pub fn project_file(project_dir: &str, path: &str) -> String {
+    match project_dir.trim_matches('/') {
+        "" | "." => path.to_string(),
+        dir => format!("{dir}/{path}"),
     }
 }
 
