@@ -41,7 +41,7 @@ pub(super) async fn eval_handle(
     evaluate(page, realm, expression, false).await
 }
 
-/// `Runtime.evaluate` in the realm, awaiting a promise: by value (with a user gesture in a
+/// The expression evaluated in the realm, awaiting a promise: by value (with a user gesture in a
 /// frame's isolated world), or as a handle. An exception is a lost context (the document went
 /// away) or the script's own error.
 async fn evaluate(
