@@ -6,6 +6,8 @@
 #   npm  @playwright/test@1.65.1 -> $FIXTURES/npm/node_modules/@playwright/test (runs exported specs;
 #        no browser download: they drive Debian's chromium)
 #   PyPI miniwob==1.1.0         -> $FIXTURES/miniwob/miniwob/html            (MiniWoB++ task pages)
+#   PyPI jupyterlab==4.4.10     -> $FIXTURES/jupyterlab (a venv; every package pinned in
+#        scripts/jupyterlab-requirements.txt)                                  (a real app)
 #
 # $FIXTURES defaults to <repo>/target/fixtures (never committed) and can be
 # overridden with WINDUP_FIXTURES_DIR. Idempotent: a second run only checks
@@ -30,6 +32,10 @@ PLAYWRIGHT_CORE="$NPM_DIR/node_modules/playwright-core"
 PLAYWRIGHT_TEST="$NPM_DIR/node_modules/@playwright/test"
 MINIWOB_DIR="$FIXTURES/miniwob"
 MINIWOB_HTML="$MINIWOB_DIR/miniwob/html"
+JUPYTERLAB_VERSION=4.4.10
+JUPYTERLAB_REQUIREMENTS="$SCRIPT_DIR/jupyterlab-requirements.txt"
+JUPYTERLAB_DIR="$FIXTURES/jupyterlab"
+JUPYTERLAB_PYTHON="$JUPYTERLAB_DIR/bin/python"
 
 log() { echo "fetch-fixtures: $*" >&2; }
 
@@ -81,6 +87,28 @@ if ! miniwob_ok; then
   miniwob_ok || { log "pip install finished but the expected files are missing"; exit 1; }
 fi
 
+# JupyterLab: a venv built in place (a venv cannot be moved), marked complete by a stamp holding
+# the requirements file's hash, so a changed pin reinstalls it.
+jupyterlab_stamp() { sha256sum "$JUPYTERLAB_REQUIREMENTS" | cut -d' ' -f1; }
+jupyterlab_ok() {
+  [ -f "$JUPYTERLAB_DIR/.windup-stamp" ] && [ "$(cat "$JUPYTERLAB_DIR/.windup-stamp")" = "$(jupyterlab_stamp)" ] &&
+    [ -x "$JUPYTERLAB_PYTHON" ] &&
+    [ -d "$(echo "$JUPYTERLAB_DIR"/lib/python3*/site-packages/jupyterlab-"$JUPYTERLAB_VERSION".dist-info)" ]
+}
+if ! jupyterlab_ok; then
+  PYTHON="${PYTHON:-python3}"
+  log "installing jupyterlab==$JUPYTERLAB_VERSION (pinned: $JUPYTERLAB_REQUIREMENTS) into $JUPYTERLAB_DIR"
+  grep -qx "jupyterlab==$JUPYTERLAB_VERSION" "$JUPYTERLAB_REQUIREMENTS" ||
+    { log "$JUPYTERLAB_REQUIREMENTS does not pin jupyterlab==$JUPYTERLAB_VERSION"; exit 1; }
+  rm -rf "$JUPYTERLAB_DIR"
+  "$PYTHON" -m venv "$JUPYTERLAB_DIR" >&2 ||
+    { log "python3 -m venv failed (on Debian: apt-get install python3-venv)"; exit 1; }
+  "$JUPYTERLAB_PYTHON" -m pip install --quiet --disable-pip-version-check --no-input \
+    -r "$JUPYTERLAB_REQUIREMENTS" >&2
+  jupyterlab_stamp > "$JUPYTERLAB_DIR/.windup-stamp"
+  jupyterlab_ok || { log "pip install finished but jupyterlab $JUPYTERLAB_VERSION is missing"; exit 1; }
+fi
+
 # Machine-readable summary (KEY=VALUE, absolute paths) on stdout.
 cat <<EOF
 WINDUP_FIXTURES_DIR=$FIXTURES
@@ -88,4 +116,5 @@ TODOMVC_ROOT=$TODOMVC_ROOT
 PLAYWRIGHT_CORE=$PLAYWRIGHT_CORE
 PLAYWRIGHT_TEST=$PLAYWRIGHT_TEST
 MINIWOB_HTML=$MINIWOB_HTML
+JUPYTERLAB_PYTHON=$JUPYTERLAB_PYTHON
 EOF

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Windup and its tests need on a fresh Debian machine: Chromium and its headless
 # shell, fonts, xmllint and openssl (apt),
-# then the registry fixtures (npm todomvc, playwright-core; PyPI miniwob). Idempotent.
+# then the registry fixtures (npm todomvc, playwright-core; PyPI miniwob, jupyterlab). Idempotent.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -11,6 +11,8 @@ command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
 dpkg -s fonts-liberation >/dev/null 2>&1 || need+=(fonts-liberation)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# venv with its pip: the JupyterLab fixture is a venv (Debian splits ensurepip out of python3).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # xmllint: the tests check the JUnit report with a real XML parser.
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # openssl: the dashboard's GitHub App test makes its app a fresh RSA key.
