@@ -1,7 +1,7 @@
 //! Shared test helpers: one async runtime per test binary, static file servers on random
 //! loopback ports with canned routes, apps whose answers a test computes per request
-//! ([`app`]), the registry fixtures (installed on first use), a fake
-//! LLM provider ([`fake_llm`]) and a fake team dashboard ([`fake_dashboard`]).
+//! ([`app`]), the registry fixtures (installed on first use), a real JupyterLab
+//! ([`jupyterlab`]), a fake LLM provider ([`fake_llm`]) and a fake team dashboard ([`fake_dashboard`]).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -18,6 +18,7 @@ pub mod fake_dashboard;
 pub mod fake_llm;
 pub mod grounded;
 mod http;
+pub mod jupyterlab;
 
 static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
     tokio::runtime::Builder::new_multi_thread()
@@ -47,6 +48,8 @@ pub struct Fixtures {
     /// npm `@playwright/test`, for running exported specs (its `node_modules` is its parent's
     /// parent).
     pub playwright_test: PathBuf,
+    /// The python of the PyPI `jupyterlab` venv (a real app: [`jupyterlab::JupyterLab`]).
+    pub jupyterlab_python: PathBuf,
 }
 
 pub fn fixtures() -> &'static Fixtures {
@@ -73,6 +76,7 @@ pub fn fixtures() -> &'static Fixtures {
             todomvc: get("TODOMVC_ROOT"),
             miniwob_html: get("MINIWOB_HTML"),
             playwright_test: get("PLAYWRIGHT_TEST"),
+            jupyterlab_python: get("JUPYTERLAB_PYTHON"),
         }
     })
 }
