@@ -12,6 +12,7 @@ mod fragments;
 mod heal;
 mod input;
 mod install;
+mod jupyterlab;
 mod limits;
 mod mcp;
 mod mcp_steps;
