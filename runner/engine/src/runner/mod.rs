@@ -46,7 +46,7 @@ pub use bench::BenchReport;
 pub use drive::Drive;
 pub use error::RunError;
 pub use extract::{Extract, Extracted};
-pub use lifecycle::{Ended, StopSignals, run_to_end};
+pub use lifecycle::{ClosesBrowser, Ended, StopSignals, run_to_end};
 pub use mutants::Mutant;
 pub use pick::{Unpicked, pick};
 pub use selection::{Selection, parse_shard, shard_of};
