@@ -1,10 +1,12 @@
 //! `windup mcp`: the MCP server over stdio for coding agents (see the `windup-mcp` crate).
 //! Standard output carries the protocol only; the log goes to stderr and
-//! `e2e/.windup/mcp.log`.
+//! `e2e/.windup/mcp.log`. The server runs through the same lifecycle as `windup run`: the end
+//! of stdin, or a stop signal (Ctrl-C, SIGTERM, SIGHUP; exit 130), ends it, and the browser is
+//! closed either way.
 
 use clap::Args;
 use windup_engine::config::Overrides;
-use windup_engine::runner::{Drive, Runner};
+use windup_engine::runner::{Drive, Ended, Runner, run_to_end};
 use windup_model::ExitCode;
 
 #[derive(Args)]
@@ -60,11 +62,20 @@ pub(crate) fn run(args: &McpArgs) -> ExitCode {
             }
         };
     }
-    match runtime.block_on(windup_mcp::serve_stdio(drive)) {
-        Ok(()) => ExitCode::Success,
-        Err(e) => {
+    let browser = drive.browser();
+    let ended = runtime.block_on(run_to_end(&browser, windup_mcp::serve_stdio(drive)));
+    // Stopped by a signal, the server's read of stdin may still block a thread of the runtime:
+    // the browser is closed, so nothing is left to wait for.
+    runtime.shutdown_background();
+    match ended {
+        Ended::Ran(Ok(())) => ExitCode::Success,
+        Ended::Ran(Err(e)) => {
             eprintln!("error: {e}");
             ExitCode::Infrastructure
+        }
+        Ended::Stopped(signal) => {
+            eprintln!("{signal}: the browser is closed (an attached one: only Windup's tabs)");
+            ExitCode::Interrupted
         }
     }
 }

@@ -100,6 +100,16 @@ impl Client {
         text
     }
 
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the server to exit, its stdin still open, and returns how it ended.
+    pub(crate) fn wait(mut self) -> std::process::ExitStatus {
+        self.child.wait().unwrap()
+    }
+
     pub(crate) fn close(mut self) {
         drop(self.stdin);
         let status = self.child.wait().unwrap();

@@ -1,10 +1,14 @@
 //! A run told to stop (Ctrl-C, or the SIGTERM a CI runner sends a cancelled job) while a step
-//! waits: it exits 130 at once, saying so, and no Chromium process it started outlives it.
+//! waits: it exits 130 at once, saying so, and no Chromium process it started outlives it. The
+//! same for `windup mcp` with a page open and its stdin still open.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use serde_json::json;
+
+use crate::mcp::Client;
 use crate::support::{example, serve};
 
 /// The processes whose parent is `pid`, and theirs.
@@ -120,4 +124,35 @@ fn a_run_told_to_stop_by_sigterm_exits_130_and_leaves_no_chromium_behind() {
 #[test]
 fn a_run_interrupted_by_ctrl_c_exits_130_and_leaves_no_chromium_behind() {
     stops_on("INT");
+}
+
+/// `windup mcp` with a page open, told to stop while its client keeps stdin open: it exits 130
+/// and its Chromium goes with it.
+#[test]
+fn windup_mcp_told_to_stop_by_sigterm_exits_130_and_leaves_no_chromium_behind() {
+    let project = example();
+    let root = project.path();
+    let (_server, base) = serve(root);
+    let mut mcp = Client::start(root, &["--base-url", &base]);
+    let page = mcp.ok("browser_open", json!({"url": "/login.html"}));
+    assert!(page.contains("Email"), "{page}");
+    let pid = mcp.pid();
+    let chromium: Vec<u32> = descendants(pid)
+        .into_iter()
+        .filter(|p| is_chromium(*p))
+        .collect();
+    assert!(!chromium.is_empty(), "windup mcp started a Chromium");
+    let sent = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = mcp.wait();
+    assert_eq!(status.code(), Some(130), "{status}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while chromium.iter().any(|p| running(*p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<u32> = chromium.into_iter().filter(|p| running(*p)).collect();
+    assert!(left.is_empty(), "Chromium outlived windup mcp: {left:?}");
 }

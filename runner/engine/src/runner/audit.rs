@@ -7,10 +7,10 @@
 use windup_model::{FailureClass, ScenarioStatus};
 
 use super::execute::RunFor;
-use super::planning::Strictness;
+use super::planning::{Prover, Strictness};
 use super::selection::Planned;
 use super::shared::{RunShared, Storages};
-use super::{RunError, Runner, Selection};
+use super::{RunError, Runner, ScenarioRun, Selection};
 use crate::cache::{Lookup, PlanCache};
 use crate::events::NoEvents;
 use crate::planner::words::TaskWords;
@@ -63,20 +63,25 @@ impl Runner {
             planned.iter().partition(|p| p.file.scenario.setup);
         for p in &setups {
             if let Lookup::Hit(entry) = &p.lookup {
-                self.replay_setup(&p.file.scenario, &entry.plan, &shared)
+                ScenarioRun::new(self, &p.file.scenario, shared)
+                    .replay_setup(&entry.plan)
                     .await;
             }
         }
         let mut out = Vec::new();
         for p in setups.into_iter().chain(others) {
-            out.push(self.audit_one(p, &shared).await);
+            let run = ScenarioRun::new(self, &p.file.scenario, shared);
+            out.push(run.prover().audit(&p.lookup).await);
         }
         Ok(out)
     }
+}
 
-    async fn audit_one(&self, p: &Planned, shared: &RunShared<'_>) -> PlanAudit {
-        let scenario = &p.file.scenario;
-        let root = &self.config.root;
+impl Prover<'_> {
+    /// Proves one scenario's cached plan, as `lookup` found it (see the module docs).
+    async fn audit(&self, lookup: &Lookup) -> PlanAudit {
+        let (runner, scenario, shared) = (self.run.runner, self.run.scenario, self.run.shared);
+        let root = &runner.config.root;
         let file = display(root, &shared.cache.path(&scenario.id));
         let mut audit = PlanAudit {
             scenario_id: scenario.id.clone(),
@@ -84,7 +89,7 @@ impl Runner {
             problems: Vec::new(),
             notes: Vec::new(),
         };
-        let entry = match &p.lookup {
+        let entry = match lookup {
             Lookup::Hit(entry) => entry,
             Lookup::Changed(_) => {
                 audit.problems.push(format!(
@@ -100,7 +105,7 @@ impl Runner {
                 return audit;
             }
         };
-        let boundary = self.plan_problems(&file, "plan.", &entry.plan, shared.fragments);
+        let boundary = runner.plan_problems(&file, "plan.", &entry.plan, shared.fragments);
         if !boundary.is_empty() {
             audit.problems.extend(
                 boundary
@@ -113,13 +118,11 @@ impl Runner {
         let words = TaskWords::of(&scenario.task);
         match self
             .prove(
-                scenario,
                 entry.plan.actions.clone(),
                 facts,
                 &words,
                 &Default::default(),
                 Strictness::Report,
-                shared,
             )
             .await
         {
@@ -136,36 +139,27 @@ impl Runner {
                 result
                     .failure_class
                     .unwrap_or(FailureClass::PostconditionFailed),
-                self.secrets.redact(result.message.as_deref().unwrap_or(""))
+                runner
+                    .secrets
+                    .redact(result.message.as_deref().unwrap_or(""))
             )),
         }
         audit
     }
+}
 
+impl ScenarioRun<'_> {
     /// Replays a setup's plan from a fresh context and keeps its storage when it passes.
-    async fn replay_setup(
-        &self,
-        scenario: &windup_model::Scenario,
-        plan: &windup_model::Plan,
-        shared: &RunShared<'_>,
-    ) {
+    async fn replay_setup(&self, plan: &windup_model::Plan) {
+        let scenario = self.scenario;
+        let shared = self.shared;
         let Ok((execution, session)) = self
-            .execute_open(
-                shared.run_id,
-                &scenario.id,
-                plan,
-                self.scenario_timeout(scenario),
-                shared.fragments,
-                None,
-                &NoEvents,
-                shared.state_for(scenario).as_ref(),
-                RunFor::Steps,
-            )
+            .execute_open(plan, None, &NoEvents, RunFor::Steps)
             .await
         else {
             return;
         };
-        let result = self.scenario_result(
+        let result = self.runner.results().scenario_result(
             shared.run_id,
             &scenario.id,
             windup_model::CacheOutcome::Hit,
@@ -173,7 +167,7 @@ impl Runner {
         );
         if result.status == ScenarioStatus::Passed {
             shared
-                .keep_setup_state(&self.config.root, scenario, &session)
+                .keep_setup_state(&self.runner.config.root, scenario, &session)
                 .await;
         }
         session.close().await;

@@ -4,6 +4,7 @@
 //! (`authoring`), so neither the model nor the scenario ever sees their values. The scenario is
 //! validated and never overwrites a file.
 
+use std::path::Path;
 use std::time::Instant;
 
 use time::OffsetDateTime;
@@ -84,7 +85,7 @@ impl Runner {
         let scenarios = load_scenarios(&root)?;
         let taken: Vec<String> = scenarios.iter().map(|s| s.scenario.id.clone()).collect();
         if let Some(id) = id {
-            self.check_new_id(id, &taken)?;
+            check_new_id(&self.config.root, id, &taken)?;
         }
         if instruction.trim().is_empty() {
             return Err(InputError::new(
@@ -142,11 +143,12 @@ impl Runner {
         let clock = Instant::now();
         let drafted = planner.author(&ask, &project, &mut spend).await;
         let made = drafted.and_then(|d| {
-            self.scenario_of(d, id, &ask, &registered)
-                .map_err(|e| PlanFailure {
+            scenario_of(&self.config.root, &self.secrets, d, id, &ask, &registered).map_err(|e| {
+                PlanFailure {
                     class: windup_model::FailureClass::PlanRejected,
                     message: e.to_string(),
-                })
+                }
+            })
         });
         let ledger_id = made.as_ref().map_or("new", |s| s.id.as_str()).to_string();
         self.ledger_author(&ledger_id, started, clock, &spend, made.as_ref().err());
@@ -166,7 +168,7 @@ impl Runner {
         windup_model::validate::scenario_from_yaml(&shown, &yaml, Some(&scenario.id))?;
         // Checked again just before writing: never overwrite a file.
         if file.exists() {
-            return Err(self.taken_error(&scenario.id).into());
+            return Err(taken_error(&self.config.root, &scenario.id).into());
         }
         crate::fsutil::write_atomic(&file, yaml.as_bytes()).map_err(|e| {
             InputError::new(
@@ -185,103 +187,6 @@ impl Runner {
                 .collect(),
             cost_micro_usd: spend.cost_micro_usd,
         })
-    }
-
-    fn taken_error(&self, id: &str) -> InputError {
-        InputError::new(
-            display(
-                &self.config.root,
-                &self
-                    .config
-                    .root
-                    .join(Layout::SCENARIOS_DIR)
-                    .join(format!("{id}.yaml")),
-            ),
-            "id",
-            format!("a scenario `{id}` already exists, and `new` never overwrites a file"),
-            "choose another --id, or delete the file first",
-        )
-    }
-
-    fn check_new_id(&self, id: &str, taken: &[String]) -> Result<(), InputError> {
-        if let Some(mut bad) = windup_model::validate::scenario_id_problem("--id", "id", id) {
-            bad.problem = format!("`{id}` is not a scenario id: {}", bad.problem);
-            return Err(bad);
-        }
-        let exists = self
-            .config
-            .root
-            .join(Layout::SCENARIOS_DIR)
-            .join(format!("{id}.yaml"))
-            .exists();
-        if exists || taken.iter().any(|t| t == id) {
-            return Err(self.taken_error(id));
-        }
-        Ok(())
-    }
-
-    /// The model's draft as a scenario: the caller's id, or the model's made free; a start page
-    /// and setups from those listed (a provider that does not enforce the schema could write
-    /// others); no value of a credential anywhere in it.
-    fn scenario_of(
-        &self,
-        d: Draft,
-        id: Option<&str>,
-        ask: &AuthorAsk<'_>,
-        registered: &[Registered],
-    ) -> Result<Scenario, DraftRejected> {
-        let taken = ask.taken;
-        if !ask.pages.iter().any(|(p, _)| *p == d.start_url) {
-            return Err(DraftRejected::UnlistedStart {
-                start_url: d.start_url,
-            });
-        }
-        let mut needs: Vec<String> = Vec::new();
-        for need in d.needs {
-            if !ask.setups.iter().any(|(s, _)| *s == need) {
-                return Err(DraftRejected::NotASetup { need });
-            }
-            if !needs.contains(&need) {
-                needs.push(need);
-            }
-        }
-        let id = match id {
-            Some(id) => id.to_string(),
-            None => {
-                let base = d.id.trim().to_string();
-                let mut id = base.clone();
-                let mut n = 1;
-                while taken.contains(&id) || self.check_new_id(&id, taken).is_err() {
-                    n += 1;
-                    id = format!("{base}-{n}");
-                    if n > 50 {
-                        return Err(DraftRejected::UnusableId { base });
-                    }
-                }
-                id
-            }
-        };
-        let scenario = Scenario {
-            id,
-            task: d.task.trim().to_string(),
-            start_url: d.start_url,
-            hints: d
-                .hints
-                .into_iter()
-                .map(|h| h.trim().to_string())
-                .filter(|h| !h.is_empty())
-                .collect(),
-            tags: Vec::new(),
-            timeout_ms: None,
-            setup: false,
-            needs,
-        };
-        let text = serde_json::to_string(&scenario).expect("a scenario serializes");
-        if registered.iter().any(|r| text.contains(&r.value)) || self.secrets.redact(&text) != text
-        {
-            return Err(DraftRejected::HoldsCredential);
-        }
-        Ok(scenario)
     }
 
     /// Start page candidates, never none: the site map's pages, else the app's home page and the
@@ -397,7 +302,8 @@ impl Runner {
             execute_ms: 0,
             verify_ms: 0,
         };
-        self.write_ledger(vec![self.spend_record(head, spend, timings)]);
+        let ledger = self.ledger();
+        ledger.write(vec![ledger.spend_record(head, spend, timings)]);
     }
 }
 
@@ -417,4 +323,97 @@ fn account_word(instruction: &str) -> String {
         })
         .filter(|w| !w.is_empty() && !w.contains('@'))
         .unwrap_or_else(|| "user".into())
+}
+
+/// A scenario id already taken, as an input error on `--id`.
+fn taken_error(root: &Path, id: &str) -> InputError {
+    InputError::new(
+        display(
+            root,
+            &root.join(Layout::SCENARIOS_DIR).join(format!("{id}.yaml")),
+        ),
+        "id",
+        format!("a scenario `{id}` already exists, and `new` never overwrites a file"),
+        "choose another --id, or delete the file first",
+    )
+}
+
+/// A new scenario's id: well formed, and neither on disk nor `taken`.
+fn check_new_id(root: &Path, id: &str, taken: &[String]) -> Result<(), InputError> {
+    if let Some(mut bad) = windup_model::validate::scenario_id_problem("--id", "id", id) {
+        bad.problem = format!("`{id}` is not a scenario id: {}", bad.problem);
+        return Err(bad);
+    }
+    let exists = root
+        .join(Layout::SCENARIOS_DIR)
+        .join(format!("{id}.yaml"))
+        .exists();
+    if exists || taken.iter().any(|t| t == id) {
+        return Err(taken_error(root, id));
+    }
+    Ok(())
+}
+
+/// The model's draft as a scenario: the caller's id, or the model's made free; a start page
+/// and setups from those listed (a provider that does not enforce the schema could write
+/// others); no value of a credential anywhere in it.
+fn scenario_of(
+    root: &Path,
+    secrets: &ProjectSecrets,
+    d: Draft,
+    id: Option<&str>,
+    ask: &AuthorAsk<'_>,
+    registered: &[Registered],
+) -> Result<Scenario, DraftRejected> {
+    let taken = ask.taken;
+    if !ask.pages.iter().any(|(p, _)| *p == d.start_url) {
+        return Err(DraftRejected::UnlistedStart {
+            start_url: d.start_url,
+        });
+    }
+    let mut needs: Vec<String> = Vec::new();
+    for need in d.needs {
+        if !ask.setups.iter().any(|(s, _)| *s == need) {
+            return Err(DraftRejected::NotASetup { need });
+        }
+        if !needs.contains(&need) {
+            needs.push(need);
+        }
+    }
+    let id = match id {
+        Some(id) => id.to_string(),
+        None => {
+            let base = d.id.trim().to_string();
+            let mut id = base.clone();
+            let mut n = 1;
+            while taken.contains(&id) || check_new_id(root, &id, taken).is_err() {
+                n += 1;
+                id = format!("{base}-{n}");
+                if n > 50 {
+                    return Err(DraftRejected::UnusableId { base });
+                }
+            }
+            id
+        }
+    };
+    let scenario = Scenario {
+        id,
+        task: d.task.trim().to_string(),
+        start_url: d.start_url,
+        hints: d
+            .hints
+            .into_iter()
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .collect(),
+        tags: Vec::new(),
+        timeout_ms: None,
+        setup: false,
+        needs,
+    };
+    let text = serde_json::to_string(&scenario).expect("a scenario serializes");
+    if registered.iter().any(|r| text.contains(&r.value)) || secrets.redact(&text) != text {
+        return Err(DraftRejected::HoldsCredential);
+    }
+    Ok(scenario)
 }

@@ -9,13 +9,11 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use windup_model::{CacheOutcome, FailureClass, ScenarioResult, ScenarioStatus};
 
-use super::planning::Phases;
 use super::schedule::Outcome;
 use super::shared::{RunShared, Storages};
-use super::{RunError, Runner, Selection};
+use super::{RunError, Runner, ScenarioRun, Selection};
 use crate::cache::{Lookup, PlanCache};
 use crate::events::EventSink;
-use crate::planner::Spend;
 
 /// The version of the bench report's JSON, written as its `bench_version`.
 const BENCH_VERSION: &str = "0.1";
@@ -215,12 +213,10 @@ impl Runner {
                 site: &site,
             };
             let started = OffsetDateTime::now_utc();
-            let mut spend = Spend::default();
-            let mut phases = Phases::default();
-            let result = self
-                .run_scenario(&scenario, lookup, None, &shared, &mut spend, &mut phases)
-                .await;
-            let mut result = self.redacted(result);
+            let mut run = ScenarioRun::new(self, &scenario, shared);
+            let result = run.run(lookup, None).await;
+            let ScenarioRun { spend, phases, .. } = run;
+            let mut result = self.results().redacted(result);
             result.task = Some(scenario.task.clone());
             result.llm_calls = spend.calls.total();
             result.cost_micro_usd = spend.cost_micro_usd;
@@ -291,7 +287,10 @@ impl Runner {
                     events,
                     site: &site,
                 };
-                mutants = self.break_app(&scenario, &entry.plan, &shared).await;
+                mutants = ScenarioRun::new(self, &scenario, shared)
+                    .prover()
+                    .break_app(&entry.plan)
+                    .await;
             }
             for _ in 0..REPLAYS {
                 let r = once(&cache, &mut outcomes).await;
@@ -336,7 +335,7 @@ impl Runner {
             started_at,
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
-        self.append_ledger(&report, &outcomes);
+        self.ledger().append(&report, &outcomes);
         Ok(BenchReport {
             bench_version: BENCH_VERSION.to_string(),
             scenario_id: scenario.id.clone(),

@@ -8,6 +8,7 @@ use std::time::Duration;
 use windup_model::Plan;
 
 use super::Runner;
+use super::scenario::ScenarioRun;
 use super::storage::{self, StorageState};
 use crate::browser::{BrowserError, Session};
 use crate::events::EventSink;
@@ -28,59 +29,47 @@ pub(super) enum RunFor {
     Verify,
 }
 
+/// Whose plan runs, in which run: what an executor's context is made of beside the plan.
+#[derive(Clone, Copy)]
+pub(super) struct RunParts<'a> {
+    /// The run its downloads go under.
+    pub(super) run_id: &'a str,
+    pub(super) scenario_id: &'a str,
+    pub(super) timeout: Duration,
+    pub(super) fragments: &'a Fragments,
+    pub(super) events: &'a dyn EventSink,
+}
+
 impl Runner {
-    /// Runs one plan in a fresh context and closes it; its downloads go under run `run_id`.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the per-run parts a context needs, each borrowed from a different owner"
-    )]
+    /// Runs one plan in a fresh context and closes it.
     pub(super) async fn execute_plan(
         &self,
-        run_id: &str,
-        scenario_id: &str,
+        parts: RunParts<'_>,
         plan: &Plan,
-        timeout: Duration,
-        fragments: &Fragments,
-        events: &dyn EventSink,
         run_for: RunFor,
     ) -> Result<Execution, BrowserError> {
-        let (execution, session) = self
-            .execute_open(
-                run_id,
-                scenario_id,
-                plan,
-                timeout,
-                fragments,
-                None,
-                events,
-                None,
-                run_for,
-            )
-            .await?;
+        let (execution, session) = self.execute_open(parts, plan, None, None, run_for).await?;
         let closing = std::time::Instant::now();
         session.close().await;
-        tracing::debug!(scenario_id, "context closed in {:?}", closing.elapsed());
+        tracing::debug!(
+            scenario_id = parts.scenario_id,
+            "context closed in {:?}",
+            closing.elapsed()
+        );
         Ok(execution)
     }
 
-    /// Runs one plan in a fresh context and hands the context back, so a failure's page can
-    /// still be read.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the per-run parts a context needs, each borrowed from a different owner"
-    )]
+    /// Runs one plan in a fresh context (or the one opened ahead, when it is still alive), with
+    /// `state` applied first, and hands the context back, so a failure's page can still be read.
     pub(super) async fn execute_open(
         &self,
-        run_id: &str,
-        scenario_id: &str,
+        parts: RunParts<'_>,
         plan: &Plan,
-        timeout: Duration,
-        fragments: &Fragments,
         prefetched: Option<Prefetched>,
-        events: &dyn EventSink,
         state: Option<&StorageState>,
         run_for: RunFor,
     ) -> Result<(Execution, Session), BrowserError> {
+        let scenario_id = parts.scenario_id;
         let opened = std::time::Instant::now();
         let ready = match prefetched {
             Some(handle) => match handle.await {
@@ -104,7 +93,7 @@ impl Runner {
             session.close().await;
             return Err(e);
         }
-        let mut cx = self.exec_context(run_id, scenario_id, timeout, fragments, events);
+        let mut cx = self.exec_context(parts);
         cx.early_heal = run_for == RunFor::Replay && self.config.heal;
         cx.baseline = run_for == RunFor::Verify;
         let execution = execute(&mut session, plan, &cx).await;
@@ -112,35 +101,58 @@ impl Runner {
     }
 
     /// What the executor needs of this run to run one scenario's steps.
-    pub(super) fn exec_context<'a>(
-        &'a self,
-        run_id: &str,
-        scenario_id: &'a str,
-        timeout: Duration,
-        fragments: &'a Fragments,
-        events: &'a dyn EventSink,
-    ) -> ExecContext<'a> {
+    pub(super) fn exec_context<'a>(&'a self, parts: RunParts<'a>) -> ExecContext<'a> {
         ExecContext {
-            scenario_id,
+            scenario_id: parts.scenario_id,
             boundary: self.boundary(),
             timeouts: self.config.timeouts,
-            scenario_timeout: timeout,
-            fragments,
+            scenario_timeout: parts.timeout,
+            fragments: parts.fragments,
             secrets: &self.secrets,
-            events,
+            events: parts.events,
             screenshots: self.config.screenshots,
             trace: self.config.trace,
-            transfers: self.transfers(run_id),
+            // Where a run's uploads come from and its downloads go.
+            transfers: Transfers {
+                root: self.config.root.clone(),
+                run_id: parts.run_id.to_string(),
+            },
             early_heal: false,
             baseline: false,
         }
     }
+}
 
-    /// Where a run's uploads come from and its downloads go.
-    pub(super) fn transfers(&self, run_id: &str) -> Transfers {
-        Transfers {
-            root: self.config.root.clone(),
-            run_id: run_id.to_string(),
+impl ScenarioRun<'_> {
+    /// This scenario's parts of the run, its events told to `events`.
+    pub(super) fn parts<'a>(&'a self, events: &'a dyn EventSink) -> RunParts<'a> {
+        RunParts {
+            run_id: self.shared.run_id,
+            scenario_id: &self.scenario.id,
+            timeout: self.runner.scenario_timeout(self.scenario),
+            fragments: self.shared.fragments,
+            events,
         }
+    }
+
+    /// Runs one of this scenario's plans in a fresh context (or the one opened ahead), with the
+    /// saved storage of the setups it needs, and hands the context back.
+    pub(super) async fn execute_open(
+        &self,
+        plan: &Plan,
+        prefetched: Option<Prefetched>,
+        events: &dyn EventSink,
+        run_for: RunFor,
+    ) -> Result<(Execution, Session), BrowserError> {
+        let state = self.shared.state_for(self.scenario);
+        self.runner
+            .execute_open(
+                self.parts(events),
+                plan,
+                prefetched,
+                state.as_ref(),
+                run_for,
+            )
+            .await
     }
 }

@@ -9,13 +9,16 @@ use windup_model::sitemap::generalize_path;
 use windup_model::validate::fragment_from_json;
 use windup_model::{InputError, Plan, Problems, Scenario};
 
-use super::execute::RunFor;
+use super::execute::{RunFor, RunParts};
 use super::{RunError, Runner};
+use crate::boundary::Boundary;
 use crate::cache::{Lookup, PlanCache, Verified};
 use crate::events::EventSink;
 use crate::executor::{Execution, Failure};
 use crate::fragments::{Fragments, extract, page_path};
 use crate::project::{Layout, display, load_scenarios, named_scenario};
+use crate::secrets::ProjectSecrets;
+use std::path::Path;
 
 /// What to extract.
 #[derive(Debug, Clone)]
@@ -73,7 +76,7 @@ impl Runner {
         if path.exists() {
             return Err(taken().into());
         }
-        let scenario = self.scenario_to_extract(req.scenario)?;
+        let scenario = scenario_to_extract(&self.config.root, req.scenario)?;
         let cache = PlanCache::new(root);
         let cache_file = display(root, &cache.path(&scenario.id));
         let (plan, reviewed) = match cache.lookup(&scenario)? {
@@ -124,9 +127,13 @@ impl Runner {
                 .run_fresh(&scenario, &before, &fragments, events)
                 .await?;
             if let Some(f) = &x.failure {
-                return Ok(self.failed(&format!("the steps before {first} did not replay"), f));
+                return Ok(failed(
+                    &self.secrets,
+                    &format!("the steps before {first} did not replay"),
+                    f,
+                ));
             }
-            match x.final_url.as_deref().map(|u| self.on_app(u)) {
+            match x.final_url.as_deref().map(|u| on_app(self.boundary(), u)) {
                 Some(u) => u,
                 None => {
                     return Ok(Extracted::Failed(format!(
@@ -172,7 +179,8 @@ impl Runner {
         };
         let x = self.run_fresh(&scenario, &alone, &with, events).await?;
         if let Some(f) = &x.failure {
-            return Ok(self.failed(
+            return Ok(failed(
+                &self.secrets,
                 &format!(
                     "fragment `{}` did not pass alone from {start_url} in a fresh context",
                     req.id
@@ -190,7 +198,7 @@ impl Runner {
             }
             let x = self.run_fresh(&scenario, &r, &with, events).await?;
             if let Some(f) = &x.failure {
-                return Ok(self.failed("the rewritten plan did not pass", f));
+                return Ok(failed(&self.secrets, "the rewritten plan did not pass", f));
             }
             Some((r, x))
         } else {
@@ -213,7 +221,7 @@ impl Runner {
             let run_id = uuid::Uuid::now_v7().to_string();
             // The person's own command: the rewritten plan replaces the old one even when it
             // is protected, and keeps its `reviewed` (a plan written by hand stays one).
-            let baseline = self.masked_baseline(x);
+            let baseline = self.results().masked_baseline(x);
             let verified = Verified {
                 scenario: &scenario,
                 plan: r,
@@ -244,24 +252,6 @@ impl Runner {
         })
     }
 
-    /// The scenario named, which must start without a setup's storage: extraction runs it in
-    /// fresh contexts only.
-    fn scenario_to_extract(&self, id: &str) -> Result<Scenario, RunError> {
-        let root = &self.config.root;
-        let scenarios = load_scenarios(root)?;
-        let found = named_scenario(root, &scenarios, id)?;
-        if !found.scenario.needs.is_empty() {
-            return Err(InputError::new(
-                display(root, &found.path),
-                "needs",
-                "the scenario starts with the storage of its setups, which extraction does not replay",
-                "extract from the setup scenario itself, or from a scenario without `needs`",
-            )
-            .into());
-        }
-        Ok(found.scenario.clone())
-    }
-
     /// One plan in a fresh context.
     async fn run_fresh(
         &self,
@@ -270,36 +260,52 @@ impl Runner {
         fragments: &Fragments,
         events: &dyn EventSink,
     ) -> Result<Execution, RunError> {
-        self.execute_plan(
-            &uuid::Uuid::now_v7().to_string(),
-            &scenario.id,
-            plan,
-            self.scenario_timeout(scenario),
+        let run_id = uuid::Uuid::now_v7().to_string();
+        let parts = RunParts {
+            run_id: &run_id,
+            scenario_id: &scenario.id,
+            timeout: self.scenario_timeout(scenario),
             fragments,
             events,
-            RunFor::Verify,
+        };
+        self.execute_plan(parts, plan, RunFor::Verify)
+            .await
+            .map_err(RunError::Infrastructure)
+    }
+}
+
+/// The scenario named, which must start without a setup's storage: extraction runs it in
+/// fresh contexts only.
+fn scenario_to_extract(root: &Path, id: &str) -> Result<Scenario, RunError> {
+    let scenarios = load_scenarios(root)?;
+    let found = named_scenario(root, &scenarios, id)?;
+    if !found.scenario.needs.is_empty() {
+        return Err(InputError::new(
+            display(root, &found.path),
+            "needs",
+            "the scenario starts with the storage of its setups, which extraction does not replay",
+            "extract from the setup scenario itself, or from a scenario without `needs`",
         )
-        .await
-        .map_err(RunError::Infrastructure)
+        .into());
     }
+    Ok(found.scenario.clone())
+}
 
-    /// A page's URL as a plan names it: its path, query and fragment when it is on the base
-    /// URL's origin, else the whole URL.
-    fn on_app(&self, url: &str) -> String {
-        match url::Url::parse(url) {
-            Ok(u) if u.origin() == self.boundary().base_url().origin() => {
-                crate::base_url::path_of(&u)
-            }
-            _ => url.to_string(),
-        }
+/// A page's URL as a plan names it: its path, query and fragment when it is on the base
+/// URL's origin, else the whole URL.
+fn on_app(boundary: &Boundary, url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) if u.origin() == boundary.base_url().origin() => crate::base_url::path_of(&u),
+        _ => url.to_string(),
     }
+}
 
-    fn failed(&self, what: &str, f: &Failure) -> Extracted {
-        Extracted::Failed(self.secrets.redact(&format!(
-            "{what}: {} failed ({}): {}",
-            f.action_id.as_deref().unwrap_or("the start page"),
-            f.class,
-            f.message
-        )))
-    }
+/// A failed run of the extraction, its message masked.
+fn failed(secrets: &ProjectSecrets, what: &str, f: &Failure) -> Extracted {
+    Extracted::Failed(secrets.redact(&format!(
+        "{what}: {} failed ({}): {}",
+        f.action_id.as_deref().unwrap_or("the start page"),
+        f.class,
+        f.message
+    )))
 }

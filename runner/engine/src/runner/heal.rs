@@ -12,12 +12,12 @@
 use std::time::Duration;
 
 use windup_model::{
-    Action, CacheEntry, CacheOutcome, Heal, HealRule, Invalidation, Plan, Scenario, ScenarioResult,
+    Action, CacheEntry, CacheOutcome, FailureClass, Heal, HealRule, Invalidation, Plan,
+    ScenarioResult,
 };
 
-use super::Runner;
-use super::planning::Phases;
-use super::shared::RunShared;
+use super::execute::RunParts;
+use super::scenario::{FailedReplay, Healed, ScenarioRun, Unhealed};
 use crate::browser::Session;
 use crate::cache::Verified;
 use crate::executor::{Execution, execute_steps};
@@ -138,23 +138,56 @@ pub(super) fn decide(
     Ok((rule, candidate.selector.clone()))
 }
 
-impl Runner {
+impl ScenarioRun<'_> {
+    /// The heal stage: a replay that failed with `selector_not_found` is healed when healing is
+    /// on and the page allows it (see the module docs); any other failure goes on unhealed.
+    pub(super) async fn heal(&mut self, entry: &CacheEntry, replay: FailedReplay) -> Healed {
+        if replay.failure.class != FailureClass::SelectorNotFound || !self.runner.config.heal {
+            return Healed::No(Unhealed {
+                replay,
+                why: None,
+                moved_on: false,
+            });
+        }
+        let FailedReplay {
+            execution,
+            session,
+            failure,
+            hit,
+            changed,
+        } = replay;
+        let (session, why, moved_on) = match self
+            .try_heal(entry, &execution, failure.action_id.as_deref(), session)
+            .await
+        {
+            Healing::Healed(result) => return Healed::Yes(*result),
+            Healing::Untried { session, why } => (session, why, false),
+            Healing::Failed { session, why } => (session, why, true),
+        };
+        Healed::No(Unhealed {
+            replay: FailedReplay {
+                execution,
+                session,
+                failure,
+                hit,
+                changed,
+            },
+            why: Some(why),
+            moved_on,
+        })
+    }
+
     /// Tries to heal the replay of `entry` that failed at step `failed_id` with
     /// `selector_not_found`, on the page `session` is still on.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the scenario's parts and the run's, each borrowed from a different owner"
-    )]
     pub(super) async fn try_heal(
-        &self,
-        scenario: &Scenario,
+        &mut self,
         entry: &CacheEntry,
         replay: &Execution,
         failed_id: Option<&str>,
         mut session: Session,
-        shared: &RunShared<'_>,
-        phases: &mut Phases,
     ) -> Healing {
+        let scenario = self.scenario;
+        let shared = self.shared;
         let plan = &entry.plan;
         let Some(index) = failed_id.and_then(|id| plan.actions.iter().position(|a| a.id == id))
         else {
@@ -188,7 +221,7 @@ impl Runner {
                 };
             }
         };
-        let (rule, to) = match decide(action, &found, self.secrets.manifest()) {
+        let (rule, to) = match decide(action, &found, self.runner.secrets.manifest()) {
             Ok(x) => x,
             Err(why) => {
                 return Healing::Untried {
@@ -217,23 +250,21 @@ impl Runner {
             ..healed.clone()
         };
         let timeout = self
+            .runner
             .scenario_timeout(scenario)
             .saturating_sub(replay.duration)
             .max(Duration::from_secs(5));
-        let mut cx = self.exec_context(
-            shared.run_id,
-            &scenario.id,
+        let mut cx = self.runner.exec_context(RunParts {
             timeout,
-            shared.fragments,
-            shared.events,
-        );
+            ..self.parts(shared.events)
+        });
         // The healed plan is cached from this run: its background is the baseline.
         cx.baseline = true;
         // The rest of the plan runs on here while, in a fresh context, the plan runs without the
         // healed step (a healed step onto an element that does nothing would pass on weak
         // checks: the plan must fail without it); the heal needs both.
         let started = std::time::Instant::now();
-        let wait = needed_wait(replay, self.config.timeouts.action);
+        let wait = needed_wait(replay, self.runner.config.timeouts.action);
         let (rest_run, needed) = futures::join!(
             async {
                 let run = execute_steps(&mut session, &rest, &cx).await;
@@ -242,7 +273,8 @@ impl Runner {
             },
             async {
                 let needed = self
-                    .step_needed(scenario, &healed.actions, index, shared, wait)
+                    .prover()
+                    .step_needed(&healed.actions, index, wait)
                     .await;
                 tracing::debug!(
                     "heal: the run without the healed step ended in {:?} (its checks wait {wait:?})",
@@ -251,7 +283,7 @@ impl Runner {
                 needed
             }
         );
-        phases.add(&rest_run);
+        self.phases.add(&rest_run);
         if let Some(f) = &rest_run.failure {
             return Healing::Failed {
                 session,
@@ -293,43 +325,37 @@ impl Runner {
             }
         }
         Healing::Healed(Box::new(
-            self.keep_healed(
-                scenario, entry, replay, rest_run, mend, healed, session, shared,
-            )
-            .await,
+            self.keep_healed(entry, replay, rest_run, mend, healed, session)
+                .await,
         ))
     }
 
     /// The healed plan passed: the old plan to `stale/` with the step diff, then the new one
     /// cached, and the scenario's result as `healed`.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the scenario's parts and the run's, each borrowed from a different owner"
-    )]
     async fn keep_healed(
         &self,
-        scenario: &Scenario,
         entry: &CacheEntry,
         replay: &Execution,
         rest_run: Execution,
         mend: Mend,
         healed: Plan,
         session: Session,
-        shared: &RunShared<'_>,
     ) -> ScenarioResult {
+        let scenario = self.scenario;
+        let shared = self.shared;
         let run_id = shared.run_id;
         let diff = mend.heal.describe();
         if entry.protected() {
             session.close().await;
-            return self.propose_heal(scenario, entry, replay, &rest_run, &mend, &healed, shared);
+            return self.propose_heal(entry, replay, &rest_run, &mend, &healed);
         }
-        self.retire_for_heal(scenario, entry, shared, replay, &diff);
+        self.retire_for_heal(entry, replay, &diff);
         shared
-            .keep_setup_state(&self.config.root, scenario, &session)
+            .keep_setup_state(&self.runner.config.root, scenario, &session)
             .await;
         session.close().await;
         let duration = replay.duration + rest_run.duration;
-        let baseline = self.masked_baseline(&rest_run);
+        let baseline = self.runner.results().masked_baseline(&rest_run);
         if let Err(e) = shared.cache.save_verified(&Verified {
             scenario,
             plan: &healed,
@@ -371,12 +397,17 @@ impl Runner {
             frames,
             baseline: rest_run.baseline.clone(),
         };
-        let mut result =
-            self.scenario_result(run_id, &scenario.id, CacheOutcome::Healed, execution);
-        result.evidence = replay
-            .evidence
-            .clone()
-            .map(|c| self.stored_evidence(run_id, &format!("{}.replay", scenario.id), c));
+        let mut result = self.runner.results().scenario_result(
+            run_id,
+            &scenario.id,
+            CacheOutcome::Healed,
+            execution,
+        );
+        result.evidence = replay.evidence.clone().map(|c| {
+            self.runner
+                .results()
+                .stored_evidence(run_id, &format!("{}.replay", scenario.id), c)
+        });
         result.message = Some(format!(
             "healed without an LLM: the target of {} was gone and one element fitted ({diff}); the rest of the plan verified with every postcondition unchanged, the healed plan is cached and the old one kept in {}/",
             mend.heal.action_id,
@@ -388,20 +419,16 @@ impl Runner {
 
     /// A protected plan healed: it stays, the scenario fails with the replay's failure and
     /// evidence, and the healed plan, verified, is its proposal.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the scenario's parts and the run's, each borrowed from a different owner"
-    )]
     fn propose_heal(
         &self,
-        scenario: &Scenario,
         entry: &CacheEntry,
         replay: &Execution,
         rest_run: &Execution,
         mend: &Mend,
         healed: &Plan,
-        shared: &RunShared<'_>,
     ) -> ScenarioResult {
+        let scenario = self.scenario;
+        let shared = self.shared;
         let run_id = shared.run_id;
         let hit = if crate::signature::changed(
             entry.key.start_sig.as_deref(),
@@ -413,7 +440,7 @@ impl Runner {
         } else {
             CacheOutcome::Hit
         };
-        let baseline = self.masked_baseline(rest_run);
+        let baseline = self.runner.results().masked_baseline(rest_run);
         let verified = Verified {
             scenario,
             plan: healed,
@@ -424,26 +451,25 @@ impl Runner {
         };
         let mut why = heal_evidence(replay, &mend.heal.describe(), run_id);
         why.reason = "replay failed".into();
-        let mut failing = self.scenario_result(run_id, &scenario.id, hit, replay.clone());
+        let mut failing =
+            self.runner
+                .results()
+                .scenario_result(run_id, &scenario.id, hit, replay.clone());
         failing.message = failing.message.map(|m| {
             format!(
                 "{m}; healed without an LLM ({}), the rest of the plan verified with every postcondition unchanged",
                 mend.heal.describe()
             )
         });
-        self.propose_healed(scenario, entry, &verified, why, failing, shared)
+        self.propose_healed(entry, &verified, why, failing)
     }
 
     /// The plan a step was healed in moves to `stale/`, its evidence the failure and the diff.
-    fn retire_for_heal(
-        &self,
-        scenario: &Scenario,
-        entry: &CacheEntry,
-        shared: &RunShared<'_>,
-        replay: &Execution,
-        diff: &str,
-    ) {
+    fn retire_for_heal(&self, entry: &CacheEntry, replay: &Execution, diff: &str) {
+        let scenario = self.scenario;
+        let shared = self.shared;
         let why = self
+            .runner
             .secrets
             .redact_all(heal_evidence(replay, diff, shared.run_id));
         if let Err(e) = shared.cache.invalidate(entry, why) {

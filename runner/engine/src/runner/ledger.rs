@@ -1,7 +1,6 @@
 //! One ledger record per scenario per run (`e2e/.windup/ledger.jsonl`, see `metrics`): its
 //! LLM calls by purpose, tokens, cost and the time spent in each phase. Every record, a run's or
-//! an authoring call's, is made by [`Runner::spend_record`] and written by
-//! [`Runner::write_ledger`].
+//! an authoring call's, is made by [`Ledger::spend_record`] and written by [`Ledger::write`].
 
 use time::OffsetDateTime;
 use windup_model::ledger::{LEDGER_VERSION, LedgerRecord, PhaseTimings, TokenUsage};
@@ -9,8 +8,17 @@ use windup_model::{CacheOutcome, FailureClass, GitInfo, RunReport, ScenarioStatu
 
 use super::Runner;
 use super::schedule::Outcome;
-use crate::planner::Spend;
+use crate::planner::{Planner, Spend};
 use crate::project::Layout;
+use crate::secrets::ProjectSecrets;
+
+/// The run ledger as the runner writes it: the project's file, the secrets masked out of every
+/// record, and the planner that spent what a record counts.
+pub(super) struct Ledger<'a> {
+    root: &'a std::path::Path,
+    secrets: &'a ProjectSecrets,
+    planner: Option<&'a Planner>,
+}
 
 /// What a record says besides the spend: which scenario, when, and how it ended.
 pub(super) struct RecordHead<'a> {
@@ -25,33 +33,37 @@ pub(super) struct RecordHead<'a> {
 }
 
 impl Runner {
+    /// The ledger of this runner's project.
+    pub(super) fn ledger(&self) -> Ledger<'_> {
+        Ledger {
+            root: &self.config.root,
+            secrets: &self.secrets,
+            planner: self.planner(),
+        }
+    }
+}
+
+impl Ledger<'_> {
     /// One ledger record per scenario.
-    pub(super) fn append_ledger(
-        &self,
-        report: &RunReport,
-        outcomes: &[Outcome],
-    ) -> Vec<LedgerRecord> {
-        let records = outcomes
-            .iter()
-            .map(|o| self.ledger_record(report, o))
-            .collect();
-        self.write_ledger(records)
+    pub(super) fn append(&self, report: &RunReport, outcomes: &[Outcome]) -> Vec<LedgerRecord> {
+        let records = outcomes.iter().map(|o| self.record(report, o)).collect();
+        self.write(records)
     }
 
     /// Appends `records` with every secret the run holds masked, and returns them as written.
     /// A ledger that cannot be written never changes a verdict.
-    pub(super) fn write_ledger(&self, records: Vec<LedgerRecord>) -> Vec<LedgerRecord> {
+    pub(super) fn write(&self, records: Vec<LedgerRecord>) -> Vec<LedgerRecord> {
         let records: Vec<LedgerRecord> = records
             .into_iter()
             .map(|r| self.secrets.redact_all(r))
             .collect();
-        if let Err(e) = crate::metrics::append(&self.config.root, &records) {
+        if let Err(e) = crate::metrics::append(self.root, &records) {
             tracing::warn!("could not append to {}: {e}", Layout::LEDGER_FILE);
         }
         records
     }
 
-    fn ledger_record(&self, report: &RunReport, o: &Outcome) -> LedgerRecord {
+    fn record(&self, report: &RunReport, o: &Outcome) -> LedgerRecord {
         let r = &o.result;
         let head = RecordHead {
             run_id: report.run_id.clone(),
@@ -79,7 +91,7 @@ impl Runner {
         spend: &Spend,
         timings: PhaseTimings,
     ) -> LedgerRecord {
-        let planner = self.planner().filter(|_| spend.calls.total() > 0);
+        let planner = self.planner.filter(|_| spend.calls.total() > 0);
         LedgerRecord {
             ledger_version: LEDGER_VERSION.to_string(),
             run_id: head.run_id,

@@ -1,5 +1,5 @@
-//! One run's life, the same for every door that runs scenarios (the CLI's `run` and `replay`,
-//! the Action): the work goes on until it ends or the process is told to stop (Ctrl-C, the SIGTERM a
+//! One run's life, the same for every door that runs scenarios or drives the browser (the
+//! CLI's `run` and `replay`, the Action, `windup mcp`): the work goes on until it ends or the process is told to stop (Ctrl-C, the SIGTERM a
 //! CI runner sends a cancelled job, or the SIGHUP of a closed terminal), and the browser is closed either way, an attached
 //! one left with only its own tabs gone. The doors read their inputs before and write their
 //! outputs after; this is the part between, which each used to rebuild.
@@ -9,29 +9,49 @@ use std::future::Future;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use super::{RunError, Runner};
+use crate::browser::Browser;
 
 /// How a run's work ended. The browser is closed in both cases.
 #[derive(Debug)]
-pub enum Ended<T> {
-    /// The work ran to its end; its outcome may still be a [`RunError`].
-    Ran(Result<T, RunError>),
+pub enum Ended<T, E = RunError> {
+    /// The work ran to its end; its outcome may still be an error (a [`RunError`] for a run).
+    Ran(Result<T, E>),
     /// The process was told to stop first ([`StopSignals`]): the work was dropped where it
     /// stood.
     Stopped(&'static str),
 }
 
-/// Runs `work` (a future on `runner`) until it ends or the process is told to stop, then
-/// closes the browser.
-pub async fn run_to_end<T>(
-    runner: &Runner,
-    work: impl Future<Output = Result<T, RunError>>,
-) -> Ended<T> {
+/// What holds the browser a run's work uses, and closes it when the work is over: the
+/// [`Runner`], or a [`Browser`] handle (`windup mcp`'s, whose `Drive` the server owns).
+pub trait ClosesBrowser {
+    /// Closes the browser and waits for it to exit (an attached one: only Windup's tabs).
+    fn close_browser(&self) -> impl Future<Output = ()>;
+}
+
+impl ClosesBrowser for Runner {
+    async fn close_browser(&self) {
+        self.close().await;
+    }
+}
+
+impl ClosesBrowser for Browser {
+    async fn close_browser(&self) {
+        self.close().await;
+    }
+}
+
+/// Runs `work` (a future on `owner`'s browser) until it ends or the process is told to stop,
+/// then closes the browser.
+pub async fn run_to_end<T, E>(
+    owner: &impl ClosesBrowser,
+    work: impl Future<Output = Result<T, E>>,
+) -> Ended<T, E> {
     let mut signals = StopSignals::listen();
     let ended = tokio::select! {
         outcome = work => Ended::Ran(outcome),
         signal = signals.requested() => Ended::Stopped(signal),
     };
-    runner.close().await;
+    owner.close_browser().await;
     ended
 }
 

@@ -6,10 +6,9 @@
 //! as good as the breakage they catch.
 
 use serde::Serialize;
-use windup_model::{ActionType, Plan, Scenario};
+use windup_model::{ActionType, Plan};
 
-use super::Runner;
-use super::shared::RunShared;
+use super::planning::Prover;
 use crate::locator::Locator;
 
 /// One mutant of the app: the events of one step never reach it.
@@ -42,14 +41,9 @@ fn mutable(kind: ActionType) -> bool {
     )
 }
 
-impl Runner {
+impl Prover<'_> {
     /// Runs `plan` once per step with a target, that step's element deaf to the app.
-    pub(super) async fn break_app(
-        &self,
-        scenario: &Scenario,
-        plan: &Plan,
-        shared: &RunShared<'_>,
-    ) -> Vec<Mutant> {
+    pub(super) async fn break_app(&self, plan: &Plan) -> Vec<Mutant> {
         let mut out = Vec::new();
         for (k, action) in plan.actions.iter().enumerate() {
             let Some(target) = action.target.as_ref().filter(|_| mutable(action.kind)) else {
@@ -61,7 +55,7 @@ impl Runner {
                 caught: false,
                 detail: None,
             };
-            let mut session = match self.fresh_context(scenario, shared).await {
+            let mut session = match self.fresh_context().await {
                 Ok(s) => s,
                 Err(r) => {
                     mutant.detail = Some(format!(
@@ -73,7 +67,7 @@ impl Runner {
                 }
             };
             let before = self
-                .run_quiet(&mut session, scenario, &plan.actions[..k], shared, false)
+                .run_quiet(&mut session, &plan.actions[..k], false)
                 .await;
             let muted = match (&before.failure, Locator::parse(&target.selector)) {
                 (Some(f), _) => Err(format!("the steps before it failed: {}", f.message)),
@@ -88,7 +82,7 @@ impl Runner {
                 Err(why) => mutant.detail = Some(why),
                 Ok(()) => {
                     let rest = self
-                        .run_quiet(&mut session, scenario, &plan.actions[k..], shared, false)
+                        .run_quiet(&mut session, &plan.actions[k..], false)
                         .await;
                     mutant.caught = rest.failure.is_some();
                     mutant.detail = Some(match rest.failure {

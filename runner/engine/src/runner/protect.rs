@@ -6,15 +6,13 @@
 //! protected entry), and the failed result names it, with its step diff, for `windup accept`.
 
 use windup_model::{
-    CacheEntry, CacheOutcome, FailureClass, Invalidation, ProposalSource, ProposedPlan, Scenario,
+    CacheEntry, CacheOutcome, FailureClass, Invalidation, ProposalSource, ProposedPlan,
     ScenarioResult, ScenarioStatus,
 };
 
-use super::Runner;
-use super::planning::{Phases, Start};
+use super::ScenarioRun;
+use super::planning::Start;
 use super::results::failed;
-use super::shared::RunShared;
-use crate::planner::Spend;
 use crate::project::Layout;
 
 /// What a failed result says of the protected plan it kept.
@@ -25,35 +23,26 @@ pub(super) fn kept() -> String {
     )
 }
 
-impl Runner {
+impl ScenarioRun<'_> {
     /// A protected plan that cannot be replayed as it is: it stays, the scenario fails with
     /// `message`, and when this run may plan, a plan made afresh from the start page that passes
     /// verification is proposed in its place.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the scenario's parts and the run's, each borrowed from a different owner"
-    )]
     pub(super) async fn replan_protected(
-        &self,
-        scenario: &Scenario,
+        &mut self,
         cache: CacheOutcome,
         why: Invalidation,
         message: String,
-        shared: &RunShared<'_>,
-        spend: &mut Spend,
-        phases: &mut Phases,
     ) -> ScenarioResult {
+        let scenario = self.scenario;
         let mut failing = failed(&scenario.id, cache, FailureClass::PlanInvalid, message);
-        if let Some((_, blocked)) = self.planning_blocked(scenario) {
+        if let Some((_, blocked)) = self.runner.planning_blocked(scenario) {
             failing.message = failing
                 .message
                 .map(|m| format!("{m}; {}; not re-planned: {blocked}", kept()));
             return failing;
         }
-        let planned = self
-            .plan_scenario(scenario, Start::Plan, cache, shared, spend, phases)
-            .await;
-        self.proposed(scenario, planned, failing, why, shared)
+        let planned = self.plan_scenario(Start::Plan, cache).await;
+        self.proposed(planned, failing, why)
     }
 
     /// After planning in place of a protected plan: a plan that passed verification was written
@@ -61,12 +50,12 @@ impl Runner {
     /// result `failing` names it.
     pub(super) fn proposed(
         &self,
-        scenario: &Scenario,
         planned: ScenarioResult,
         mut failing: ScenarioResult,
         why: Invalidation,
-        shared: &RunShared<'_>,
     ) -> ScenarioResult {
+        let scenario = self.scenario;
+        let shared = self.shared;
         let base = failing.message.take().unwrap_or_default();
         if planned.status != ScenarioStatus::Passed {
             failing.message = Some(format!(
@@ -76,7 +65,7 @@ impl Runner {
             ));
             return failing;
         }
-        let why = self.secrets.redact_all(why);
+        let why = self.runner.secrets.redact_all(why);
         match shared
             .cache
             .explain_proposal(&scenario.id, shared.run_id, why)
@@ -103,15 +92,15 @@ impl Runner {
     /// protected plan's failed result.
     pub(super) fn propose_healed(
         &self,
-        scenario: &Scenario,
         protected: &CacheEntry,
         verified: &crate::cache::Verified<'_>,
         why: Invalidation,
         mut failing: ScenarioResult,
-        shared: &RunShared<'_>,
     ) -> ScenarioResult {
+        let scenario = self.scenario;
+        let shared = self.shared;
         let base = failing.message.take().unwrap_or_default();
-        let why = self.secrets.redact_all(why);
+        let why = self.runner.secrets.redact_all(why);
         match shared
             .cache
             .propose(verified, ProposalSource::Healed, why, protected)

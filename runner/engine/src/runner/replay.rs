@@ -7,7 +7,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 use windup_model::{CacheOutcome, InputError, Plan, Problems, Reviewed, RunReport};
 
-use super::execute::RunFor;
+use super::execute::{RunFor, RunParts};
 use super::results::crashed;
 use super::{RunError, Runner};
 use crate::cache::{PlanCache, Verified};
@@ -99,12 +99,14 @@ impl Runner {
             .unwrap_or(self.config.timeouts.scenario);
         let result = match self
             .execute_plan(
-                &run_id,
-                &plan.scenario_id,
+                RunParts {
+                    run_id: &run_id,
+                    scenario_id: &plan.scenario_id,
+                    timeout,
+                    fragments: &fragments,
+                    events,
+                },
                 plan,
-                timeout,
-                &fragments,
-                events,
                 // Saved (`--save`), the plan keeps the pages' background as its baseline.
                 if scenario.is_some() {
                     RunFor::Verify
@@ -119,7 +121,7 @@ impl Runner {
                     // A person's own command: the plan replaces even a protected one, and is
                     // marked as accepted by them.
                     let cache = PlanCache::new(&self.config.root);
-                    let baseline = self.masked_baseline(&x);
+                    let baseline = self.results().masked_baseline(&x);
                     let verified = Verified {
                         scenario,
                         plan,
@@ -140,11 +142,12 @@ impl Runner {
                         tracing::error!("could not save the verified plan: {e}");
                     }
                 }
-                self.scenario_result(&run_id, &plan.scenario_id, CacheOutcome::None, x)
+                self.results()
+                    .scenario_result(&run_id, &plan.scenario_id, CacheOutcome::None, x)
             }
             Err(e) => crashed(&plan.scenario_id, CacheOutcome::None, e),
         };
-        let mut result = self.redacted(result);
+        let mut result = self.results().redacted(result);
         result.task = Some(plan.task.clone());
         events.on_event(&Event::ScenarioFinished {
             result: result.clone(),

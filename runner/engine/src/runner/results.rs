@@ -6,10 +6,29 @@ use windup_model::{Baseline, CacheOutcome, FailureClass, ScenarioResult, Scenari
 
 use super::Runner;
 use crate::browser::BrowserError;
+use crate::config::Config;
 use crate::executor::{Captured, Execution, FrameShot};
 use crate::project::Layout;
+use crate::secrets::ProjectSecrets;
+
+/// What makes a run's results: the project (where their files go, whether traces are kept)
+/// and the secrets masked out of them, the runner's, borrowed.
+pub(super) struct Results<'a> {
+    config: &'a Config,
+    secrets: &'a ProjectSecrets,
+}
 
 impl Runner {
+    /// What makes this run's results.
+    pub(super) fn results(&self) -> Results<'_> {
+        Results {
+            config: &self.config,
+            secrets: &self.secrets,
+        }
+    }
+}
+
+impl Results<'_> {
     /// A scenario's result from its execution; its screenshot (a failure's, or a pass's with
     /// `screenshots = "on"`) is stored under `e2e/.windup/runs/<run_id>/` and its evidence text
     /// masked for credentials.

@@ -3,26 +3,21 @@
 //! (`retire`) and put back when that re-plan verifies nothing (`put_back`). A failure never
 //! leaves a scenario without the only plan that worked; `--invalidate` moves it out anyway.
 
-use windup_model::{CacheEntry, Invalidation, Scenario};
+use windup_model::{CacheEntry, Invalidation};
 
-use super::Runner;
-use super::shared::RunShared;
+use super::ScenarioRun;
 
-impl Runner {
+impl ScenarioRun<'_> {
     /// A replay failed and nothing replaces its plan: the failure is kept in `stale/` as
     /// evidence, and the plan stays cached for the next run, unless `--invalidate` moves it
     /// out. A failure never leaves a scenario without the only plan that worked.
-    pub(super) fn keep_failing(
-        &self,
-        scenario: &Scenario,
-        entry: &CacheEntry,
-        shared: &RunShared<'_>,
-        why: Invalidation,
-    ) {
-        if self.config.invalidate {
-            return self.retire(scenario, entry, shared, "failed", why);
+    pub(super) fn keep_failing(&self, entry: &CacheEntry, why: Invalidation) {
+        let scenario = self.scenario;
+        let shared = self.shared;
+        if self.runner.config.invalidate {
+            return self.retire(entry, "failed", why);
         }
-        let why = self.secrets.redact_all(why);
+        let why = self.runner.secrets.redact_all(why);
         if let Err(e) = shared.cache.keep_stale(entry, why) {
             tracing::warn!(
                 "could not keep the failure of {}'s plan in stale: {e}",
@@ -33,7 +28,7 @@ impl Runner {
 
     /// What happened to a failed plan, for the scenario's message.
     pub(super) fn kept(&self) -> &'static str {
-        if self.config.invalidate {
+        if self.runner.config.invalidate {
             "the plan is moved to stale/ (--invalidate)"
         } else {
             "the plan stays cached and the next run replays it; its failure is kept in stale/"
@@ -42,13 +37,10 @@ impl Runner {
 
     /// After a re-plan in place of `entry` (retired for it): when no verified plan took its
     /// place, `entry` is put back, unless `--invalidate`. The words to add to the message.
-    pub(super) fn put_back(
-        &self,
-        scenario: &Scenario,
-        entry: &CacheEntry,
-        shared: &RunShared<'_>,
-    ) -> &'static str {
-        if self.config.invalidate {
+    pub(super) fn put_back(&self, entry: &CacheEntry) -> &'static str {
+        let scenario = self.scenario;
+        let shared = self.shared;
+        if self.runner.config.invalidate {
             return "";
         }
         match shared.cache.reinstate(entry) {
@@ -63,16 +55,11 @@ impl Runner {
 
     /// Moves a plan that no longer holds to `stale/`, where it stays as evidence. A move that
     /// fails is a warning: the scenario's verdict does not depend on it.
-    pub(super) fn retire(
-        &self,
-        scenario: &Scenario,
-        entry: &CacheEntry,
-        shared: &RunShared<'_>,
-        which: &str,
-        why: Invalidation,
-    ) {
+    pub(super) fn retire(&self, entry: &CacheEntry, which: &str, why: Invalidation) {
+        let scenario = self.scenario;
+        let shared = self.shared;
         // Stale evidence is stored and uploaded: its URL and message are masked like a report.
-        let why = self.secrets.redact_all(why);
+        let why = self.runner.secrets.redact_all(why);
         if let Err(e) = shared.cache.invalidate(entry, why) {
             tracing::warn!(
                 "could not move the {which} plan of {} to stale: {e}",

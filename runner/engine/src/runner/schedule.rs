@@ -18,7 +18,7 @@ use super::report::stamp_shard;
 use super::results::failed;
 use super::selection::{LastRun, Planned};
 use super::shared::{RunShared, Storages};
-use super::{RunError, Runner, Selection};
+use super::{RunError, Runner, ScenarioRun, Selection};
 use crate::cache::{Lookup, PlanCache};
 use crate::events::{Event, EventSink};
 use crate::planner::Spend;
@@ -103,8 +103,8 @@ impl Runner {
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
         report.debrief = debrief;
-        let records = self.append_ledger(&report, &outcomes);
-        if let Some(map) = self.close_site(&site) {
+        let records = self.ledger().append(&report, &outcomes);
+        if let Some(map) = site.close(self.config.base_url.as_ref(), &self.secrets) {
             self.save_site_map(&map).await;
         }
         LastRun::write(&self.config.root, &report);
@@ -169,12 +169,9 @@ impl Runner {
         shared: &RunShared<'_>,
     ) -> Outcome {
         let started = OffsetDateTime::now_utc();
-        let mut spend = Spend::default();
-        let mut phases = Phases::default();
         let scenario = &p.file.scenario;
-        let mut result = self
-            .run_scenario(scenario, p.lookup, session, shared, &mut spend, &mut phases)
-            .await;
+        let mut run = ScenarioRun::new(self, scenario, *shared);
+        let mut result = run.run(p.lookup, session).await;
         let mut attempts = 1;
         let mut first_failure = None;
         // A failure that made a proposal is not retried: the plan was shown not to fit, and a
@@ -185,12 +182,10 @@ impl Runner {
             && result.proposal.is_none()
         {
             first_failure.get_or_insert_with(|| result.clone());
-            self.discard_trace(&result);
+            self.results().discard_trace(&result);
             attempts += 1;
             let lookup = shared.cache.lookup(scenario).unwrap_or(Lookup::Miss);
-            result = self
-                .run_scenario(scenario, lookup, None, shared, &mut spend, &mut phases)
-                .await;
+            result = run.run(lookup, None).await;
         }
         result.attempts = attempts;
         if let (Some(first), ScenarioStatus::Passed) = (&first_failure, result.status) {
@@ -210,7 +205,8 @@ impl Runner {
                 first.message.as_deref().unwrap_or("")
             ));
         }
-        let mut result = self.redacted(result);
+        let ScenarioRun { spend, phases, .. } = run;
+        let mut result = self.results().redacted(result);
         shared.site.forget_if_lost(&result);
         result.task = Some(scenario.task.clone());
         result.llm_calls = spend.calls.total();

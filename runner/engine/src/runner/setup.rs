@@ -5,11 +5,12 @@
 use std::time::Duration;
 
 use time::OffsetDateTime;
-use windup_model::{InputError, Problems, Scenario};
+use windup_model::{InputError, Plan, Problems, Scenario};
 
 use crate::boundary::Boundary;
 use crate::browser::Browser;
 use crate::config::Config;
+use crate::fragments::Fragments;
 use crate::planner::{Budget, Planner};
 use crate::project::{Layout, display};
 use crate::secrets::ProjectSecrets;
@@ -103,6 +104,22 @@ impl Runner {
         self.boundary
             .as_ref()
             .expect("the base URL is checked before anything runs")
+    }
+
+    /// Problems that keep a plan from running here, whatever its road in (the committed cache,
+    /// the dashboard, a file): where it goes, which credentials it names, which fragments it
+    /// uses. `file` names it in each problem, and `prefix` its place in the file (`plan.` in a
+    /// cache entry).
+    pub(super) fn plan_problems(
+        &self,
+        file: &str,
+        prefix: &str,
+        plan: &Plan,
+        fragments: &Fragments,
+    ) -> Vec<InputError> {
+        let mut problems = self.boundary().plan_problems(file, prefix, plan);
+        problems.extend(fragments.check_uses(file, prefix, plan));
+        problems
     }
 
     /// The planner, when a provider is configured and usable.

@@ -74,6 +74,39 @@ impl Site {
             self.collector.forget(&result.scenario_id);
         }
     }
+
+    /// Merges what the run saw and writes the file when a fact changed; a write that fails is a
+    /// warning. Returns the map when it changed, for the dashboard.
+    pub(super) fn close(
+        &self,
+        base_url: Option<&url::Url>,
+        secrets: &crate::secrets::ProjectSecrets,
+    ) -> Option<SiteMap> {
+        let site = self;
+        let map = site.map.as_ref()?;
+        // Only the app's own pages: a sign-on page on another allowed origin has paths of its
+        // own, which would be mistaken for the app's routes.
+        let origin = base_url.map(|u| u.origin());
+        let seen: Vec<_> = site
+            .collector
+            .take()
+            .into_iter()
+            .filter(|s| url::Url::parse(&s.url).is_ok_and(|u| Some(u.origin()) == origin))
+            .collect();
+        let redact = |s: &str| secrets.redact(s);
+        let next = learn(map, &seen, &redact).or_else(|| {
+            // Restored facts from the dashboard alone are worth writing too.
+            let on_disk = site.file.load().ok()?;
+            (on_disk != *map).then(|| map.clone())
+        })?;
+        match site.file.save(&next) {
+            Ok(_) => Some(next),
+            Err(e) => {
+                tracing::warn!("could not write {}: {e}", site.file.path().display());
+                None
+            }
+        }
+    }
 }
 
 /// The caller's sink and the collector, both.
@@ -120,34 +153,6 @@ impl Runner {
             map,
             slices,
             collector: Collector::default(),
-        }
-    }
-
-    /// Merges what the run saw and writes the file when a fact changed; a write that fails is a
-    /// warning. Returns the map when it changed, for the dashboard.
-    pub(super) fn close_site(&self, site: &Site) -> Option<SiteMap> {
-        let map = site.map.as_ref()?;
-        // Only the app's own pages: a sign-on page on another allowed origin has paths of its
-        // own, which would be mistaken for the app's routes.
-        let origin = self.config.base_url.as_ref().map(|u| u.origin());
-        let seen: Vec<_> = site
-            .collector
-            .take()
-            .into_iter()
-            .filter(|s| url::Url::parse(&s.url).is_ok_and(|u| Some(u.origin()) == origin))
-            .collect();
-        let redact = |s: &str| self.secrets.redact(s);
-        let next = learn(map, &seen, &redact).or_else(|| {
-            // Restored facts from the dashboard alone are worth writing too.
-            let on_disk = site.file.load().ok()?;
-            (on_disk != *map).then(|| map.clone())
-        })?;
-        match site.file.save(&next) {
-            Ok(_) => Some(next),
-            Err(e) => {
-                tracing::warn!("could not write {}: {e}", site.file.path().display());
-                None
-            }
         }
     }
 }

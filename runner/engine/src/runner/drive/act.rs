@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value, json};
 use windup_model::{Plan, plan::PLAN_VERSION};
 
+use super::super::ScenarioRun;
 use super::super::planning::{Planned, check_download};
 use super::super::shared::{RunShared, Storages};
 use super::super::site::Site;
@@ -212,9 +213,8 @@ impl Drive {
             .session
             .as_mut()
             .expect("a page was read, so a session is open");
-        let execution = self
-            .runner
-            .run_steps(session, &scenario, std::slice::from_ref(&action), &shared)
+        let execution = ScenarioRun::new(&self.runner, &scenario, shared)
+            .run_steps(session, std::slice::from_ref(&action))
             .await;
         if let Some(f) = &execution.failure {
             let message = self.runner.secrets.redact(&f.message);

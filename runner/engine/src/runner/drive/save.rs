@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use windup_model::{CacheOutcome, Scenario, ScenarioStatus};
 
-use super::super::planning::{Phases, Strictness};
+use super::super::ScenarioRun;
+use super::super::planning::Strictness;
 use super::super::shared::{RunShared, Storages};
 use super::super::site::Site;
 use super::state::{Drive, DriveError};
@@ -105,18 +106,13 @@ impl Drive {
             storage: &storage,
             site: &site,
         };
-        let mut phases = Phases::default();
-        let result = self
-            .runner
+        let result = ScenarioRun::new(&self.runner, &checked, shared)
             .verify_and_cache(
-                &checked,
                 self.steps.clone(),
                 &self.controls,
                 "mcp",
                 Strictness::Refuse,
                 CacheOutcome::None,
-                &shared,
-                &mut phases,
             )
             .await;
         if result.status != ScenarioStatus::Passed {

@@ -166,6 +166,12 @@ impl Drive {
         }
     }
 
+    /// A handle on the drive's browser (the same Chromium), so the door that serves the drive
+    /// can close it however the server ends (`run_to_end`).
+    pub fn browser(&self) -> crate::browser::Browser {
+        self.runner.browser.clone()
+    }
+
     /// Closes the session and the browser (or detaches from one Windup did not start).
     pub async fn close(&mut self) {
         if let Some(session) = self.session.take() {

@@ -17,6 +17,6 @@ mod tidy;
 mod verify;
 
 pub(in crate::runner) use proofs::{Planned, check_download};
-pub(in crate::runner) use prove::Strictness;
+pub(in crate::runner) use prove::{Prover, Strictness};
 pub(in crate::runner) use start::{Phases, Start, Stop, passed_steps, plan_misfit};
 pub(in crate::runner) use verify::counted;

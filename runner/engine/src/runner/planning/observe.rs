@@ -7,104 +7,15 @@ use std::time::{Duration, Instant};
 use windup_model::{Action, FailureClass, Plan, Scenario, ScenarioResult};
 
 use super::super::Runner;
+use super::super::ScenarioRun;
 use super::super::results::{crashed, failed};
-use super::super::shared::RunShared;
-use super::super::storage::{self, StorageState};
+use super::super::storage;
 use super::start::{Phases, Stop};
 use crate::browser::{BrowserError, Session};
 use crate::executor::{Execution, Screenshots, Trace, execute_steps};
 use crate::planner::Observation;
 
 impl Runner {
-    /// Opens the start page in a fresh context, held to the app's origins, for planning; with
-    /// the start page's signature.
-    pub(super) async fn open_start(
-        &self,
-        scenario: &Scenario,
-        state: Option<&StorageState>,
-        events: &dyn crate::events::EventSink,
-        phases: &mut Phases,
-    ) -> Result<(Session, Option<String>), ScenarioResult> {
-        let miss = windup_model::CacheOutcome::Miss;
-        let url = self
-            .boundary()
-            .destination(&scenario.start_url)
-            .map_err(|(problem, fix)| {
-                failed(
-                    &scenario.id,
-                    miss,
-                    FailureClass::NavigationFailed,
-                    format!("{problem} (fix: {fix})"),
-                )
-            })?;
-        let started = Instant::now();
-        let session = self
-            .browser
-            .acquire_session()
-            .await
-            .map_err(|e| crashed(&scenario.id, miss, e))?;
-        // The page the model sees is on the app: every top-level document is held to its origins.
-        let prepared = match session
-            .hold_to(self.boundary().app_origins().to_vec())
-            .await
-        {
-            Ok(()) => match state {
-                Some(state) => storage::apply(&session, state).await,
-                None => Ok(()),
-            },
-            Err(e) => Err(e),
-        };
-        if let Err(e) = prepared {
-            session.close().await;
-            return Err(crashed(&scenario.id, miss, e));
-        }
-        let opened = session
-            .goto(url.as_str(), self.config.timeouts.navigation)
-            .await;
-        phases.observe_ms += started.elapsed().as_millis() as u64;
-        let stop = match opened {
-            Ok(()) => {
-                // The start page, as every run reports it: its signature, and a PageSeen for
-                // the site map (the first step's edge starts here).
-                let seen = crate::signature::observe(&session, crate::signature::SEEN_CONTROLS)
-                    .await
-                    .ok();
-                let sig = seen.as_ref().map(|s| s.signature.clone());
-                events.on_event(&crate::events::Event::PageSeen {
-                    scenario_id: scenario.id.clone(),
-                    url: session.url().await.unwrap_or_else(|_| url.to_string()),
-                    signature: sig.clone(),
-                    title: seen.as_ref().map(|s| s.title.clone()),
-                    controls: seen.map(|s| s.controls).unwrap_or_default(),
-                    via: None,
-                });
-                return Ok((session, sig));
-            }
-            Err(_) if let Some(left) = session.left_origins() => {
-                Stop::Outside(left.url).result(&scenario.id, miss)
-            }
-            Err(crate::browser::NavError::Crashed(why)) => {
-                crashed(&scenario.id, miss, BrowserError::Crashed(why))
-            }
-            Err(e) => failed(
-                &scenario.id,
-                miss,
-                FailureClass::NavigationFailed,
-                match e {
-                    crate::browser::NavError::Failed(reason) => {
-                        format!("{url} did not load, so it could not be planned: {reason}")
-                    }
-                    _ => format!(
-                        "{url} did not finish loading within {} ms, so it could not be planned",
-                        self.config.timeouts.navigation.as_millis()
-                    ),
-                },
-            ),
-        };
-        session.close().await;
-        Err(stop)
-    }
-
     /// Reads the page for the planner once it has something to show: pages that render after
     /// `load` get a short grace. A page outside the app's origins is never read: it stops
     /// planning.
@@ -156,34 +67,109 @@ impl Runner {
         phases.observe_ms += started.elapsed().as_millis() as u64;
         Ok(page)
     }
+}
+
+impl ScenarioRun<'_> {
+    /// Opens the start page in a fresh context (with the saved storage of the setups the
+    /// scenario needs), held to the app's origins, for planning; with the start page's signature.
+    pub(super) async fn open_start(&mut self) -> Result<(Session, Option<String>), ScenarioResult> {
+        let scenario = self.scenario;
+        let state = self.shared.state_for(scenario);
+        let state = state.as_ref();
+        let events = self.shared.events;
+        let miss = windup_model::CacheOutcome::Miss;
+        let url = self
+            .runner
+            .boundary()
+            .destination(&scenario.start_url)
+            .map_err(|(problem, fix)| {
+                failed(
+                    &scenario.id,
+                    miss,
+                    FailureClass::NavigationFailed,
+                    format!("{problem} (fix: {fix})"),
+                )
+            })?;
+        let started = Instant::now();
+        let session = self
+            .runner
+            .browser
+            .acquire_session()
+            .await
+            .map_err(|e| crashed(&scenario.id, miss, e))?;
+        // The page the model sees is on the app: every top-level document is held to its origins.
+        let prepared = match session
+            .hold_to(self.runner.boundary().app_origins().to_vec())
+            .await
+        {
+            Ok(()) => match state {
+                Some(state) => storage::apply(&session, state).await,
+                None => Ok(()),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = prepared {
+            session.close().await;
+            return Err(crashed(&scenario.id, miss, e));
+        }
+        let opened = session
+            .goto(url.as_str(), self.runner.config.timeouts.navigation)
+            .await;
+        self.phases.observe_ms += started.elapsed().as_millis() as u64;
+        let stop = match opened {
+            Ok(()) => {
+                // The start page, as every run reports it: its signature, and a PageSeen for
+                // the site map (the first step's edge starts here).
+                let seen = crate::signature::observe(&session, crate::signature::SEEN_CONTROLS)
+                    .await
+                    .ok();
+                let sig = seen.as_ref().map(|s| s.signature.clone());
+                events.on_event(&crate::events::Event::PageSeen {
+                    scenario_id: scenario.id.clone(),
+                    url: session.url().await.unwrap_or_else(|_| url.to_string()),
+                    signature: sig.clone(),
+                    title: seen.as_ref().map(|s| s.title.clone()),
+                    controls: seen.map(|s| s.controls).unwrap_or_default(),
+                    via: None,
+                });
+                return Ok((session, sig));
+            }
+            Err(_) if let Some(left) = session.left_origins() => {
+                Stop::Outside(left.url).result(&scenario.id, miss)
+            }
+            Err(crate::browser::NavError::Crashed(why)) => {
+                crashed(&scenario.id, miss, BrowserError::Crashed(why))
+            }
+            Err(e) => failed(
+                &scenario.id,
+                miss,
+                FailureClass::NavigationFailed,
+                match e {
+                    crate::browser::NavError::Failed(reason) => {
+                        format!("{url} did not load, so it could not be planned: {reason}")
+                    }
+                    _ => format!(
+                        "{url} did not finish loading within {} ms, so it could not be planned",
+                        self.runner.config.timeouts.navigation.as_millis()
+                    ),
+                },
+            ),
+        };
+        session.close().await;
+        Err(stop)
+    }
 
     /// A new context on the start page with `done` run on it again, for a correction that
     /// must not inherit what a failed answer did; `None` (the new context closed) when the
     /// start or one of those steps fails there.
-    pub(super) async fn start_again(
-        &self,
-        scenario: &Scenario,
-        done: &[Action],
-        shared: &RunShared<'_>,
-        phases: &mut Phases,
-    ) -> Option<Session> {
-        let state = shared.state_for(scenario);
-        let (mut session, _sig) = self
-            .open_start(scenario, state.as_ref(), shared.events, phases)
-            .await
-            .ok()?;
+    pub(super) async fn start_again(&mut self, done: &[Action]) -> Option<Session> {
+        let scenario = self.scenario;
+        let (mut session, _sig) = self.open_start().await.ok()?;
         let quiet = crate::events::NoEvents;
         let execution = self
-            .run_on_page(
-                &mut session,
-                scenario,
-                done,
-                shared,
-                &quiet,
-                RunOn::default(),
-            )
+            .run_on_page(&mut session, done, &quiet, RunOn::default())
             .await;
-        phases.add(&execution);
+        self.phases.add(&execution);
         if execution.failure.is_some() {
             tracing::info!(
                 scenario_id = scenario.id,
@@ -199,15 +185,12 @@ impl Runner {
     pub(in crate::runner) async fn run_steps(
         &self,
         session: &mut Session,
-        scenario: &Scenario,
         actions: &[Action],
-        shared: &RunShared<'_>,
     ) -> Execution {
+        let shared = self.shared;
         self.run_on_page(
             session,
-            scenario,
             actions,
-            shared,
             shared.events,
             RunOn {
                 evidence: true,
@@ -223,21 +206,14 @@ impl Runner {
     pub(in crate::runner) async fn run_on_page(
         &self,
         session: &mut Session,
-        scenario: &Scenario,
         actions: &[Action],
-        shared: &RunShared<'_>,
         events: &dyn crate::events::EventSink,
         how: RunOn,
     ) -> Execution {
+        let scenario = self.scenario;
         let plan = steps_plan(scenario, actions);
-        let mut cx = self.exec_context(
-            shared.run_id,
-            &scenario.id,
-            self.scenario_timeout(scenario),
-            shared.fragments,
-            events,
-        );
-        cx.screenshots = match (how.evidence, self.config.screenshots) {
+        let mut cx = self.runner.exec_context(self.parts(events));
+        cx.screenshots = match (how.evidence, self.runner.config.screenshots) {
             (true, Screenshots::Off) | (false, _) => Screenshots::Off,
             (true, _) => Screenshots::OnlyOnFailure,
         };

@@ -4,48 +4,35 @@
 
 use std::collections::BTreeSet;
 
-use windup_model::{Action, FailureClass, Scenario, ScenarioResult};
+use windup_model::{Action, FailureClass, ScenarioResult};
 
-use super::super::Runner;
+use super::super::ScenarioRun;
 use super::super::results::failed;
 use super::super::setup::Planning;
-use super::super::shared::RunShared;
 use super::covered::{controls, newly_covered, on_text};
 use super::order;
 use super::proofs::{self, Planned};
 use super::prove::Strictness;
-use super::start::{Made, Phases, Start, Stop, plan_misfit, with_cache};
+use super::start::{Made, Start, Stop, plan_misfit, with_cache};
 use super::tidy;
 use crate::browser::Session;
 use crate::events::Event;
 use crate::fragments::page_path;
 use crate::planner::check::Segment;
 use crate::planner::words::{Seen, TaskWords};
-use crate::planner::{Ask, Project, Purpose, Spend, StepFailure, facts};
+use crate::planner::{Ask, Project, Purpose, StepFailure, facts};
 
-impl Runner {
+impl ScenarioRun<'_> {
     /// Plans (or repairs), verifies and caches one scenario's plan.
     pub(in crate::runner) async fn plan_scenario(
-        &self,
-        scenario: &Scenario,
+        &mut self,
         start: Start,
         cache_outcome: windup_model::CacheOutcome,
-        shared: &RunShared<'_>,
-        spend: &mut Spend,
-        phases: &mut Phases,
     ) -> ScenarioResult {
         // Planning's own run is never the verifying run: every plan is proven from fresh
         // contexts before it is cached.
         let (mut session, steps, purpose) = match start {
-            Start::Plan => match self
-                .open_start(
-                    scenario,
-                    shared.state_for(scenario).as_ref(),
-                    shared.events,
-                    phases,
-                )
-                .await
-            {
+            Start::Plan => match self.open_start().await {
                 Ok((session, _sig)) => (session, Vec::new(), Purpose::Plan),
                 Err(result) => return with_cache(result, cache_outcome),
             },
@@ -59,32 +46,18 @@ impl Runner {
                 Purpose::Repair { failure },
             ),
         };
-        let made = self
-            .make_plan(
-                &mut session,
-                scenario,
-                steps,
-                purpose,
-                shared,
-                spend,
-                phases,
-            )
-            .await;
+        let made = self.make_plan(&mut session, steps, purpose).await;
         session.close().await;
         match made {
             Ok(made) => {
-                let by = self.planner_name();
-                self.verify_and_cache(
-                    scenario,
-                    made.steps,
-                    &made.seen,
-                    &by,
-                    Strictness::Drop,
-                    cache_outcome,
-                    shared,
-                    phases,
-                )
-                .await
+                // Who makes plans in this run: the planner's `provider/model`.
+                let by = self
+                    .runner
+                    .planner()
+                    .expect("callers check that a planner is ready")
+                    .generated_by();
+                self.verify_and_cache(made.steps, &made.seen, &by, Strictness::Drop, cache_outcome)
+                    .await
             }
             Err(result) => with_cache(result, cache_outcome),
         }
@@ -93,37 +66,32 @@ impl Runner {
     /// Plans step by step in `session`: each call plans the steps whose targets are on the
     /// page it is shown; they run; the page is read again and what they changed becomes facts.
     /// Ends when the task is done, with every step's postcondition chosen from its facts.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the scenario's session, steps and purpose, and the run's shared parts"
-    )]
     async fn make_plan(
-        &self,
+        &mut self,
         session: &mut Session,
-        scenario: &Scenario,
         mut steps: Vec<Planned>,
         mut purpose: Purpose,
-        shared: &RunShared<'_>,
-        spend: &mut Spend,
-        phases: &mut Phases,
     ) -> Result<Made, ScenarioResult> {
-        let Planning::Ready(planner) = &self.planning else {
+        let scenario = self.scenario;
+        let shared = self.shared;
+        let Planning::Ready(planner) = &self.runner.planning else {
             unreachable!("callers check that a planner is ready");
         };
         let miss = windup_model::CacheOutcome::Miss;
         let settings = planner.settings();
-        let files = crate::executor::upload_file_names(&self.config.root);
+        let files = crate::executor::upload_file_names(&self.runner.config.root);
         let project = Project {
-            boundary: self.boundary(),
+            boundary: self.runner.boundary(),
             fragments: shared.fragments,
-            secrets: &self.secrets,
-            budget: &self.budget,
+            secrets: &self.runner.secrets,
+            budget: &self.runner.budget,
             files: &files,
         };
-        let base = self.boundary().base_url().clone();
+        let base = self.runner.boundary().base_url().clone();
         let stop = |stop: Stop| stop.result(&scenario.id, miss);
         let mut page = self
-            .observe(session, &scenario.task, phases)
+            .runner
+            .observe(session, &scenario.task, &mut self.phases)
             .await
             .map_err(stop)?;
         // The task's own words, and the controls the pages showed: a finished plan shows them.
@@ -178,7 +146,7 @@ impl Runner {
                     site_map: shared.site.slice(&scenario.id),
                 };
                 planner
-                    .plan(&ask, &project, spend)
+                    .plan(&ask, &project, &mut self.spend)
                     .await
                     .map_err(|f| failed(&scenario.id, miss, f.class, f.message))?
             };
@@ -189,7 +157,8 @@ impl Runner {
             if !segment.actions.is_empty() {
                 // The call took a while: what changed meanwhile changed on its own.
                 let now = self
-                    .observe(session, &scenario.task, phases)
+                    .runner
+                    .observe(session, &scenario.task, &mut self.phases)
                     .await
                     .map_err(stop)?;
                 drifting.extend(facts::drifted(&page, &now));
@@ -268,10 +237,8 @@ impl Runner {
                 }
                 for action in enter.iter().chain(std::iter::once(answered)) {
                     let before = page.clone();
-                    let execution = self
-                        .run_steps(session, scenario, std::slice::from_ref(action), shared)
-                        .await;
-                    phases.add(&execution);
+                    let execution = self.run_steps(session, std::slice::from_ref(action)).await;
+                    self.phases.add(&execution);
                     if let Some(f) = &execution.failure {
                         // A click on a text that is gone (a model "checking" an old count by
                         // clicking it) would be dropped before caching anyway: it does not end
@@ -297,7 +264,8 @@ impl Runner {
                     proofs::check_download(&mut action, &execution.actions);
                     ran.extend(execution.actions);
                     page = self
-                        .observe(session, &scenario.task, phases)
+                        .runner
+                        .observe(session, &scenario.task, &mut self.phases)
                         .await
                         .map_err(stop)?;
                     seen.extend(controls(&page));
@@ -305,7 +273,8 @@ impl Runner {
                         .into_iter()
                         .filter(|f| {
                             let line = f.line();
-                            self.secrets.redact(&line) == line && !facts::is_drifting(f, &drifting)
+                            self.runner.secrets.redact(&line) == line
+                                && !facts::is_drifting(f, &drifting)
                         })
                         .collect();
                     let changed = facts::holding(session, changed, &base).await;
@@ -330,7 +299,7 @@ impl Runner {
                     && let Some(actions) =
                         order::in_task_order(&segment.actions, &segment_start, &scenario.task)
                     && self
-                        .undo_answer(session, scenario, &mut steps, segment_first, shared, phases)
+                        .undo_answer(session, &mut steps, segment_first)
                         .await
                         .is_some()
                 {
@@ -343,7 +312,8 @@ impl Runner {
                         action.id
                     );
                     page = self
-                        .observe(session, &scenario.task, phases)
+                        .runner
+                        .observe(session, &scenario.task, &mut self.phases)
                         .await
                         .map_err(stop)?;
                     seen.extend(controls(&page));
@@ -364,14 +334,15 @@ impl Runner {
                     // submitted before its fields were set): the correction starts again from
                     // the start page with only the earlier answers' steps done.
                     let undone = self
-                        .undo_answer(session, scenario, &mut steps, segment_first, shared, phases)
+                        .undo_answer(session, &mut steps, segment_first)
                         .await
                         .unwrap_or_default();
                     if !undone.is_empty() {
                         pending.clear();
                     }
                     page = self
-                        .observe(session, &scenario.task, phases)
+                        .runner
+                        .observe(session, &scenario.task, &mut self.phases)
                         .await
                         .map_err(stop)?;
                     seen.extend(controls(&page));
@@ -379,14 +350,19 @@ impl Runner {
                         failure: StepFailure {
                             action,
                             class: f.class,
-                            message: self.secrets.redact(&f.message),
+                            message: self.runner.secrets.redact(&f.message),
                         },
                         undone,
                     };
                     continue;
                 }
                 // The result shows every step run while planning, and the failure's evidence.
-                let mut result = self.scenario_result(shared.run_id, &scenario.id, miss, execution);
+                let mut result = self.runner.results().scenario_result(
+                    shared.run_id,
+                    &scenario.id,
+                    miss,
+                    execution,
+                );
                 ran.append(&mut result.actions);
                 result.actions = ran;
                 result.message = result.message.map(|m| {
@@ -441,12 +417,9 @@ impl Runner {
                 && let Some(again) = self
                     .restart_if_covered(
                         session,
-                        scenario,
                         &mut steps,
                         segment_first,
                         (&segment_start, &page, &words),
-                        shared,
-                        phases,
                     )
                     .await
             {
@@ -455,7 +428,8 @@ impl Runner {
                 ran.clear();
                 hinted_tick = None;
                 page = self
-                    .observe(session, &scenario.task, phases)
+                    .runner
+                    .observe(session, &scenario.task, &mut self.phases)
                     .await
                     .map_err(stop)?;
                 seen.extend(controls(&page));
@@ -473,7 +447,7 @@ impl Runner {
             let done: Vec<Action> = steps.iter().map(|s| s.action.clone()).collect();
             let listed = proofs::listed(&steps, &pending);
             match planner
-                .prove(scenario, &done, &listed, &project, spend)
+                .prove(scenario, &done, &listed, &project, &mut self.spend)
                 .await
             {
                 Ok(numbers) => proofs::pick_numbers(&mut steps, &pending, &numbers),
@@ -496,19 +470,14 @@ impl Runner {
     }
 }
 
-impl Runner {
+impl ScenarioRun<'_> {
     /// When the last answer's steps left controls the task names covered (usable when it
     /// began, now under something that takes their clicks: a page that ended its task),
     /// starts again from the start page with the earlier answers' steps, the last answer's
     /// undone, and says why.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the session, scenario and steps, the answer's start, and the run's shared parts"
-    )]
     async fn restart_if_covered(
-        &self,
+        &mut self,
         session: &mut Session,
-        scenario: &Scenario,
         steps: &mut Vec<Planned>,
         segment_first: usize,
         (began, now, words): (
@@ -516,8 +485,6 @@ impl Runner {
             &crate::planner::Observation,
             &TaskWords,
         ),
-        shared: &RunShared<'_>,
-        phases: &mut Phases,
     ) -> Option<Purpose> {
         if steps.len() <= segment_first {
             return None;
@@ -526,9 +493,7 @@ impl Runner {
         if covered.is_empty() {
             return None;
         }
-        let undone = self
-            .undo_answer(session, scenario, steps, segment_first, shared, phases)
-            .await?;
+        let undone = self.undo_answer(session, steps, segment_first).await?;
         Some(Purpose::Restart { undone, covered })
     }
 
@@ -537,13 +502,10 @@ impl Runner {
     /// steps are taken out of `steps` and returned. `None`, with nothing changed, when no step
     /// of it ran or the start page or an earlier step fails again.
     async fn undo_answer(
-        &self,
+        &mut self,
         session: &mut Session,
-        scenario: &Scenario,
         steps: &mut Vec<Planned>,
         segment_first: usize,
-        shared: &RunShared<'_>,
-        phases: &mut Phases,
     ) -> Option<Vec<Action>> {
         if steps.len() <= segment_first {
             return None;
@@ -552,7 +514,7 @@ impl Runner {
             .iter()
             .map(|s| s.action.clone())
             .collect();
-        let fresh = self.start_again(scenario, &earlier, shared, phases).await?;
+        let fresh = self.start_again(&earlier).await?;
         std::mem::replace(session, fresh).close().await;
         Some(steps.drain(segment_first..).map(|s| s.action).collect())
     }

@@ -4,16 +4,14 @@
 
 use std::collections::BTreeSet;
 
-use windup_model::{Action, FailureClass, InputError, Plan, Scenario, ScenarioResult};
+use windup_model::{Action, FailureClass, InputError, Plan, ScenarioResult};
 
-use super::super::Runner;
+use super::super::ScenarioRun;
 use super::super::execute::RunFor;
 use super::super::results::{crashed, failed};
-use super::super::setup::Planning;
-use super::super::shared::RunShared;
 use super::proofs;
 use super::prove::{Proven, Strictness};
-use super::start::{Phases, with_cache};
+use super::start::with_cache;
 use crate::cache::Verified;
 use crate::planner::words::{Seen, TaskWords};
 
@@ -26,22 +24,14 @@ use crate::planner::words::{Seen, TaskWords};
 )]
 struct InvalidPlan(InputError);
 
-impl Runner {
-    /// Who makes plans in this run: the planner's `provider/model`.
-    pub(super) fn planner_name(&self) -> String {
-        let Planning::Ready(planner) = &self.planning else {
-            unreachable!("callers check that a planner is ready");
-        };
-        planner.generated_by()
-    }
-
+impl ScenarioRun<'_> {
     /// The plan as planning made it, ready to cache, or why it cannot be.
     fn finished_plan(
         &self,
-        scenario: &Scenario,
         steps: &mut [proofs::Planned],
         generated_by: &str,
     ) -> Result<Plan, InvalidPlan> {
+        let scenario = self.scenario;
         let plan = Plan {
             plan_version: windup_model::plan::PLAN_VERSION.to_string(),
             scenario_id: scenario.id.clone(),
@@ -66,22 +56,17 @@ impl Runner {
     /// passes. `generated_by` says who made the steps (see [`windup_model::Plan::generated_by`]);
     /// `strict` what becomes of a check or step that proves nothing; `seen` the controls the
     /// pages showed while the steps were taken.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "what planning made, who made it and how strictly it is held, and the run's shared parts"
-    )]
     pub(in crate::runner) async fn verify_and_cache(
-        &self,
-        scenario: &Scenario,
+        &mut self,
         mut steps: Vec<proofs::Planned>,
         seen: &BTreeSet<Seen>,
         generated_by: &str,
         strict: Strictness,
         cache_outcome: windup_model::CacheOutcome,
-        shared: &RunShared<'_>,
-        phases: &mut Phases,
     ) -> ScenarioResult {
-        let plan = match self.finished_plan(scenario, &mut steps, generated_by) {
+        let scenario = self.scenario;
+        let shared = self.shared;
+        let plan = match self.finished_plan(&mut steps, generated_by) {
             Ok(p) => p,
             Err(e) => {
                 return failed(
@@ -112,25 +97,18 @@ impl Runner {
             .collect();
         let words = TaskWords::of(&scenario.task);
         let proven = match self
-            .prove(
-                scenario,
-                plan.actions.clone(),
-                facts,
-                &words,
-                seen,
-                strict,
-                shared,
-            )
+            .prover()
+            .prove(plan.actions.clone(), facts, &words, seen, strict)
             .await
         {
             Ok(p) => p,
             Err(r) => return with_cache(r, cache_outcome),
         };
-        phases.execute_ms += proven.duration.as_millis() as u64;
+        self.phases.execute_ms += proven.duration.as_millis() as u64;
         let notes: Vec<String> = proven
             .notes
             .iter()
-            .map(|n| self.secrets.redact(n))
+            .map(|n| self.runner.secrets.redact(n))
             .collect();
         for note in &notes {
             tracing::info!(scenario_id = scenario.id, "{note}");
@@ -172,40 +150,33 @@ impl Runner {
                 ),
             );
         }
-        let timeout = self.scenario_timeout(scenario);
         let (execution, session) = match self
-            .execute_open(
-                shared.run_id,
-                &scenario.id,
-                &plan,
-                timeout,
-                shared.fragments,
-                None,
-                shared.events,
-                shared.state_for(scenario).as_ref(),
-                RunFor::Verify,
-            )
+            .execute_open(&plan, None, shared.events, RunFor::Verify)
             .await
         {
             Ok(x) => x,
             Err(e) => return crashed(&scenario.id, cache_outcome, e),
         };
-        phases.add(&execution);
+        self.phases.add(&execution);
         if execution.failure.is_some() {
             session.close().await;
-            let mut result =
-                self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution);
+            let mut result = self.runner.results().scenario_result(
+                shared.run_id,
+                &scenario.id,
+                cache_outcome,
+                execution,
+            );
             result.message = result.message.map(|m| {
                 format!("the new plan failed its verifying run, so it was not cached: {m}")
             });
             return result;
         }
         shared
-            .keep_setup_state(&self.config.root, scenario, &session)
+            .keep_setup_state(&self.runner.config.root, scenario, &session)
             .await;
         session.close().await;
         if let Some(url) = &execution.final_url
-            && !url::Url::parse(url).is_ok_and(|u| self.boundary().is_app(&u))
+            && !url::Url::parse(url).is_ok_and(|u| self.runner.boundary().is_app(&u))
         {
             return failed(
                 &scenario.id,
@@ -216,7 +187,7 @@ impl Runner {
                 ),
             );
         }
-        let baseline = self.masked_baseline(&execution);
+        let baseline = self.runner.results().masked_baseline(&execution);
         if let Err(e) = shared.cache.save_verified(&Verified {
             scenario,
             plan: &plan,
@@ -227,7 +198,9 @@ impl Runner {
         }) {
             tracing::error!("could not save the verified plan of {}: {e}", scenario.id);
         }
-        self.scenario_result(shared.run_id, &scenario.id, cache_outcome, execution)
+        self.runner
+            .results()
+            .scenario_result(shared.run_id, &scenario.id, cache_outcome, execution)
     }
 }
 

@@ -5,13 +5,12 @@
 use std::time::Duration;
 
 use tokio::time::Instant;
-use windup_model::{Action, CacheOutcome, Expect, Scenario, ScenarioResult};
+use windup_model::{Action, CacheOutcome, Expect, ScenarioResult};
 
-use super::super::super::Runner;
 use super::super::super::execute::RunFor;
 use super::super::super::results::{crashed, failed};
-use super::super::super::shared::RunShared;
 use super::super::observe::{RunOn, steps_plan};
+use super::Prover;
 use super::step::{Step, clip, holds_now};
 use crate::browser::{BrowserError, Session};
 use crate::events::NoEvents;
@@ -19,24 +18,21 @@ use crate::executor::Execution;
 use crate::planner::facts::Fact;
 use crate::verifier::Check;
 
-impl Runner {
+impl Prover<'_> {
     /// Runs the steps before `k` in `session`; a failure there (they passed on the proving
     /// run) means the plan does not replay reliably.
     pub(super) async fn run_prefix(
         &self,
         session: &mut Session,
-        scenario: &Scenario,
         steps: &[Step],
         k: usize,
-        shared: &RunShared<'_>,
     ) -> Result<(), ScenarioResult> {
+        let scenario = self.run.scenario;
         if k == 0 {
             return Ok(());
         }
         let prefix: Vec<Action> = steps[..k].iter().map(|s| s.action.clone()).collect();
-        let ran = self
-            .run_quiet(session, scenario, &prefix, shared, false)
-            .await;
+        let ran = self.run_quiet(session, &prefix, false).await;
         match ran.failure {
             None => Ok(()),
             Some(f) => {
@@ -82,7 +78,7 @@ impl Runner {
         base: &url::Url,
         facts: &[&Fact],
     ) -> Result<Vec<Fact>, BrowserError> {
-        let deadline = Instant::now() + self.config.timeouts.action;
+        let deadline = Instant::now() + self.run.runner.config.timeouts.action;
         let mut pending: Vec<Fact> = facts.iter().map(|f| (*f).clone()).collect();
         let mut attempt = 0;
         loop {
@@ -104,29 +100,18 @@ impl Runner {
 
     /// A fresh context on the scenario's start page, with the saved state of the setups it
     /// needs, held to the app's origins.
-    pub(in crate::runner) async fn fresh_context(
-        &self,
-        scenario: &Scenario,
-        shared: &RunShared<'_>,
-    ) -> Result<Session, ScenarioResult> {
+    pub(in crate::runner) async fn fresh_context(&self) -> Result<Session, ScenarioResult> {
+        let scenario = self.run.scenario;
+        let shared = self.run.shared;
         let start = steps_plan(scenario, &[]);
         let (opened, session) = self
-            .execute_open(
-                shared.run_id,
-                &scenario.id,
-                &start,
-                self.scenario_timeout(scenario),
-                shared.fragments,
-                None,
-                &NoEvents,
-                shared.state_for(scenario).as_ref(),
-                RunFor::Steps,
-            )
+            .run
+            .execute_open(&start, None, &NoEvents, RunFor::Steps)
             .await
             .map_err(|e| crashed(&scenario.id, CacheOutcome::Miss, e))?;
         if opened.failure.is_some() {
             session.close().await;
-            return Err(self.scenario_result(
+            return Err(self.run.runner.results().scenario_result(
                 shared.run_id,
                 &scenario.id,
                 CacheOutcome::Miss,
@@ -141,17 +126,14 @@ impl Runner {
     pub(in crate::runner) async fn run_quiet(
         &self,
         session: &mut Session,
-        scenario: &Scenario,
         actions: &[Action],
-        shared: &RunShared<'_>,
         evidence: bool,
     ) -> Execution {
         let how = RunOn {
             evidence,
             step_wait: None,
         };
-        self.run_on_page(session, scenario, actions, shared, &NoEvents, how)
-            .await
+        self.run.run_on_page(session, actions, &NoEvents, how).await
     }
 
     /// [`Runner::run_quiet`] with each step waiting at most `wait` for its target and checks:
@@ -159,16 +141,13 @@ impl Runner {
     pub(in crate::runner) async fn run_quiet_within(
         &self,
         session: &mut Session,
-        scenario: &Scenario,
         actions: &[Action],
-        shared: &RunShared<'_>,
         wait: Duration,
     ) -> Execution {
         let how = RunOn {
             evidence: false,
             step_wait: Some(wait),
         };
-        self.run_on_page(session, scenario, actions, shared, &NoEvents, how)
-            .await
+        self.run.run_on_page(session, actions, &NoEvents, how).await
     }
 }

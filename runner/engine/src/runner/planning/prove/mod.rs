@@ -21,7 +21,9 @@
 mod context;
 mod omit;
 mod pipeline;
+mod prover;
 mod run;
 mod step;
 
+pub(in crate::runner) use prover::Prover;
 pub(in crate::runner) use step::{Proven, Strictness};

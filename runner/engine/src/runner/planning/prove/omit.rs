@@ -3,33 +3,30 @@
 
 use std::time::Duration;
 
-use windup_model::{Action, CacheOutcome, Expect, FailureClass, Scenario, ScenarioResult};
+use windup_model::{Action, CacheOutcome, Expect, FailureClass, ScenarioResult};
 
-use super::super::super::Runner;
 use super::super::super::results::crashed;
-use super::super::super::shared::RunShared;
 use super::super::proofs::own_state;
+use super::Prover;
 use super::step::{Omission, Step, best, clip, has_room};
 use crate::browser::BrowserError;
 use crate::planner::facts::Fact;
 
-impl Runner {
+impl Prover<'_> {
     /// Runs the plan from a fresh context with step `k` left out: its own checks are read where
     /// it would have run (all but those restating its own input), then the steps after it run,
     /// each check and step waiting at most `wait` (a step's time, or less when the plan's steps
     /// took far less).
     pub(super) async fn leave_out(
         &self,
-        scenario: &Scenario,
         steps: &[Step],
         k: usize,
-        shared: &RunShared<'_>,
         wait: Duration,
     ) -> Result<Omission, ScenarioResult> {
-        let mut session = self.fresh_context(scenario, shared).await?;
+        let scenario = self.run.scenario;
+        let mut session = self.fresh_context().await?;
         let result = async {
-            self.run_prefix(&mut session, scenario, steps, k, shared)
-                .await?;
+            self.run_prefix(&mut session, steps, k).await?;
             let step = &steps[k].action;
             // Its own checks where it would have run, those that last or tell the task.
             let checks: Vec<Expect> = step
@@ -38,7 +35,7 @@ impl Runner {
                 .flat_map(Expect::clauses)
                 .filter(|c| !own_state(step, c) && steps[k].proves(c))
                 .collect();
-            let base = self.boundary().base_url().clone();
+            let base = self.run.runner.boundary().base_url().clone();
             for clause in &checks {
                 let holds = self
                     .comes_true(&session, &base, clause, wait)
@@ -55,9 +52,7 @@ impl Runner {
             if rest.is_empty() {
                 return Ok(Omission::Holds);
             }
-            let ran = self
-                .run_quiet_within(&mut session, scenario, &rest, shared, wait)
-                .await;
+            let ran = self.run_quiet_within(&mut session, &rest, wait).await;
             Ok(match ran.failure {
                 None => Omission::Holds,
                 Some(f) if f.class == FailureClass::BrowserCrashed => {
@@ -88,30 +83,22 @@ impl Runner {
     /// the fact becomes a check of.
     pub(super) async fn find_proof(
         &self,
-        scenario: &Scenario,
         steps: &[Step],
         k: usize,
-        shared: &RunShared<'_>,
     ) -> Result<Option<(usize, Fact)>, ScenarioResult> {
+        let scenario = self.run.scenario;
         if steps[k..].iter().all(|s| s.facts.is_empty()) {
             return Ok(None);
         }
-        let mut session = self.fresh_context(scenario, shared).await?;
+        let mut session = self.fresh_context().await?;
         let result = async {
-            self.run_prefix(&mut session, scenario, steps, k, shared)
-                .await?;
-            let base = self.boundary().base_url().clone();
+            self.run_prefix(&mut session, steps, k).await?;
+            let base = self.run.runner.boundary().base_url().clone();
             let crash = |e| crashed(&scenario.id, CacheOutcome::Miss, e);
             let mut later: Option<(usize, Fact)> = None;
             for (j, step) in steps.iter().enumerate().skip(k + 1) {
                 let ran = self
-                    .run_quiet(
-                        &mut session,
-                        scenario,
-                        std::slice::from_ref(&step.action),
-                        shared,
-                        false,
-                    )
+                    .run_quiet(&mut session, std::slice::from_ref(&step.action), false)
                     .await;
                 if ran.failure.is_some() {
                     return Ok(None);

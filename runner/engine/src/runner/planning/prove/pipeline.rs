@@ -5,35 +5,27 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use windup_model::{
-    Action, ActionType, CacheOutcome, Expect, FailureClass, Scenario, ScenarioResult,
-};
+use windup_model::{Action, ActionType, CacheOutcome, Expect, FailureClass, ScenarioResult};
 
-use super::super::super::Runner;
 use super::super::super::results::failed;
-use super::super::super::shared::RunShared;
 use super::super::proofs::own_state;
+use super::Prover;
 use super::step::{Omission, Proven, Step, Strictness, add_check, changes_page};
 use crate::planner::facts::Fact;
 use crate::planner::words::{Seen, TaskWords, expect_shows};
 
-impl Runner {
+impl Prover<'_> {
     /// Proves `actions` (see the module docs); `facts[i]` are what planning saw step `i`
     /// change. Fails when a run of the plan fails for a reason other than a left-out step.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the plan, what planning saw, the task's words, and how strictly it is held"
-    )]
     pub(in crate::runner) async fn prove(
         &self,
-        scenario: &Scenario,
         actions: Vec<Action>,
         facts: Vec<Vec<Fact>>,
         words: &TaskWords,
         seen: &BTreeSet<Seen>,
         strict: Strictness,
-        shared: &RunShared<'_>,
     ) -> Result<Proven, ScenarioResult> {
+        let scenario = self.run.scenario;
         let started = std::time::Instant::now();
         let mut facts = facts.into_iter();
         let mut steps: Vec<Step> = actions
@@ -53,10 +45,7 @@ impl Runner {
         let mut proven = Proven::default();
         let mut settled = false;
         for _ in 0..3 {
-            if self
-                .proving_run(scenario, &mut steps, strict, shared, &mut proven)
-                .await?
-            {
+            if self.proving_run(&mut steps, strict, &mut proven).await? {
                 settled = true;
                 break;
             }
@@ -78,7 +67,7 @@ impl Runner {
             let id = steps[k].action.id.clone();
             let step = steps[k].action.summary();
             match self
-                .leave_out(scenario, &steps, k, shared, self.config.timeouts.action)
+                .leave_out(&steps, k, self.run.runner.config.timeouts.action)
                 .await?
             {
                 Omission::Fails(why) => {
@@ -89,7 +78,7 @@ impl Runner {
                 }
                 Omission::Holds => {}
             }
-            if let Some((j, fact)) = self.find_proof(scenario, &steps, k, shared).await? {
+            if let Some((j, fact)) = self.find_proof(&steps, k).await? {
                 let line = fact.line();
                 let at = steps[j].action.id.clone();
                 let before = steps[j].action.clone();
@@ -97,7 +86,7 @@ impl Runner {
                 steps[j].lasting.push(fact.expect.clone());
                 // Held to the rule it was found by: without the step, the plan now fails.
                 if let Omission::Fails(_) = self
-                    .leave_out(scenario, &steps, k, shared, self.config.timeouts.action)
+                    .leave_out(&steps, k, self.run.runner.config.timeouts.action)
                     .await?
                 {
                     steps[j].facts.retain(|f| *f != fact);
@@ -196,10 +185,8 @@ impl Runner {
     /// each check and step waiting at most `wait`.
     pub(in crate::runner) async fn step_needed(
         &self,
-        scenario: &Scenario,
         actions: &[Action],
         k: usize,
-        shared: &RunShared<'_>,
         wait: Duration,
     ) -> Result<bool, ScenarioResult> {
         if !changes_page(&actions[k]) {
@@ -215,7 +202,7 @@ impl Runner {
             })
             .collect();
         Ok(matches!(
-            self.leave_out(scenario, &steps, k, shared, wait).await?,
+            self.leave_out(&steps, k, wait).await?,
             Omission::Fails(_)
         ))
     }

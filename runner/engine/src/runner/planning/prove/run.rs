@@ -4,31 +4,30 @@
 
 use std::collections::BTreeSet;
 
-use windup_model::{ActionType, CacheOutcome, Expect, FailureClass, Scenario, ScenarioResult};
+use windup_model::{ActionType, CacheOutcome, Expect, FailureClass, ScenarioResult};
 
-use super::super::super::Runner;
 use super::super::super::results::crashed;
-use super::super::super::shared::RunShared;
+use super::Prover;
 use super::step::{Proven, Step, Strictness, holds_now};
 use crate::browser::Session;
 use crate::planner::Observation;
 use crate::planner::words::Seen;
 
-impl Runner {
+impl Prover<'_> {
     /// One run from a fresh context that reads every check and fact just before its step and
     /// the facts again after it. Drops (or refuses, or reports) checks that held before;
     /// keeps, as facts, only those false before and true after. Returns false when a check
     /// that held on the planning run failed here and was dropped: the run is made again.
     pub(super) async fn proving_run(
         &self,
-        scenario: &Scenario,
         steps: &mut Vec<Step>,
         strict: Strictness,
-        shared: &RunShared<'_>,
         proven: &mut Proven,
     ) -> Result<bool, ScenarioResult> {
-        let mut session = self.fresh_context(scenario, shared).await?;
-        let base = self.boundary().base_url().clone();
+        let scenario = self.run.scenario;
+        let shared = self.run.shared;
+        let mut session = self.fresh_context().await?;
+        let base = self.run.runner.boundary().base_url().clone();
         for step in steps.iter_mut() {
             step.held_before.clear();
         }
@@ -36,8 +35,7 @@ impl Runner {
         let mut vacuous_waits: Vec<String> = Vec::new();
         for j in 0..steps.len() {
             if strict == Strictness::Report {
-                self.note_controls(&session, scenario, &mut proven.seen)
-                    .await;
+                self.note_controls(&session, &mut proven.seen).await;
             }
             if steps[j].action.kind != ActionType::WaitFor {
                 let mut read: Vec<(usize, Expect, bool)> = Vec::new();
@@ -121,13 +119,7 @@ impl Runner {
                 step.action.expect = None;
             }
             let ran = self
-                .run_quiet(
-                    &mut session,
-                    scenario,
-                    std::slice::from_ref(&step.action),
-                    shared,
-                    true,
-                )
+                .run_quiet(&mut session, std::slice::from_ref(&step.action), true)
                 .await;
             if let Some(f) = &ran.failure {
                 // A check planning saw hold that fails on a fresh run was a fact of that run
@@ -156,8 +148,12 @@ impl Runner {
                     }
                 }
                 session.close().await;
-                let mut result =
-                    self.scenario_result(shared.run_id, &scenario.id, CacheOutcome::Miss, ran);
+                let mut result = self.run.runner.results().scenario_result(
+                    shared.run_id,
+                    &scenario.id,
+                    CacheOutcome::Miss,
+                    ran,
+                );
                 result.message = result.message.map(|m| {
                     format!("the plan failed its proving run from a fresh context, so it was not cached: {m}")
                 });
@@ -166,8 +162,7 @@ impl Runner {
             step.facts = crate::planner::facts::holding(&session, fresh, &base).await;
         }
         if strict == Strictness::Report {
-            self.note_controls(&session, scenario, &mut proven.seen)
-                .await;
+            self.note_controls(&session, &mut proven.seen).await;
         }
         // What of each step lasts to the end.
         for step in steps.iter_mut() {
@@ -190,14 +185,10 @@ impl Runner {
     }
 
     /// Adds the controls the page shows now to `seen` (as planning would have listed them).
-    pub(super) async fn note_controls(
-        &self,
-        session: &Session,
-        scenario: &Scenario,
-        seen: &mut BTreeSet<Seen>,
-    ) {
-        let s = &self.config.planner;
-        let origins = self.boundary().app_origins();
+    pub(super) async fn note_controls(&self, session: &Session, seen: &mut BTreeSet<Seen>) {
+        let scenario = self.run.scenario;
+        let s = &self.run.runner.config.planner;
+        let origins = self.run.runner.boundary().app_origins();
         if let Ok(page) = Observation::capture(
             session,
             &scenario.task,
