@@ -70,11 +70,13 @@ fn a_forks_plans_are_saved_under_its_qualified_branch_never_the_bases() {
     let mut w = Workflow::new();
     let toml = w.path("acme/windup.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    // A local provider (no key), so the fork's run may plan.
+    // A local provider (no key), so the fork's run may plan; its steps given 1.5 s each, as the
+    // CLI's proving tests do: a check that should fail is waited for that long (5 s by default)
+    // on every run that leaves a step out, three plans here.
     std::fs::write(
         &toml,
         format!(
-            "{text}\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
+            "{text}\n[timeouts]\naction_ms = 1500\n[providers.fake]\nkind = \"openai\"\nmodel = \"gpt-4.1-mini\"\nbase_url = \"{}\"\n",
             llm.openai_base_url()
         ),
     )
