@@ -6,6 +6,8 @@
 #   npm  @playwright/test@1.65.1 -> $FIXTURES/npm/node_modules/@playwright/test (runs exported specs;
 #        no browser download: they drive Debian's chromium)
 #   PyPI miniwob==1.1.0         -> $FIXTURES/miniwob/miniwob/html            (MiniWoB++ task pages)
+#   PyPI django==5.2.19         -> $FIXTURES/django                          (PYTHONPATH of the
+#        real Django admin the real-app tests run: runner/engine/tests/fixtures/django/site)
 #
 # $FIXTURES defaults to <repo>/target/fixtures (never committed) and can be
 # overridden with WINDUP_FIXTURES_DIR. Idempotent: a second run only checks
@@ -17,6 +19,7 @@ PLAYWRIGHT_CORE_VERSION=1.65.1
 # The same release as playwright-core: @playwright/test pins its playwright, which pins the core.
 PLAYWRIGHT_TEST_VERSION=$PLAYWRIGHT_CORE_VERSION
 MINIWOB_VERSION=1.1.0
+DJANGO_VERSION=5.2.19
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
@@ -30,6 +33,7 @@ PLAYWRIGHT_CORE="$NPM_DIR/node_modules/playwright-core"
 PLAYWRIGHT_TEST="$NPM_DIR/node_modules/@playwright/test"
 MINIWOB_DIR="$FIXTURES/miniwob"
 MINIWOB_HTML="$MINIWOB_DIR/miniwob/html"
+DJANGO_DIR="$FIXTURES/django"
 
 log() { echo "fetch-fixtures: $*" >&2; }
 
@@ -57,6 +61,11 @@ miniwob_ok() {
     [ -f "$MINIWOB_HTML/miniwob/click-checkboxes.html" ]
 }
 
+django_ok() {
+  [ -d "$DJANGO_DIR/django-$DJANGO_VERSION.dist-info" ] &&
+    [ -f "$DJANGO_DIR/django/contrib/admin/options.py" ]
+}
+
 if ! npm_ok; then
   command -v npm >/dev/null 2>&1 || { log "npm not found (need Node >= 20)"; exit 1; }
   log "installing todomvc@$TODOMVC_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION @playwright/test@$PLAYWRIGHT_TEST_VERSION into $NPM_DIR"
@@ -81,6 +90,20 @@ if ! miniwob_ok; then
   miniwob_ok || { log "pip install finished but the expected files are missing"; exit 1; }
 fi
 
+if ! django_ok; then
+  PYTHON="${PYTHON:-python3}"
+  log "installing django==$DJANGO_VERSION (with its asgiref and sqlparse) into $DJANGO_DIR"
+  tmp="$FIXTURES/.django.tmp.$$"
+  rm -rf "$tmp"
+  trap 'rm -rf "$tmp"' EXIT
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-input --root-user-action=ignore \
+    --target "$tmp" "django==$DJANGO_VERSION" >&2
+  rm -rf "$DJANGO_DIR"
+  mv "$tmp" "$DJANGO_DIR"
+  trap - EXIT
+  django_ok || { log "pip install finished but the expected files are missing"; exit 1; }
+fi
+
 # Machine-readable summary (KEY=VALUE, absolute paths) on stdout.
 cat <<EOF
 WINDUP_FIXTURES_DIR=$FIXTURES
@@ -88,4 +111,5 @@ TODOMVC_ROOT=$TODOMVC_ROOT
 PLAYWRIGHT_CORE=$PLAYWRIGHT_CORE
 PLAYWRIGHT_TEST=$PLAYWRIGHT_TEST
 MINIWOB_HTML=$MINIWOB_HTML
+DJANGO_PYTHONPATH=$DJANGO_DIR
 EOF

@@ -1,6 +1,7 @@
 //! Shared test helpers: one async runtime per test binary, static file servers on random
 //! loopback ports with canned routes, apps whose answers a test computes per request
-//! ([`app`]), the registry fixtures (installed on first use), a fake
+//! ([`app`]), the registry fixtures (installed on first use), a real Django admin
+//! ([`django`]), a fake
 //! LLM provider ([`fake_llm`]) and a fake team dashboard ([`fake_dashboard`]).
 
 use std::collections::HashMap;
@@ -14,6 +15,7 @@ use tokio::net::TcpListener;
 
 pub mod app;
 pub mod chromium;
+pub mod django;
 pub mod fake_dashboard;
 pub mod fake_llm;
 pub mod grounded;
@@ -47,6 +49,8 @@ pub struct Fixtures {
     /// npm `@playwright/test`, for running exported specs (its `node_modules` is its parent's
     /// parent).
     pub playwright_test: PathBuf,
+    /// PyPI `django` and its dependencies, for `PYTHONPATH` (see [`django`]).
+    pub django_pythonpath: PathBuf,
 }
 
 pub fn fixtures() -> &'static Fixtures {
@@ -73,6 +77,7 @@ pub fn fixtures() -> &'static Fixtures {
             todomvc: get("TODOMVC_ROOT"),
             miniwob_html: get("MINIWOB_HTML"),
             playwright_test: get("PLAYWRIGHT_TEST"),
+            django_pythonpath: get("DJANGO_PYTHONPATH"),
         }
     })
 }
