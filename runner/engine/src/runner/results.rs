@@ -175,6 +175,7 @@ fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
         heal: None,
         proposal: None,
         actions: x.actions,
+        hooks: Vec::new(),
     }
 }
 
@@ -206,6 +207,7 @@ pub(super) fn failed(
         heal: None,
         proposal: None,
         actions: Vec::new(),
+        hooks: Vec::new(),
     }
 }
 

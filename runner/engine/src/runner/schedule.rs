@@ -13,6 +13,7 @@ use windup_model::{
 };
 
 use super::execute::Prefetched;
+use super::hooks::blocked_by_before_all;
 use super::planning::Phases;
 use super::report::stamp_shard;
 use super::results::failed;
@@ -76,9 +77,16 @@ impl Runner {
             .map(|p| (p.file.scenario.id.clone(), p.file.scenario.clone()))
             .collect();
         // Setup scenarios first, one at a time; then the rest, which start with their storage.
+        let (hook_runs, before_all_failed) = self.before_all().await;
+        let (planned, mut outcomes) = match &before_all_failed {
+            Some(why) => (
+                Vec::new(),
+                blocked_by_before_all(self, planned, why, events),
+            ),
+            None => (planned, Vec::new()),
+        };
         let (setups, rest): (Vec<Planned>, Vec<Planned>) =
             planned.into_iter().partition(|p| p.file.scenario.setup);
-        let mut outcomes = Vec::new();
         for p in setups {
             outcomes.push(self.run_one(p, None, selection, &shared).await);
         }
@@ -103,6 +111,7 @@ impl Runner {
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
         report.debrief = debrief;
+        report.hooks = hook_runs;
         let records = self.append_ledger(&report, &outcomes);
         if let Some(map) = self.close_site(&site) {
             self.save_site_map(&map).await;
@@ -121,7 +130,11 @@ impl Runner {
         selection: &Selection,
         shared: &RunShared<'_>,
     ) -> Vec<Outcome> {
-        let jobs = selection.jobs.max(1);
+        // Hooks around each scenario reset data every scenario shares: one at a time.
+        let jobs = match self.config.hooks.per_scenario() {
+            true => 1,
+            false => selection.jobs.max(1),
+        };
         let mut outcomes = Vec::with_capacity(planned.len());
         if jobs == 1 {
             let total = planned.len();
@@ -173,7 +186,7 @@ impl Runner {
         let mut phases = Phases::default();
         let scenario = &p.file.scenario;
         let mut result = self
-            .run_scenario(scenario, p.lookup, session, shared, &mut spend, &mut phases)
+            .run_attempt(scenario, p.lookup, session, shared, &mut spend, &mut phases)
             .await;
         let mut attempts = 1;
         let mut first_failure = None;
@@ -189,7 +202,7 @@ impl Runner {
             attempts += 1;
             let lookup = shared.cache.lookup(scenario).unwrap_or(Lookup::Miss);
             result = self
-                .run_scenario(scenario, lookup, None, shared, &mut spend, &mut phases)
+                .run_attempt(scenario, lookup, None, shared, &mut spend, &mut phases)
                 .await;
         }
         result.attempts = attempts;

@@ -1,0 +1,131 @@
+//! windup.toml's `[hooks]` around a run's scenarios: `before_all` once before the first
+//! scenario (when it fails, none runs), `before_each` and `after_each` around each attempt. A
+//! hook that fails fails its scenario as `environment`, naming the hook, its exit status and
+//! the end of its stderr; each hook's time goes in the report. The commands themselves run in
+//! `crate::hooks`.
+
+use time::OffsetDateTime;
+use windup_model::{
+    CacheOutcome, FailureClass, HookName, HookRun, Scenario, ScenarioResult, ScenarioStatus,
+};
+
+use super::Runner;
+use super::execute::Prefetched;
+use super::planning::Phases;
+use super::results::failed;
+use super::schedule::Outcome;
+use super::selection::Planned;
+use super::shared::RunShared;
+use crate::cache::Lookup;
+use crate::events::{Event, EventSink};
+use crate::hooks::{HookContext, HookFailure};
+use crate::planner::Spend;
+
+impl Runner {
+    async fn hook(
+        &self,
+        hook: HookName,
+        scenario_id: Option<&str>,
+    ) -> Option<(HookRun, Option<HookFailure>)> {
+        let base = self
+            .config
+            .base_url
+            .as_ref()
+            .map(|u| u.as_str().to_string());
+        let ctx = HookContext {
+            root: &self.config.root,
+            env: &self.config.env,
+            base_url: base.as_deref(),
+            scenario_id,
+        };
+        self.config.hooks.run(hook, &ctx).await
+    }
+
+    /// `before_all`: its record, and why it failed if it did.
+    pub(super) async fn before_all(&self) -> (Vec<HookRun>, Option<HookFailure>) {
+        match self.hook(HookName::BeforeAll, None).await {
+            Some((run, failure)) => (vec![run], failure),
+            None => (Vec::new(), None),
+        }
+    }
+
+    /// One attempt of a scenario between its `before_each` and `after_each` hooks. A failed
+    /// `before_each` fails it without running it; a failed `after_each` fails it even if it
+    /// passed (the next scenario would start from data nobody reset).
+    pub(super) async fn run_attempt(
+        &self,
+        scenario: &Scenario,
+        lookup: Lookup,
+        session: Option<Prefetched>,
+        shared: &RunShared<'_>,
+        spend: &mut Spend,
+        phases: &mut Phases,
+    ) -> ScenarioResult {
+        let mut hooks = Vec::new();
+        if let Some((run, failure)) = self.hook(HookName::BeforeEach, Some(&scenario.id)).await {
+            hooks.push(run);
+            if let Some(HookFailure(why)) = failure {
+                if let Some(opened) = session
+                    && let Ok(Ok(s)) = opened.await
+                {
+                    s.close().await;
+                }
+                let mut result = failed(
+                    &scenario.id,
+                    CacheOutcome::None,
+                    FailureClass::Environment,
+                    format!("{why}; the scenario did not run"),
+                );
+                result.hooks = hooks;
+                return result;
+            }
+        }
+        let mut result = self
+            .run_scenario(scenario, lookup, session, shared, spend, phases)
+            .await;
+        if let Some((run, failure)) = self.hook(HookName::AfterEach, Some(&scenario.id)).await {
+            hooks.push(run);
+            if let Some(HookFailure(why)) = failure
+                && result.status == ScenarioStatus::Passed
+            {
+                result.status = ScenarioStatus::Failed;
+                result.failure_class = Some(FailureClass::Environment);
+                result.message = Some(format!("{why}, after the scenario's steps passed"));
+            }
+        }
+        result.hooks = hooks;
+        result
+    }
+}
+
+/// Every scenario of a run whose `before_all` failed: failed as `environment`, never run.
+pub(super) fn blocked_by_before_all(
+    runner: &Runner,
+    planned: Vec<Planned>,
+    why: &HookFailure,
+    events: &dyn EventSink,
+) -> Vec<Outcome> {
+    planned
+        .into_iter()
+        .map(|p| {
+            let s = &p.file.scenario;
+            let mut result = failed(
+                &s.id,
+                CacheOutcome::None,
+                FailureClass::Environment,
+                format!("{}; no scenario ran", why.0),
+            );
+            result.task = Some(s.task.clone());
+            let result = runner.redacted(result);
+            events.on_event(&Event::ScenarioFinished {
+                result: result.clone(),
+            });
+            Outcome {
+                result,
+                started_at: OffsetDateTime::now_utc(),
+                spend: Spend::default(),
+                phases: Phases::default(),
+            }
+        })
+        .collect()
+}
