@@ -31,15 +31,16 @@ after_each = 'echo "after_each $WINDUP_SCENARIO_ID" >> hooks.log'"#,
         0,
     );
     let log = std::fs::read_to_string(root.join("hooks.log")).unwrap();
-    // Alone, one scenario after the other, even with --jobs: the hooks reset shared data.
+    // One scenario after the other, in the order given, even with --jobs: the hooks reset
+    // data every scenario shares.
     assert_eq!(
         log.lines().collect::<Vec<_>>(),
         [
             format!("before_all {base}").as_str(),
-            "before_each create-project",
-            "after_each create-project",
             "before_each search-projects",
             "after_each search-projects",
+            "before_each create-project",
+            "after_each create-project",
         ],
         "{log}"
     );
