@@ -269,6 +269,7 @@ mod tests {
             heal: None,
             proposal: None,
             actions: Vec::new(),
+            hooks: Vec::new(),
         }
     }
 
