@@ -4,7 +4,6 @@
 //! the end of its stderr; each hook's time goes in the report. The commands themselves run in
 //! `crate::hooks`.
 
-use time::OffsetDateTime;
 use windup_model::{
     CacheOutcome, FailureClass, HookName, HookRun, Scenario, ScenarioResult, ScenarioStatus,
 };
@@ -13,7 +12,6 @@ use super::Runner;
 use super::execute::Prefetched;
 use super::planning::Phases;
 use super::results::failed;
-use super::schedule::Outcome;
 use super::selection::Planned;
 use super::shared::RunShared;
 use crate::cache::Lookup;
@@ -104,7 +102,7 @@ pub(super) fn blocked_by_before_all(
     planned: Vec<Planned>,
     why: &HookFailure,
     events: &dyn EventSink,
-) -> Vec<Outcome> {
+) -> Vec<ScenarioResult> {
     planned
         .into_iter()
         .map(|p| {
@@ -120,12 +118,7 @@ pub(super) fn blocked_by_before_all(
             events.on_event(&Event::ScenarioFinished {
                 result: result.clone(),
             });
-            Outcome {
-                result,
-                started_at: OffsetDateTime::now_utc(),
-                spend: Spend::default(),
-                phases: Phases::default(),
-            }
+            result
         })
         .collect()
 }

@@ -32,6 +32,18 @@ pub(super) struct Outcome {
     pub(super) phases: Phases,
 }
 
+impl Outcome {
+    /// A result that cost nothing and ran no phase (a scenario that never started).
+    fn of(result: ScenarioResult) -> Outcome {
+        Outcome {
+            result,
+            started_at: OffsetDateTime::now_utc(),
+            spend: Spend::default(),
+            phases: Phases::default(),
+        }
+    }
+}
+
 impl Runner {
     /// `windup run`: every scenario (or those named), from the plan cache.
     pub async fn run(&self, ids: &[String], events: &dyn EventSink) -> Result<RunReport, RunError> {
@@ -79,10 +91,10 @@ impl Runner {
         // Setup scenarios first, one at a time; then the rest, which start with their storage.
         let (hook_runs, before_all_failed) = self.before_all().await;
         let (planned, mut outcomes) = match &before_all_failed {
-            Some(why) => (
-                Vec::new(),
-                blocked_by_before_all(self, planned, why, events),
-            ),
+            Some(why) => {
+                let blocked = blocked_by_before_all(self, planned, why, events);
+                (Vec::new(), blocked.into_iter().map(Outcome::of).collect())
+            }
             None => (planned, Vec::new()),
         };
         let (setups, rest): (Vec<Planned>, Vec<Planned>) =
