@@ -8,6 +8,8 @@
 #   PyPI miniwob==1.1.0         -> $FIXTURES/miniwob/miniwob/html            (MiniWoB++ task pages)
 #   PyPI jupyterlab==4.4.10     -> $FIXTURES/jupyterlab (a venv; every package pinned in
 #        scripts/jupyterlab-requirements.txt)                                  (a real app)
+#   PyPI django==5.2.19         -> $FIXTURES/django                          (PYTHONPATH of the
+#        real Django admin the real-app tests run: runner/engine/tests/fixtures/django/site)
 #
 # $FIXTURES defaults to <repo>/target/fixtures (never committed) and can be
 # overridden with WINDUP_FIXTURES_DIR. Idempotent: a second run only checks
@@ -19,6 +21,7 @@ PLAYWRIGHT_CORE_VERSION=1.65.1
 # The same release as playwright-core: @playwright/test pins its playwright, which pins the core.
 PLAYWRIGHT_TEST_VERSION=$PLAYWRIGHT_CORE_VERSION
 MINIWOB_VERSION=1.1.0
+DJANGO_VERSION=5.2.19
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
@@ -36,6 +39,7 @@ JUPYTERLAB_VERSION=4.4.10
 JUPYTERLAB_REQUIREMENTS="$SCRIPT_DIR/jupyterlab-requirements.txt"
 JUPYTERLAB_DIR="$FIXTURES/jupyterlab"
 JUPYTERLAB_PYTHON="$JUPYTERLAB_DIR/bin/python"
+DJANGO_DIR="$FIXTURES/django"
 
 log() { echo "fetch-fixtures: $*" >&2; }
 
@@ -61,6 +65,11 @@ miniwob_ok() {
   [ -d "$MINIWOB_DIR/miniwob-$MINIWOB_VERSION.dist-info" ] &&
     [ -f "$MINIWOB_HTML/core/core.js" ] &&
     [ -f "$MINIWOB_HTML/miniwob/click-checkboxes.html" ]
+}
+
+django_ok() {
+  [ -d "$DJANGO_DIR/django-$DJANGO_VERSION.dist-info" ] &&
+    [ -f "$DJANGO_DIR/django/contrib/admin/options.py" ]
 }
 
 if ! npm_ok; then
@@ -108,6 +117,19 @@ if ! jupyterlab_ok; then
   jupyterlab_stamp > "$JUPYTERLAB_DIR/.windup-stamp"
   jupyterlab_ok || { log "pip install finished but jupyterlab $JUPYTERLAB_VERSION is missing"; exit 1; }
 fi
+if ! django_ok; then
+  PYTHON="${PYTHON:-python3}"
+  log "installing django==$DJANGO_VERSION (with its asgiref and sqlparse) into $DJANGO_DIR"
+  tmp="$FIXTURES/.django.tmp.$$"
+  rm -rf "$tmp"
+  trap 'rm -rf "$tmp"' EXIT
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-input --root-user-action=ignore \
+    --target "$tmp" "django==$DJANGO_VERSION" >&2
+  rm -rf "$DJANGO_DIR"
+  mv "$tmp" "$DJANGO_DIR"
+  trap - EXIT
+  django_ok || { log "pip install finished but the expected files are missing"; exit 1; }
+fi
 
 # Machine-readable summary (KEY=VALUE, absolute paths) on stdout.
 cat <<EOF
@@ -117,4 +139,5 @@ PLAYWRIGHT_CORE=$PLAYWRIGHT_CORE
 PLAYWRIGHT_TEST=$PLAYWRIGHT_TEST
 MINIWOB_HTML=$MINIWOB_HTML
 JUPYTERLAB_PYTHON=$JUPYTERLAB_PYTHON
+DJANGO_PYTHONPATH=$DJANGO_DIR
 EOF

@@ -49,6 +49,9 @@ pub struct ConfigFile {
     /// `[scan]`: where `windup scan` reads the app's source.
     #[serde(default)]
     pub scan: ScanSection,
+    /// `[hooks]`: commands that reset and seed the app's data around the run and each scenario.
+    #[serde(default)]
+    pub hooks: crate::hooks::HooksSection,
     /// `heal = false` turns off LLM-free healing of a replayed step whose target moved or was
     /// renamed (on by default).
     pub heal: Option<bool>,
@@ -199,6 +202,8 @@ pub struct Config {
     pub heal: bool,
     /// The team dashboard, when one is configured.
     pub dashboard: Option<crate::dashboard_client::Settings>,
+    /// `[hooks]`, checked.
+    pub hooks: crate::hooks::Hooks,
     /// The file as read, for sections other crates interpret.
     pub file: ConfigFile,
     /// Where provider keys, the dashboard token and CI variables are read (the process's
@@ -309,6 +314,7 @@ impl Config {
             overrides.dashboard_url.as_deref(),
             overrides.no_push,
         )?;
+        let hooks = crate::hooks::Hooks::from_section(&config_file, &file.hooks)?;
         Ok(Config {
             root: root.to_path_buf(),
             base_url,
@@ -334,6 +340,7 @@ impl Config {
             invalidate: overrides.invalidate,
             heal: !overrides.no_heal && file.heal.unwrap_or(true),
             dashboard,
+            hooks,
             file,
             env: Env::process(),
         })
@@ -549,7 +556,7 @@ fn parse_file(file: &str, text: &str) -> Result<ConfigFile, InputError> {
             })
             .unwrap_or_else(|| "(file)".into());
         let fix = if message.contains("unknown field") {
-            "remove the key or correct its spelling (sections: base_url, [browser], [timeouts], [providers.NAME], [planner], [budget], [prices.MODEL], [dashboard]; docs/configuration.md and docs/planning-and-providers.md list their keys)"
+            "remove the key or correct its spelling (sections: base_url, [browser], [timeouts], [providers.NAME], [planner], [budget], [prices.MODEL], [dashboard], [hooks]; docs/configuration.md and docs/planning-and-providers.md list their keys)"
         } else {
             "fix the TOML at the line given"
         };

@@ -21,6 +21,7 @@ pub mod executor;
 pub mod export;
 pub mod fragments;
 pub mod fsutil;
+pub mod hooks;
 pub mod llm;
 pub mod locator;
 pub mod metrics;

@@ -59,6 +59,12 @@ pub fn triage(result: &ScenarioResult, baseline: Option<&Baseline>) -> Option<Tr
         Some(FailureClass::BrowserCrashed) => {
             return verdict(Verdict::Environment, vec!["the browser crashed".into()]);
         }
+        Some(FailureClass::Environment) => {
+            return verdict(
+                Verdict::Environment,
+                vec![format!("a hook failed: {}", clip(message))],
+            );
+        }
         Some(FailureClass::ScenarioTimeout) => {
             return verdict(
                 Verdict::Environment,
@@ -263,6 +269,7 @@ mod tests {
             heal: None,
             proposal: None,
             actions: Vec::new(),
+            hooks: Vec::new(),
         }
     }
 

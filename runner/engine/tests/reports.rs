@@ -70,6 +70,7 @@ fn scenario(id: &str, status: ScenarioStatus) -> ScenarioResult {
         heal: None,
         proposal: None,
         actions: Vec::new(),
+        hooks: Vec::new(),
     }
 }
 
@@ -335,6 +336,7 @@ fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
         totals,
         scenarios,
         debrief: None,
+        hooks: Vec::new(),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod cache;
 pub mod diff;
 pub mod exit;
 pub mod fragment;
+pub mod hook;
 pub mod keys;
 pub mod ledger;
 pub mod limits;
@@ -38,6 +39,7 @@ pub use cache::{CacheEntry, CacheKey, CacheStats, CacheStatus, Invalidation, Pro
 pub use diff::StepDiff;
 pub use exit::ExitCode;
 pub use fragment::Fragment;
+pub use hook::{HookName, HookRun};
 pub use ledger::{LEDGER_VERSION, LedgerRecord, LlmCalls, PhaseTimings, TokenUsage};
 pub use plan::{
     Action, ActionType, CountExpect, DownloadExpect, Expect, Plan, Target, ValueExpect,

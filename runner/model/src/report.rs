@@ -12,7 +12,7 @@ pub use crate::triage::{Triage, Verdict};
 /// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`; later, still as
 /// optional fields of 0.2: per scenario `triage`, `heal` and `proposal`, per action `trace` and
 /// `download`, and the run's `debrief`; and the cache outcome `healed`.
-pub const REPORT_VERSION: &str = "0.2";
+pub const REPORT_VERSION: &str = "0.3";
 
 /// Why a scenario failed. One meaning each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -46,6 +46,10 @@ pub enum FailureClass {
     BudgetExceeded,
     /// `--require-cached` and no cached plan.
     NotCached,
+    /// Something outside the browser that the scenario depends on failed: a hook of
+    /// windup.toml's `[hooks]` (resetting or seeding the app's data) exited non-zero, could
+    /// not start or ran out of time.
+    Environment,
 }
 
 impl FailureClass {
@@ -78,6 +82,7 @@ impl FailureClass {
             FailureClass::PlanIncomplete => "plan_incomplete",
             FailureClass::BudgetExceeded => "budget_exceeded",
             FailureClass::NotCached => "not_cached",
+            FailureClass::Environment => "environment",
         }
     }
 }
@@ -121,6 +126,9 @@ pub struct RunReport {
     /// The opt-in run debrief (`--debrief`), when the run had failures; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debrief: Option<Debrief>,
+    /// The `before_all` hook, when windup.toml's `[hooks]` has one (report 0.3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<crate::hook::HookRun>,
 }
 
 /// The run debrief: one LLM call over every failure of the run together, saying what they share
@@ -327,6 +335,10 @@ pub struct ScenarioResult {
     /// The steps of the last attempt, in the order they finished; a fragment's steps come
     /// before its `use` step.
     pub actions: Vec<ActionResult>,
+    /// The `before_each` and `after_each` hooks of the last attempt (report 0.3); their time is
+    /// part of `duration_ms`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<crate::hook::HookRun>,
 }
 
 fn one() -> u32 {

@@ -2,6 +2,9 @@
 //! loopback ports with canned routes, apps whose answers a test computes per request
 //! ([`app`]), the registry fixtures (installed on first use), a real JupyterLab
 //! ([`jupyterlab`]), a fake LLM provider ([`fake_llm`]) and a fake team dashboard ([`fake_dashboard`]).
+//! ([`app`]), the registry fixtures (installed on first use), a real Django admin
+//! ([`django`]), a fake
+//! LLM provider ([`fake_llm`]) and a fake team dashboard ([`fake_dashboard`]).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -14,6 +17,7 @@ use tokio::net::TcpListener;
 
 pub mod app;
 pub mod chromium;
+pub mod django;
 pub mod fake_dashboard;
 pub mod fake_llm;
 pub mod grounded;
@@ -50,6 +54,8 @@ pub struct Fixtures {
     pub playwright_test: PathBuf,
     /// The python of the PyPI `jupyterlab` venv (a real app: [`jupyterlab::JupyterLab`]).
     pub jupyterlab_python: PathBuf,
+    /// PyPI `django` and its dependencies, for `PYTHONPATH` (see [`django`]).
+    pub django_pythonpath: PathBuf,
 }
 
 pub fn fixtures() -> &'static Fixtures {
@@ -77,6 +83,7 @@ pub fn fixtures() -> &'static Fixtures {
             miniwob_html: get("MINIWOB_HTML"),
             playwright_test: get("PLAYWRIGHT_TEST"),
             jupyterlab_python: get("JUPYTERLAB_PYTHON"),
+            django_pythonpath: get("DJANGO_PYTHONPATH"),
         }
     })
 }

@@ -25,6 +25,7 @@ mod error;
 mod execute;
 mod extract;
 mod heal;
+mod hooks;
 mod ledger;
 mod lifecycle;
 mod mutants;

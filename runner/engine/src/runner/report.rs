@@ -53,6 +53,7 @@ impl Runner {
             totals,
             scenarios,
             debrief: None,
+            hooks: Vec::new(),
         })
     }
 }

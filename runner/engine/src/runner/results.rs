@@ -194,6 +194,7 @@ fn plain_result(id: &str, cache: CacheOutcome, x: Execution) -> ScenarioResult {
         heal: None,
         proposal: None,
         actions: x.actions,
+        hooks: Vec::new(),
     }
 }
 
@@ -225,6 +226,7 @@ pub(super) fn failed(
         heal: None,
         proposal: None,
         actions: Vec::new(),
+        hooks: Vec::new(),
     }
 }
 

@@ -13,6 +13,7 @@ use windup_model::{
 };
 
 use super::execute::Prefetched;
+use super::hooks::{attempt, blocked_by_before_all};
 use super::planning::Phases;
 use super::report::stamp_shard;
 use super::results::failed;
@@ -29,6 +30,18 @@ pub(super) struct Outcome {
     pub(super) started_at: OffsetDateTime,
     pub(super) spend: Spend,
     pub(super) phases: Phases,
+}
+
+impl Outcome {
+    /// A result that cost nothing and ran no phase (a scenario that never started).
+    fn of(result: ScenarioResult) -> Outcome {
+        Outcome {
+            result,
+            started_at: OffsetDateTime::now_utc(),
+            spend: Spend::default(),
+            phases: Phases::default(),
+        }
+    }
 }
 
 impl Runner {
@@ -76,9 +89,16 @@ impl Runner {
             .map(|p| (p.file.scenario.id.clone(), p.file.scenario.clone()))
             .collect();
         // Setup scenarios first, one at a time; then the rest, which start with their storage.
+        let (hook_runs, before_all_failed) = self.before_all().await;
+        let (planned, mut outcomes) = match &before_all_failed {
+            Some(why) => {
+                let blocked = blocked_by_before_all(self, planned, why, events);
+                (Vec::new(), blocked.into_iter().map(Outcome::of).collect())
+            }
+            None => (planned, Vec::new()),
+        };
         let (setups, rest): (Vec<Planned>, Vec<Planned>) =
             planned.into_iter().partition(|p| p.file.scenario.setup);
-        let mut outcomes = Vec::new();
         for p in setups {
             outcomes.push(self.run_one(p, None, selection, &shared).await);
         }
@@ -103,6 +123,7 @@ impl Runner {
             outcomes.iter().map(|o| o.result.clone()).collect(),
         );
         report.debrief = debrief;
+        report.hooks = hook_runs;
         let records = self.ledger().append(&report, &outcomes);
         if let Some(map) = site.close(self.config.base_url.as_ref(), &self.secrets) {
             self.save_site_map(&map).await;
@@ -121,7 +142,11 @@ impl Runner {
         selection: &Selection,
         shared: &RunShared<'_>,
     ) -> Vec<Outcome> {
-        let jobs = selection.jobs.max(1);
+        // Hooks around each scenario reset data every scenario shares: one at a time.
+        let jobs = match self.config.hooks.per_scenario() {
+            true => 1,
+            false => selection.jobs.max(1),
+        };
         let mut outcomes = Vec::with_capacity(planned.len());
         if jobs == 1 {
             let total = planned.len();
@@ -171,7 +196,7 @@ impl Runner {
         let started = OffsetDateTime::now_utc();
         let scenario = &p.file.scenario;
         let mut run = ScenarioRun::new(self, scenario, *shared);
-        let mut result = run.run(p.lookup, session).await;
+        let mut result = attempt(&mut run, p.lookup, session).await;
         let mut attempts = 1;
         let mut first_failure = None;
         // A failure that made a proposal is not retried: the plan was shown not to fit, and a
@@ -185,7 +210,7 @@ impl Runner {
             self.results().discard_trace(&result);
             attempts += 1;
             let lookup = shared.cache.lookup(scenario).unwrap_or(Lookup::Miss);
-            result = run.run(lookup, None).await;
+            result = attempt(&mut run, lookup, None).await;
         }
         result.attempts = attempts;
         if let (Some(first), ScenarioStatus::Passed) = (&first_failure, result.status) {

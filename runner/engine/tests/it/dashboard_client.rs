@@ -52,6 +52,7 @@ fn upload(run_id: &str) -> RunUpload {
             totals: Totals::default(),
             scenarios: Vec::new(),
             debrief: None,
+            hooks: Vec::new(),
         },
         ledger: Vec::new(),
         pull_request: None,
