@@ -15,6 +15,7 @@ mod install;
 mod limits;
 mod mcp;
 mod mcp_steps;
+mod mcp_watch;
 mod new;
 mod prove;
 mod real_dashboard;
