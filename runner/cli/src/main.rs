@@ -228,7 +228,7 @@ struct Common {
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     reports: Vec<String>,
     /// Write no HTML report in the run's folder (by default every run writes
-    /// e2e/.windup/runs/<run>/report.html; the newest 20 run folders are kept).
+    /// e2e/.windup/runs/RUN_ID/report.html; the newest 20 run folders are kept).
     #[arg(long)]
     no_html_report: bool,
     /// Print only failures and the summary.
