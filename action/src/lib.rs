@@ -307,6 +307,7 @@ async fn run_and_report(inputs: &Inputs, ctx: &Context, root: &Path, p: Prepared
         notes.dashboard_link = uploaded.link;
     }
     println!("windup: {}", summary::totals_line(&report));
+    notes.healed_files = summary::healed_files(&report, root, &notes.scenario_dir);
     annotate(&report, &notes);
     write_outputs(&report, &reports, ctx);
     if inputs.summary
@@ -367,27 +368,30 @@ fn annotate(report: &RunReport, notes: &Notes) {
             )
         );
     }
-    for s in report
-        .scenarios
-        .iter()
-        .filter(|s| s.status == ScenarioStatus::Failed)
-    {
-        let class = s.failure_class.map(|c| c.as_str()).unwrap_or("failed");
-        let at = s
-            .failed_action_id
-            .as_deref()
-            .map(|a| format!(" (at {a})"))
-            .unwrap_or_default();
+    // The title is the one reason line's head (class and step); the message the scenario and
+    // the one sentence, then the evidence, the triage's deciding fact and the advice, a line
+    // each: the failure's message is never repeated.
+    for s in &report.scenarios {
+        let Some(r) = windup_model::reason::reason(s) else {
+            continue;
+        };
+        let mut message = format!("{}: {}", s.scenario_id, r.sentence);
+        for line in r
+            .evidence
+            .iter()
+            .cloned()
+            .chain(r.triage.iter().map(|t| format!("triage: {t}")))
+            .chain(r.advice.iter().map(|a| format!("advice: {a}")))
+        {
+            message.push('\n');
+            message.push_str(&line);
+        }
         println!(
             "{}",
             error_command(
                 Some(&summary::scenario_file(&notes.scenario_dir, &s.scenario_id)),
-                class,
-                &format!(
-                    "{}{at}: {}",
-                    s.scenario_id,
-                    s.message.as_deref().unwrap_or("failed")
-                )
+                &r.head,
+                &message
             )
         );
     }

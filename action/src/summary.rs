@@ -3,7 +3,7 @@
 //! uses too) with what only the Action knows.
 
 use windup_model::RunReport;
-use windup_model::markdown::{SummaryOptions, TotalsLayout, run_summary};
+use windup_model::markdown::{HealedFile, SummaryOptions, TotalsLayout, run_summary};
 
 pub use windup_model::markdown::{plan_label, scenario_file};
 
@@ -23,6 +23,8 @@ pub struct Notes {
     pub shard: Option<String>,
     /// `working-directory` relative to the repository, to name scenario files.
     pub scenario_dir: String,
+    /// Plans healed in the run, offered as changes to their files.
+    pub healed_files: Vec<HealedFile>,
 }
 
 impl Notes {
@@ -35,8 +37,47 @@ impl Notes {
             scenario_dir: Some(self.scenario_dir.clone()),
             dashboard_link: self.dashboard_link.clone(),
             run_link: self.run_link.clone(),
+            healed_files: self.healed_files.clone(),
         }
     }
+}
+
+/// The plans the run healed, read from the files it wrote in the project at `root`: a
+/// machine-made plan's cache file, or the proposal made for a person's plan.
+pub fn healed_files(
+    report: &RunReport,
+    root: &std::path::Path,
+    scenario_dir: &str,
+) -> Vec<HealedFile> {
+    report
+        .scenarios
+        .iter()
+        .filter_map(|s| {
+            // A person's plan is never healed in place: its heal (or re-plan) is a proposal.
+            let (file, proposal, diff) = match (&s.proposal, &s.heal) {
+                (Some(p), _) => (p.file.clone(), true, p.diff.headline()),
+                (None, Some(heal)) => (
+                    format!("e2e/.windup/cache/{}.json", s.scenario_id),
+                    false,
+                    heal.describe(),
+                ),
+                (None, None) => return None,
+            };
+            let text = std::fs::read_to_string(root.join(&file)).ok()?;
+            Some(HealedFile {
+                scenario_id: s.scenario_id.clone(),
+                path: windup_model::markdown::project_file(scenario_dir, &file),
+                project_dir: if scenario_dir.is_empty() {
+                    ".".into()
+                } else {
+                    scenario_dir.to_string()
+                },
+                text,
+                proposal,
+                diff,
+            })
+        })
+        .collect()
 }
 
 /// The totals line: `3 passed, 1 failed, 1 flaky · 0 LLM calls · $0.0000 · 3 cache hits · 4.20 s`.

@@ -297,12 +297,20 @@ fn a_failure_is_annotated_on_its_scenario_file_and_exits_1() {
         .lines()
         .find(|l| l.starts_with("::error file=acme/e2e/scenarios/sign-in.yaml,title="))
         .unwrap_or_else(|| panic!("no annotation in:\n{log}"));
-    assert!(annotation.contains("::sign-in"), "{annotation}");
+    // The one reason line: class and step as the title, then the scenario and one sentence;
+    // the evidence, triage and advice on lines of their own, the message never repeated.
+    let (title, message) = annotation.split_once("::sign-in: ").unwrap();
     assert!(
-        annotation.contains(",title=selector_not_found::")
-            && annotation.contains("nearest names: \"Log in, 100%25\""),
+        title.ends_with(",title=selector_not_found at a3"),
+        "{annotation}"
+    );
+    let (sentence, rest) = message.split_once("%0A").unwrap_or((message, ""));
+    assert!(
+        sentence.contains("nearest names: \"Log in, 100%25\""),
         "the page's text is escaped: {annotation}"
     );
+    assert!(!rest.contains(sentence), "{annotation}");
+    assert!(rest.contains("screenshot: "), "{annotation}");
     assert!(!annotation.contains('\n'));
     let o = w.outputs();
     assert_eq!((o["passed"].as_str(), o["failed"].as_str()), ("0", "1"));
@@ -1019,7 +1027,9 @@ fn a_pull_request_run_reaches_the_real_dashboard_which_comments_once_and_an_outa
         .input("dashboard-token", &dashboard.token);
     let annotated = |log: &str| {
         log.lines().any(|l| {
-            l.starts_with("::error file=acme/e2e/scenarios/sign-in.yaml,title=selector_not_found::")
+            l.starts_with(
+                "::error file=acme/e2e/scenarios/sign-in.yaml,title=selector_not_found at ",
+            )
         })
     };
 
@@ -1105,4 +1115,108 @@ fn a_pull_request_run_reaches_the_real_dashboard_which_comments_once_and_an_outa
         1,
         "{requests:?}"
     );
+}
+
+/// The sh block of a healed plan in a comment: its command line and the whole block.
+fn sh_block(body: &str) -> (String, String) {
+    let start = body
+        .find("```sh\n")
+        .unwrap_or_else(|| panic!("no sh block in:\n{body}"));
+    let rest = &body[start + "```sh\n".len()..];
+    let block = &rest[..rest.find("\n```\n").unwrap()];
+    (block.lines().next().unwrap().to_string(), block.to_string())
+}
+
+/// A healed plan is offered in the pull request comment as a change to its committed file: a
+/// collapsed block whose one command, run by a shell from a checkout's root, writes the file
+/// the run healed; a person's plan is offered as a proposal that `windup accept` adopts.
+#[test]
+fn a_healed_plan_is_a_suggested_change_in_the_comment_and_a_person_s_a_proposal() {
+    let github = FakeGitHub::start();
+    let mut w = Workflow::new();
+    let cache = w.path("acme/e2e/.windup/cache/archive-project.json");
+    let committed = std::fs::read_to_string(&cache).unwrap();
+    let mut entry: Value = serde_json::from_str(&committed).unwrap();
+    entry["plan"]["generated_by"] = "openai/gpt-4.1-mini".into();
+    std::fs::write(&cache, entry.to_string()).unwrap();
+    let projects = w.path("acme/app/projects.html");
+    let page = std::fs::read_to_string(&projects).unwrap();
+    std::fs::write(
+        &projects,
+        page.replacen("'Archive'", "'Move to archive'", 1),
+    )
+    .unwrap();
+    let app = Server::start(&w.path("acme/app"));
+    w.input("base-url", app.base.as_str())
+        .input("scenarios", "archive-project")
+        .input("comment", "true");
+    w.env.insert("GITHUB_API_URL".into(), github.base.clone());
+    w.env.insert("GITHUB_TOKEN".into(), "ghs_test".into());
+    let out = w.run();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let body = github.comments.lock().unwrap()[0]["body"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        body.contains("<details><summary>healed plan for <code>archive-project</code>: <code>acme/e2e/.windup/cache/archive-project.json</code></summary>"),
+        "{body}"
+    );
+    let (command, block) = sh_block(&body);
+    assert_eq!(
+        command,
+        "cat > 'acme/e2e/.windup/cache/archive-project.json' <<'WINDUP_PLAN'"
+    );
+    // The oracle is a shell: in a checkout of the branch, the command writes the healed file.
+    let checkout = tempfile::tempdir().unwrap();
+    copy_dir(
+        &repo_root().join("examples/acme"),
+        &checkout.path().join("acme"),
+    );
+    let ran = Command::new("sh")
+        .arg("-c")
+        .arg(&block)
+        .current_dir(checkout.path())
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let healed = std::fs::read_to_string(&cache).unwrap();
+    assert!(healed.contains("Move to archive"), "{healed}");
+    assert_eq!(
+        std::fs::read_to_string(
+            checkout
+                .path()
+                .join("acme/e2e/.windup/cache/archive-project.json")
+        )
+        .unwrap()
+        .trim_end(),
+        healed.trim_end()
+    );
+
+    // A person's plan: the same heal is a proposal, adopted only by `windup accept`.
+    std::fs::write(&cache, &committed).unwrap();
+    let out = w.run();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let body = github.comments.lock().unwrap()[0]["body"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        body.contains("<details><summary>proposed plan for <code>archive-project</code>: <code>acme/e2e/.windup/cache/proposals/archive-project.json</code></summary>"),
+        "{body}"
+    );
+    let (command, block) = sh_block(&body);
+    assert_eq!(
+        command,
+        "mkdir -p 'acme/e2e/.windup/cache/proposals' && cat > 'acme/e2e/.windup/cache/proposals/archive-project.json' <<'WINDUP_PLAN' && windup accept 'archive-project' --root 'acme'"
+    );
+    let proposal =
+        std::fs::read_to_string(w.path("acme/e2e/.windup/cache/proposals/archive-project.json"))
+            .unwrap();
+    assert!(block.contains(proposal.trim_end()), "{block}");
+    assert_eq!(std::fs::read_to_string(&cache).unwrap(), committed);
 }

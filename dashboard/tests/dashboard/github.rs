@@ -110,7 +110,9 @@ async fn the_comment_lists_failures_with_suggestions_cost_and_cache_hits() {
         "passed, failed, flaky, calls, cost, hits: {body}"
     );
     assert!(
-        body.contains("`cart`: **selector_not_found** no visible match"),
+        body.contains(
+            "`cart`: **selector_not_found at s2**: no visible match for role=button[name=\"Save\"]\n  - Evidence: page: http://localhost:3000/settings; target: "
+        ),
         "{body}"
     );
     assert!(

@@ -54,6 +54,7 @@ mod remote_frames;
 mod session;
 #[cfg(feature = "test-access")]
 mod test_access;
+mod traffic;
 mod transfer;
 mod transport;
 
@@ -70,4 +71,5 @@ pub use launch::{BrowserOptions, RunAs, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
 pub use page::{Frame, Page};
 pub use session::Session;
+pub use traffic::{ConsoleMessage, MAX_TRAFFIC, Request, TrafficSince};
 pub use transfer::{Download, DownloadError, Downloads};

@@ -59,6 +59,9 @@ pub struct Page {
     pub(super) log: Arc<Mutex<SessionLog>>,
     /// What a reset clears; shared with the pages the session follows.
     pub(super) footprint: Arc<Footprint>,
+    /// Console messages and requests, once asked for; shared with the pages the session
+    /// follows.
+    pub(super) traffic: Arc<super::traffic::Traffic>,
 }
 
 /// A small JPEG of the viewport ([`Page::frame`]) and the viewport's size in CSS pixels.

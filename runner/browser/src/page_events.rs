@@ -1,4 +1,5 @@
 //! Watching a page: its lifecycle, dialogs (accepted and recorded), failed requests and crash,
+//! its console and requests once asked for (`traffic`),
 //! and the tabs it opens, from its CDP events; and setting a newly attached page up with only
 //! what a [`super::Session`] uses, sent at once rather than one command after another. Each
 //! event is handed to the state of its concern: the documents (`navigation`), the log and the
@@ -23,6 +24,7 @@ use super::cdp::page::{
     self, AddScriptToEvaluateOnNewDocument, FrameNavigated, HandleJavaScriptDialog,
     JavascriptDialogOpening, LifecycleEvent, SetLifecycleEventsEnabled,
 };
+use super::cdp::runtime::{self, ConsoleApiCalled, ExceptionThrown};
 use super::cdp::target::{TargetCreated, TargetInfoChanged};
 use super::error::BrowserError;
 use super::guard::{self, Decision, Guard};
@@ -100,6 +102,7 @@ pub(super) async fn watch_page(
     let conn = page.instance.conn.clone();
     let mut events = conn.subscribe(Some(&page.session_id));
     let (log, footprint) = (page.log.clone(), page.footprint.clone());
+    let traffic = page.traffic.clone();
     let (docs, hold, subframes) = (docs.clone(), guard.clone(), frames.clone());
     let main_frame = page.target.clone();
     let session = page.session_id.clone();
@@ -138,11 +141,13 @@ pub(super) async fn watch_page(
                 // domain is on; keeping them costs no round trip on the passing path.
                 RequestWillBeSent::METHOD => {
                     if let Some(request) = event.parse::<RequestWillBeSent>() {
+                        traffic.on_request(&request);
                         in_flight.on_request(request, &footprint.origins, &log);
                     }
                 }
                 ResponseReceived::METHOD => {
                     if let Some(response) = event.parse::<ResponseReceived>() {
+                        traffic.on_response(&response);
                         in_flight.on_response(response, &log);
                     }
                 }
@@ -153,6 +158,7 @@ pub(super) async fn watch_page(
                 }
                 LoadingFailed::METHOD => {
                     if let Some(failed) = event.parse::<LoadingFailed>() {
+                        traffic.on_failed(&failed);
                         in_flight.on_failed(failed, &log);
                     }
                 }
@@ -183,6 +189,17 @@ pub(super) async fn watch_page(
                             let _ = conn.send(Some(&session), &stop).await;
                         }),
                     };
+                }
+                // Only once the session records its traffic (the Runtime domain is on).
+                ConsoleApiCalled::METHOD => {
+                    if let Some(call) = event.parse::<ConsoleApiCalled>() {
+                        traffic.on_console(call);
+                    }
+                }
+                ExceptionThrown::METHOD => {
+                    if let Some(thrown) = event.parse::<ExceptionThrown>() {
+                        traffic.on_exception(thrown);
+                    }
                 }
                 TargetCrashed::METHOD => {
                     log.lock().expect("log lock").crashed = true;
@@ -224,6 +241,10 @@ pub(super) async fn watch_page(
         }),
         page.queued(SetFocusEmulationEnabled { enabled: true }),
     ];
+    // A tab the page opened is recorded like the page that opened it.
+    if page.traffic.is_on() {
+        setup.push(page.queued(runtime::Enable {}));
+    }
     // A tab the page opened is held like the page that opened it.
     if guard.is_held() {
         setup.push(page.queued(guard::enable()));

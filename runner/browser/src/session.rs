@@ -105,6 +105,7 @@ impl Session {
                 session_id,
                 log: Arc::new(Mutex::new(SessionLog::default())),
                 footprint: Arc::default(),
+                traffic: Arc::default(),
             },
             docs: Arc::default(),
             guard: Arc::default(),
@@ -167,6 +168,26 @@ impl Session {
     /// crash, failed requests.
     pub fn log(&self) -> SessionLog {
         self.page.log.lock().expect("log lock").clone()
+    }
+
+    /// Starts recording the page's console messages (and uncaught exceptions) and its requests,
+    /// with those the page logged before; a run never does (`windup mcp` does, for its
+    /// console and network tools). Recorded until the session ends, bounded
+    /// ([`super::MAX_TRAFFIC`] of each).
+    pub async fn record_traffic(&self) -> Result<(), BrowserError> {
+        self.page.traffic.turn_on();
+        self.page.send(&super::cdp::runtime::Enable {}).await?;
+        Ok(())
+    }
+
+    /// A mark in the recording: [`Session::traffic_since`] it gives what comes after.
+    pub fn traffic_mark(&self) -> u64 {
+        self.page.traffic.mark()
+    }
+
+    /// The console messages and requests recorded since `mark`.
+    pub fn traffic_since(&self, mark: u64) -> super::TrafficSince {
+        self.page.traffic.since(mark)
     }
 
     /// Whether no request of the page is waiting for an answer.
@@ -271,6 +292,7 @@ impl Session {
             session_id,
             log: self.page.log.clone(),
             footprint: self.page.footprint.clone(),
+            traffic: self.page.traffic.clone(),
         };
         self.followed_popup = true;
         self.watch().await?;
@@ -382,6 +404,7 @@ impl Session {
             )
             .await?;
         *page.log.lock().expect("log lock") = SessionLog::default();
+        page.traffic.clear();
         self.opened.clear_popups();
         Ok(())
     }

@@ -54,6 +54,7 @@ pub(crate) fn run(args: FragmentArgs) -> ExitCode {
         screenshots: None,
         trace: None,
         reports: Vec::new(),
+        no_html_report: true,
         quiet: false,
         verbose: false,
         attach: crate::browser::AttachArgs::default(),

@@ -15,7 +15,7 @@ mod push;
 mod scan;
 mod validate;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode as ProcessExit;
 
 use clap::{Args, Parser, Subcommand};
@@ -227,6 +227,10 @@ struct Common {
     /// Write a report: FORMAT=PATH (repeatable; formats: json, junit, html).
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     reports: Vec<String>,
+    /// Write no HTML report in the run's folder (by default every run writes
+    /// e2e/.windup/runs/RUN_ID/report.html; the newest 20 run folders are kept).
+    #[arg(long)]
+    no_html_report: bool,
     /// Print only failures and the summary.
     #[arg(short, long, conflicts_with = "verbose")]
     quiet: bool,
@@ -425,6 +429,7 @@ where
     F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, RunReport>,
 {
     let root = common.project.root.clone();
+    let html = !common.no_html_report;
     with_runner_and(
         &common,
         &planning,
@@ -439,9 +444,29 @@ where
                 eprintln!("error: {e}");
                 return ExitCode::Infrastructure;
             }
+            if html {
+                run_folder_report(&root, &report, terminal);
+            }
             ExitCode::of_run(&report.totals)
         },
     )
+}
+
+/// The run's HTML report in its run folder, its path printed after the summary, and the run
+/// folders beyond the newest [`reporters::kept::KEEP_RUNS`] removed. Neither changes the verdict:
+/// a failure is a warning.
+fn run_folder_report(root: &Path, report: &RunReport, terminal: &output::Terminal) {
+    use reporters::kept;
+    match kept::write_run_html(root, report) {
+        Ok(path) => terminal.report_path(&windup_engine::project::display(root, &path)),
+        Err(e) => eprintln!("warning: the run's HTML report could not be written: {e}"),
+    }
+    if let Err(e) = kept::prune_runs(root, kept::KEEP_RUNS, &report.run_id) {
+        eprintln!(
+            "warning: old run folders in {} could not be removed: {e}",
+            windup_engine::project::Layout::RUNS_DIR
+        );
+    }
 }
 
 /// Loads the config, starts the runtime and the runner, runs `run` (Ctrl-C closes the browser

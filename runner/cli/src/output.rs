@@ -1,6 +1,8 @@
-//! The terminal, on stderr: a live progress bar with a line per finished scenario when stderr is
-//! a terminal (indicatif), plain lines otherwise or with NO_COLOR; `-q` prints only failures,
-//! `-v` every step with its timings; a final summary with counts, time, LLM calls and cost.
+//! The terminal: results on stdout (a line per finished scenario, suggestions, the debrief, the
+//! summary with counts, time, LLM calls and cost, and where the HTML report is), so
+//! `windup run > results.txt` keeps them; progress on stderr (a live bar when stderr is a
+//! terminal (indicatif), plain lines otherwise or with NO_COLOR), with the logs. `-q` prints
+//! only failures and the summary, `-v` every step with its timings.
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -38,7 +40,23 @@ impl Terminal {
         }
     }
 
-    /// Prints a line above the live view, or plainly.
+    /// Prints a result on stdout, the live view (on stderr) set aside while it is written.
+    fn result(&self, text: &str) {
+        let print = || {
+            let _ = writeln!(std::io::stdout().lock(), "{text}");
+        };
+        match self.bar.lock().expect("terminal lock").as_ref() {
+            Some(bar) => bar.suspend(print),
+            None => print(),
+        }
+    }
+
+    /// Where the run's HTML report is, after the summary.
+    pub(crate) fn report_path(&self, path: &str) {
+        self.result(&format!("HTML report: {path}"));
+    }
+
+    /// Prints a line of progress above the live view, or plainly, on stderr.
     fn line(&self, text: &str) {
         match self.bar.lock().expect("terminal lock").as_ref() {
             Some(bar) => bar.println(text),
@@ -54,22 +72,17 @@ impl Terminal {
         }
         for r in &report.scenarios {
             if let Some(s) = &r.suggestion {
-                let _ = writeln!(
-                    std::io::stderr(),
+                self.result(&format!(
                     "\n  {} — suggestion by {}:\n    why: {}\n    fix: {}",
-                    r.scenario_id,
-                    s.by,
-                    s.summary,
-                    s.fix
-                );
+                    r.scenario_id, s.by, s.summary, s.fix
+                ));
             }
         }
         if let Some(d) = &report.debrief {
-            let _ = writeln!(std::io::stderr(), "\n{}", debrief_text(d));
+            self.result(&format!("\n{}", debrief_text(d)));
         }
         let t = &report.totals;
-        let _ = writeln!(
-            std::io::stderr(),
+        self.result(&format!(
             "\n{} passed{}, {} failed, {} skipped in {}.{:02}s · {} · {} · {}",
             t.passed,
             match (t.flaky, t.healed) {
@@ -85,7 +98,7 @@ impl Terminal {
             counted(u64::from(t.llm_calls), "LLM call"),
             usd(t.cost_micro_usd),
             counted(u64::from(t.cache_hits), "cache hit")
-        );
+        ));
     }
 
     fn finished(&self, result: &ScenarioResult) {
@@ -97,7 +110,7 @@ impl Terminal {
         }
         match result.status {
             ScenarioStatus::Passed if self.verbosity != Verbosity::Quiet => {
-                self.line(&format!(
+                self.result(&format!(
                     "  {}  {} ({} ms, {}{}){}",
                     if result.flaky {
                         "FLKY"
@@ -118,26 +131,27 @@ impl Terminal {
                 ));
             }
             ScenarioStatus::Failed => {
-                let class = result.failure_class.map(|c| c.as_str()).unwrap_or("failed");
-                let at = result
-                    .failed_action_id
-                    .as_deref()
-                    .map(|a| format!(" at {a}"))
-                    .unwrap_or_default();
+                let Some(reason) = windup_model::reason::reason(result) else {
+                    return;
+                };
+                // The one reason line first, then the evidence, the triage's deciding fact
+                // and the advice: the message is never repeated.
                 let mut text = format!(
-                    "  FAIL  {} ({} ms, {}{}): {class}{at}: {}",
+                    "  FAIL  {} ({} ms, {}{}): {}",
                     result.scenario_id,
                     result.duration_ms,
                     cache_word(result.cache),
                     spend(result),
-                    result.message.as_deref().unwrap_or("")
+                    reason.line()
                 );
-                if let Some(t) = &result.triage {
-                    text.push_str(&format!(
-                        "\n        triage: {}: {}",
-                        t.verdict.as_str(),
-                        t.facts_line()
-                    ));
+                for e in &reason.evidence {
+                    text.push_str(&format!("\n        {e}"));
+                }
+                if let Some(t) = &reason.triage {
+                    text.push_str(&format!("\n        triage: {t}"));
+                }
+                if let Some(a) = &reason.advice {
+                    text.push_str(&format!("\n        advice: {a}"));
                 }
                 if let Some(p) = &result.proposal {
                     text.push_str(&format!(
@@ -151,14 +165,10 @@ impl Terminal {
                         text.push_str(&format!("\n          {line}"));
                     }
                 }
-                if let Some(shot) = result.evidence.as_ref().and_then(|e| e.screenshot.as_ref()) {
-                    text.push_str(&format!("\n        screenshot: {shot}"));
-                }
-
-                self.line(&text);
+                self.result(&text);
             }
             ScenarioStatus::Skipped if self.verbosity != Verbosity::Quiet => {
-                self.line(&format!("  SKIP  {}", result.scenario_id));
+                self.result(&format!("  SKIP  {}", result.scenario_id));
             }
             _ => {}
         }

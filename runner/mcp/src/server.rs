@@ -17,6 +17,7 @@ use crate::args::{
 /// How the server introduces itself to the agent.
 const INSTRUCTIONS: &str = "Windup drives the app under test in Chromium and turns what you do into an end-to-end test that replays with no LLM. \
 Work like this: browser_open a page of the app; read the ELEMENTS it lists, each with a ref (e1, e2...); act with click, fill, select, check, uncheck, press, hover, upload or download on a ref from the LAST page shown (refs change after every step); \
+screenshot shows the viewport, console and network what the page logged and requested since the last observation (none of them is a step); \
 after a step, WHAT CHANGED lists numbered facts: call expect with the numbers that prove the step worked (or an element that must be visible or hidden); \
 when the flow is done, save_scenario with an id and a plain-language task: Windup replays it from a fresh browser context and caches it only if that passes. \
 Credentials go only by value_ref (an ENV name from e2e/manifest.yaml), never as values. \
@@ -204,6 +205,37 @@ impl WindupMcp {
             .await;
         let about = format!("facts {:?}", args.facts);
         logged(&drive, before, "expect", &about, outcome)
+    }
+
+    #[tool(
+        description = "A PNG screenshot of the page's viewport as it is now, with any credential it shows covered. Not a step: nothing is recorded. Use it to see what the elements list cannot show (layout, images, colours); act on refs from observe."
+    )]
+    async fn screenshot(&self) -> CallToolResult {
+        use base64::Engine as _;
+        let mut drive = self.drive.lock().await;
+        match drive.screenshot().await {
+            Ok(png) => CallToolResult::success(vec![ContentBlock::image(
+                base64::engine::general_purpose::STANDARD.encode(png),
+                "image/png",
+            )]),
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(e.0)]),
+        }
+    }
+
+    #[tool(
+        description = "The page's console messages and uncaught errors since the last observation (the last browser_open, observe or step), credentials masked. Not a step."
+    )]
+    async fn console(&self) -> CallToolResult {
+        let mut drive = self.drive.lock().await;
+        answer(drive.console())
+    }
+
+    #[tool(
+        description = "The requests the page made since the last observation (the last browser_open, observe or step): method, URL, status (or why none came) and resource type, credentials masked. Not a step."
+    )]
+    async fn network(&self) -> CallToolResult {
+        let mut drive = self.drive.lock().await;
+        answer(drive.network())
     }
 
     #[tool(

@@ -24,6 +24,7 @@ pub mod limits;
 pub mod markdown;
 pub mod money;
 pub mod plan;
+pub mod reason;
 pub mod report;
 pub mod scenario;
 #[cfg(feature = "validate")]

@@ -31,6 +31,28 @@ pub struct SummaryOptions {
     pub dashboard_link: Option<String>,
     /// The workflow run on GitHub.
     pub run_link: Option<String>,
+    /// Plans healed in this run, each offered as a change to its committed file (the
+    /// Action's page; the dashboard has no checkout to read them from).
+    pub healed_files: Vec<HealedFile>,
+}
+
+/// A plan healed in a run, offered as a change to a file of the repository: a machine-made
+/// plan's cache file, or (for a plan a person wrote or accepted) its proposal, which only
+/// `windup accept` adopts.
+#[derive(Debug, Clone, Default)]
+pub struct HealedFile {
+    /// The scenario.
+    pub scenario_id: String,
+    /// The file, relative to the repository.
+    pub path: String,
+    /// The project's folder, relative to the repository (`.` for its root).
+    pub project_dir: String,
+    /// The file's new text.
+    pub text: String,
+    /// The healed plan is a proposal: the plan it would replace is a person's.
+    pub proposal: bool,
+    /// What the heal changed, in one line.
+    pub diff: String,
 }
 
 /// How the totals are shown under the heading.
@@ -68,6 +90,7 @@ pub fn run_summary(reports: &[RunReport], opts: &SummaryOptions) -> String {
     md.push_str(&scenario_table(&scenarios));
     md.push_str(&stale_plans(&scenarios));
     md.push_str(&proposals(&scenarios));
+    md.push_str(&healed_files(&opts.healed_files));
     md.push_str(&failures(&scenarios, opts.scenario_dir.as_deref()));
     for r in reports {
         md.push_str(&debrief(r));
@@ -300,38 +323,111 @@ fn proposals(scenarios: &[&ScenarioResult]) -> String {
     )
 }
 
-/// `` - `cart` (e2e/scenarios/cart.yaml): **selector_not_found** no visible match … (at `s2`) ``,
-/// then the suggestion, if one was asked for.
+/// The largest healed file shown; a larger one is named with how to heal it locally.
+const MAX_HEALED_CHARS: usize = 60_000;
+
+/// Each healed plan as a collapsed suggested change: what it changed, then one shell command,
+/// run from the repository's root, that writes the file (and, for a proposal, adopts it with
+/// `windup accept`). The file is inside a code fence longer than any run of backticks in it
+/// and a here-document whose end line it does not hold, so a page's text cannot close either.
+fn healed_files(files: &[HealedFile]) -> String {
+    let mut md = String::new();
+    for f in files {
+        let (what, then) = if f.proposal {
+            (
+                "proposed plan",
+                "the plan it would replace was written or accepted by a person, so it stays until this is accepted",
+            )
+        } else {
+            (
+                "healed plan",
+                "commit the file it writes, or the heal is paid again on every run",
+            )
+        };
+        md.push_str(&format!(
+            "<details><summary>{what} for <code>{}</code>: <code>{}</code></summary>\n\n{}.\n\n",
+            cell(&f.scenario_id),
+            cell(&f.path),
+            cell(&format!("{}; {then}", f.diff)),
+        ));
+        if f.text.chars().count() > MAX_HEALED_CHARS {
+            md.push_str(&format!(
+                "The file is too large to show here: `windup run {}` heals it in a checkout of this branch.\n\n</details>\n\n",
+                code(&f.scenario_id)
+            ));
+            continue;
+        }
+        let mut end = "WINDUP_PLAN".to_string();
+        while f.text.lines().any(|l| l == end) {
+            end.push('_');
+        }
+        let mut command = String::new();
+        if f.proposal
+            && let Some((dir, _)) = f.path.rsplit_once('/')
+        {
+            command.push_str(&format!("mkdir -p {} && ", quoted(dir)));
+        }
+        command.push_str(&format!("cat > {} <<'{end}'", quoted(&f.path)));
+        if f.proposal {
+            command.push_str(&format!(
+                " && windup accept {} --root {}",
+                quoted(&f.scenario_id),
+                quoted(&f.project_dir)
+            ));
+        }
+        let fence = "`".repeat(longest_backtick_run(&f.text).max(2) + 1);
+        let text = f.text.trim_end_matches('\n');
+        md.push_str(&format!(
+            "From the repository's root:\n\n{fence}sh\n{command}\n{text}\n{end}\n{fence}\n\n</details>\n\n"
+        ));
+    }
+    if md.is_empty() {
+        return md;
+    }
+    format!("**Healed plans** (a suggested change each; nothing is committed for you):\n\n{md}")
+}
+
+/// `s` in single quotes for a POSIX shell.
+fn quoted(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// `` - `cart` (e2e/scenarios/cart.yaml): **selector_not_found at s2**: no visible match … ``
+/// (the one reason line), then its evidence, the triage's verdict with its deciding fact, the
+/// advice, and the suggestion if one was asked for.
 fn failures(scenarios: &[&ScenarioResult], scenario_dir: Option<&str>) -> String {
     let mut md = String::new();
-    for s in scenarios
-        .iter()
-        .filter(|s| s.status == ScenarioStatus::Failed)
-    {
+    for s in scenarios {
+        let Some(r) = crate::reason::reason(s) else {
+            continue;
+        };
         let file = scenario_dir
             .map(|dir| format!(" ({})", cell(&scenario_file(dir, &s.scenario_id))))
             .unwrap_or_default();
-        let message = s
-            .message
-            .as_deref()
-            .map(|m| format!(" {}", cell(m)))
-            .unwrap_or_default();
-        let at = s
-            .failed_action_id
-            .as_deref()
-            .map(|a| format!(" (at `{}`)", code(a)))
-            .unwrap_or_default();
         md.push_str(&format!(
-            "- `{}`{file}: **{}**{message}{at}\n",
+            "- `{}`{file}: **{}**: {}\n",
             code(&s.scenario_id),
-            s.failure_class.map(|c| c.as_str()).unwrap_or("failed"),
+            cell(&r.head),
+            cell(&r.sentence),
         ));
-        if let Some(t) = &s.triage {
-            md.push_str(&format!(
-                "  - Triage: **{}**: {}\n",
-                t.verdict.as_str(),
-                cell(&t.facts_line())
-            ));
+        if !r.evidence.is_empty() {
+            md.push_str(&format!("  - Evidence: {}\n", cell(&r.evidence.join("; "))));
+        }
+        if let Some(t) = &r.triage {
+            let (verdict, fact) = t.split_once(": ").unwrap_or((t, ""));
+            let fact = if fact.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", cell(fact))
+            };
+            md.push_str(&format!("  - Triage: **{}**{fact}\n", cell(verdict)));
+        }
+        if let Some(a) = &r.advice {
+            md.push_str(&format!("  - Advice: {}\n", cell(a)));
         }
         if let Some(sg) = &s.suggestion {
             md.push_str(&format!(
@@ -491,7 +587,7 @@ mod tests {
 
 **Failures**
 
-- `check\\|out` (web/e2e/scenarios/check\\|out.yaml): **selector_not_found** no match for &lt;img src=x onerror=alert(1)&gt; second line (at `s2`)
+- `check\\|out` (web/e2e/scenarios/check\\|out.yaml): **selector_not_found at s2**: no match for &lt;img src=x onerror=alert(1)&gt;
   - Renamed \\| moved. Suggested fix: Say \"Store\". (model)
 
 [workflow run](https://github.test/runs/1)
@@ -562,6 +658,26 @@ mod tests {
             !md.contains("**Stale plans**"),
             "the plan stayed in place: {md}"
         );
+    }
+
+    #[test]
+    fn a_healed_file_cannot_close_its_fence_or_its_here_document() {
+        let hostile = HealedFile {
+            scenario_id: "x".into(),
+            path: "web/e2e/.windup/cache/x.json".into(),
+            project_dir: "web".into(),
+            text: "{\"a\": \"````\"}\nWINDUP_PLAN\n".into(),
+            proposal: false,
+            diff: "a1: <b>old</b> -> new".into(),
+        };
+        let md = healed_files(&[hostile]);
+        assert!(md.contains("a1: &lt;b&gt;old&lt;/b&gt; -&gt; new"), "{md}");
+        assert!(
+            md.contains("`````sh\ncat > 'web/e2e/.windup/cache/x.json' <<'WINDUP_PLAN_'\n"),
+            "{md}"
+        );
+        assert!(md.contains("\nWINDUP_PLAN\nWINDUP_PLAN_\n`````\n"), "{md}");
+        assert_eq!(quoted("it's"), "'it'\\''s'");
     }
 
     #[test]

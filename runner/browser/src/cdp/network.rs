@@ -148,6 +148,9 @@ pub(crate) struct RequestWillBeSent {
     /// The resource type: `Document`, `Script`, `XHR`, …
     #[serde(default, rename = "type")]
     pub kind: Option<String>,
+    /// The answer that redirected here: the same request id goes on.
+    #[serde(default)]
+    pub redirect_response: Option<Response>,
 }
 
 impl Event for RequestWillBeSent {
@@ -157,11 +160,17 @@ impl Event for RequestWillBeSent {
 #[derive(Debug, Deserialize)]
 pub(crate) struct Request {
     pub url: String,
+    /// `GET`, `POST`…
+    #[serde(default)]
+    pub method: String,
 }
 
 /// An HTTP answer arrived (headers only).
 #[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct ResponseReceived {
+    #[serde(default)]
+    pub request_id: String,
     pub response: Response,
 }
 

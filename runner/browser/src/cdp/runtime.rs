@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Command, Ignored};
+use super::{Command, Event, Ignored};
 
 /// Evaluates an expression in the page's main world.
 #[derive(Debug, Serialize)]
@@ -66,6 +66,41 @@ pub(crate) struct ReleaseObject {
 impl Command for ReleaseObject {
     const METHOD: &'static str = "Runtime.releaseObject";
     type Response = Ignored;
+}
+
+/// Turns the Runtime domain's events on: console calls and uncaught exceptions (and, once on,
+/// those the page logged before).
+#[derive(Debug, Serialize)]
+pub(crate) struct Enable {}
+
+impl Command for Enable {
+    const METHOD: &'static str = "Runtime.enable";
+    type Response = Ignored;
+}
+
+/// The page called `console.log`, `console.error`…
+#[derive(Debug, Deserialize)]
+pub(crate) struct ConsoleApiCalled {
+    /// `log`, `info`, `warning`, `error`, `debug`…
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub args: Vec<RemoteObject>,
+}
+
+impl Event for ConsoleApiCalled {
+    const METHOD: &'static str = "Runtime.consoleAPICalled";
+}
+
+/// An exception nothing in the page caught.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExceptionThrown {
+    pub exception_details: ExceptionDetails,
+}
+
+impl Event for ExceptionThrown {
+    const METHOD: &'static str = "Runtime.exceptionThrown";
 }
 
 #[derive(Debug, Deserialize)]

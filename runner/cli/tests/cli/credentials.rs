@@ -124,14 +124,14 @@ fn planning_from_the_cli_leaks_no_credential_and_require_cached_makes_no_call() 
     };
     let gated = run(&["--require-cached"]);
     assert_eq!(gated.status.code(), Some(1), "{}", stderr(&gated));
-    assert!(stderr(&gated).contains("not_cached"), "{}", stderr(&gated));
+    assert!(stdout(&gated).contains("not_cached"), "{}", printed(&gated));
     assert!(fake.requests().is_empty(), "--require-cached made a call");
 
     let planned = run(&[]);
     assert_eq!(planned.status.code(), Some(0), "{}", stderr(&planned));
     let err = stderr(&planned);
     assert!(err.contains("sign-in: planning"), "{err}");
-    assert!(err.contains("2 LLM calls"), "{err}");
+    assert!(stdout(&planned).contains("2 LLM calls"), "{err}");
     assert_eq!(fake.requests().len(), 2, "the plan and its closing proof");
     let r = report(&dir.path().join("r.json"));
     assert_eq!(r["scenarios"][0]["cache"], "miss");

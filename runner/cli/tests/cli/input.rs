@@ -226,7 +226,7 @@ fn a_plan_outside_the_trust_boundary_fails_validate_and_never_runs() {
             "a person's refused plan stays, for them to fix"
         );
         assert!(!dir.path().join("e2e/.windup/cache/stale").exists());
-        assert!(!stderr(&out).contains("deploy-key-canary"));
+        assert!(!printed(&out).contains("deploy-key-canary"));
     }
     assert_eq!(
         foreign.total_hits(),

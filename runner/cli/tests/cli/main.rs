@@ -18,6 +18,7 @@ mod jupyterlab;
 mod limits;
 mod mcp;
 mod mcp_steps;
+mod mcp_watch;
 mod new;
 mod prove;
 mod real_dashboard;

@@ -84,6 +84,13 @@ impl Client {
         }
     }
 
+    /// Calls a tool; returns its whole result (its content blocks, whether it is an error).
+    pub(crate) fn result(&mut self, name: &str, arguments: Value) -> Value {
+        let answer = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        assert!(answer["result"].is_object(), "{name}: {answer}");
+        answer["result"].clone()
+    }
+
     /// Calls a tool; returns its text and whether it is an error.
     pub(crate) fn tool(&mut self, name: &str, arguments: Value) -> (String, bool) {
         let answer = self.request("tools/call", json!({"name": name, "arguments": arguments}));

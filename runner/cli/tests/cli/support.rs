@@ -19,8 +19,19 @@ pub(crate) fn windup(dir: &Path, args: &[&str]) -> Output {
         .expect("run windup")
 }
 
+/// Progress, logs and errors.
 pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// A run's results: a line per scenario, the summary, where the HTML report is.
+pub(crate) fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// Everything the process printed, on both streams (to prove a value is in neither).
+pub(crate) fn printed(o: &Output) -> String {
+    format!("{}{}", stdout(o), stderr(o))
 }
 
 pub(crate) fn copy_dir(from: &Path, to: &Path) {
@@ -85,7 +96,8 @@ pub(crate) fn run_reported(
 }
 
 /// Runs one scenario against `base` with a JSON and a JUnit report (`r.json`, `r.xml`); returns
-/// the exit code, the scenario's result, the JUnit text and the terminal's.
+/// the exit code, the scenario's result, the JUnit text and the results the terminal printed
+/// (stdout).
 pub(crate) fn run_one(root: &Path, id: &str, base: &str) -> (i32, Value, String, String) {
     let out = windup(
         root,
@@ -106,7 +118,7 @@ pub(crate) fn run_one(root: &Path, id: &str, base: &str) -> (i32, Value, String,
         out.status.code().unwrap_or(-1),
         r["scenarios"][0].clone(),
         junit,
-        stderr(&out),
+        stdout(&out),
     )
 }
 

@@ -42,7 +42,53 @@ fn a_renamed_button_is_app_changed_with_the_close_name_the_page_has() {
             .contains("Move to archive"),
         "{s}"
     );
-    assert!(terminal.contains("triage: app_changed"), "{terminal}");
+    // One reason line: class, step and the message's first sentence; then the evidence, the
+    // triage's verdict with only its deciding fact, and advice for that verdict.
+    let fail = terminal
+        .lines()
+        .find(|l| l.starts_with("  FAIL  archive-project ("))
+        .unwrap_or_else(|| panic!("no FAIL line in:\n{terminal}"));
+    let (_, reason) = fail.split_once("): ").unwrap();
+    let sentence = reason
+        .strip_prefix(&format!(
+            "selector_not_found at {}: ",
+            s["failed_action_id"].as_str().unwrap()
+        ))
+        .unwrap_or_else(|| panic!("{fail}"));
+    let message = s["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(sentence.trim_end_matches('…')),
+        "{sentence} / {message}"
+    );
+    assert_eq!(
+        terminal.matches(sentence).count(),
+        1,
+        "the message is not repeated: {terminal}"
+    );
+    let lines: Vec<&str> = terminal.lines().collect();
+    let at = lines.iter().position(|l| *l == fail).unwrap();
+    let triage = lines[at + 1..]
+        .iter()
+        .find(|l| l.trim_start().starts_with("triage: "))
+        .unwrap();
+    assert_eq!(
+        triage.trim(),
+        format!(
+            "triage: app_changed: {}",
+            s["triage"]["facts"][0].as_str().unwrap()
+        )
+    );
+    let advice = lines[at + 1..]
+        .iter()
+        .find(|l| l.trim_start().starts_with("advice: "))
+        .unwrap();
+    assert!(advice.contains("if not, fix the app"), "{advice}");
+    assert!(
+        lines[at + 1..]
+            .iter()
+            .any(|l| l.trim_start().starts_with("screenshot: e2e/.windup/runs/")),
+        "{terminal}"
+    );
 }
 
 #[test]
@@ -51,9 +97,19 @@ fn a_changed_success_message_is_test_outdated() {
     let root = project.path();
     edit(root, "projects.html", "'Archived '", "'Shelved '");
     let (_server, base) = serve(root);
-    let (s, _) = run_failing(root, "archive-project", &base);
+    let (s, terminal) = run_failing(root, "archive-project", &base);
     assert_eq!(s["failure_class"], "postcondition_failed", "{s}");
     assert_eq!(s["triage"]["verdict"], "test_outdated", "{s}");
+    assert!(
+        terminal.contains("  FAIL  archive-project (")
+            && terminal.contains("): postcondition_failed at a"),
+        "{terminal}"
+    );
+    assert!(
+        terminal
+            .contains("advice: the steps still work but what the scenario checks no longer holds"),
+        "{terminal}"
+    );
 }
 
 #[test]

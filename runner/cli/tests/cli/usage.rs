@@ -91,12 +91,43 @@ fn verbose_prints_every_step_and_quiet_only_the_summary() {
         err.contains("sign-in a1 fill label=\"Email\" value_ref=ACME_ADMIN_EMAIL ok ("),
         "{err}"
     );
-    assert!(err.contains("PASS  sign-in"), "{err}");
-    let q = windup(dir.path(), &["run", "sign-in", "-q", "--base-url", &base]);
+    // Results on stdout, progress on stderr.
+    assert!(stdout(&v).contains("PASS  sign-in"), "{}", printed(&v));
+    assert!(!err.contains("PASS  sign-in"), "{err}");
+    // The run's HTML report, by default, in its run folder; its path is the last line.
+    let html = stdout(&v)
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("HTML report: "))
+        .unwrap_or_else(|| panic!("no report path last in:\n{}", stdout(&v)))
+        .to_string();
+    assert!(
+        html.starts_with("e2e/.windup/runs/") && html.ends_with("/report.html"),
+        "{html}"
+    );
+    let page = std::fs::read_to_string(dir.path().join(&html)).unwrap();
+    assert!(page.contains("sign-in"), "{page}");
+    let q = windup(
+        dir.path(),
+        &[
+            "run",
+            "sign-in",
+            "-q",
+            "--no-html-report",
+            "--base-url",
+            &base,
+        ],
+    );
     assert_eq!(q.status.code(), Some(0), "{}", stderr(&q));
-    let err = stderr(&q);
-    assert!(!err.contains("PASS"), "{err}");
-    assert!(err.contains("1 passed, 0 failed"), "{err}");
+    let out = stdout(&q);
+    assert!(!printed(&q).contains("PASS"), "{out}");
+    assert!(out.contains("1 passed, 0 failed"), "{out}");
+    assert!(!out.contains("HTML report"), "{out}");
+    let reports = std::fs::read_dir(dir.path().join("e2e/.windup/runs"))
+        .unwrap()
+        .filter(|run| run.as_ref().unwrap().path().join("report.html").exists())
+        .count();
+    assert_eq!(reports, 1, "--no-html-report writes none");
 }
 
 #[test]

@@ -199,6 +199,12 @@ pub fn untrusted_page(page: &Observation, facts: &[StepFacts]) -> String {
     page_block(page, facts, None)
 }
 
+/// Text the page wrote (its console messages, the URLs it asked for) under `heading`, inside the
+/// block marked as untrusted data, as `windup mcp` shows it.
+pub fn untrusted_text(heading: &str, text: &str) -> String {
+    format!("{OPEN}\n{heading}:\n{}{CLOSE}\n", neutralize(text))
+}
+
 /// The block: the page's address and title (the title is the page's own text), a failure's
 /// message, what changed, the elements. Nothing the page wrote stands outside it.
 fn page_block(page: &Observation, facts: &[StepFacts], failure: Option<&str>) -> String {

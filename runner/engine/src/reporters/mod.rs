@@ -5,6 +5,7 @@ pub mod html;
 mod inline;
 pub mod json;
 pub mod junit;
+pub mod kept;
 
 use std::path::{Path, PathBuf};
 

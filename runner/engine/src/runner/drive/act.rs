@@ -158,6 +158,12 @@ impl Drive {
             session.close().await;
             return Err(DriveError(format!("the browser failed: {e}")));
         }
+        // For the console and network tools, from the first request on.
+        if let Err(e) = session.record_traffic().await {
+            session.close().await;
+            return Err(DriveError(format!("the browser failed: {e}")));
+        }
+        self.traffic_mark = 0;
         let navigation = self.runner.config.timeouts.navigation;
         if let Err(e) = session.goto(dest.as_str(), navigation).await {
             let why = match session.left_origins() {
@@ -193,6 +199,7 @@ impl Drive {
                 "no page is open yet (fix: call browser_open first)",
             ));
         };
+        self.mark_traffic();
         let mut action = self.ground(&step, &shown)?;
         let mut summary = self.runner.secrets.redact(&action.summary());
         // What changed since the agent looked changed on its own: never a fact of this step.

@@ -7,7 +7,8 @@
 //!
 //! Read `state` (the `Drive` and the page it is on), `act` (one step), `prove` (postconditions),
 //! `save` (the scenario and its verified plan), `recorded` (the steps so far, and undo), `notes`
-//! (project memory), `log` (every action, refused or not, for the agent and the user).
+//! (project memory), `log` (every action, refused or not, for the agent and the user), `watch`
+//! (a screenshot, the console and the requests, none of them a step).
 
 mod act;
 mod log;
@@ -16,6 +17,7 @@ mod prove;
 mod recorded;
 mod save;
 mod state;
+mod watch;
 
 pub use act::{Acted, Step, StepKind};
 pub use log::LOG_FILE;

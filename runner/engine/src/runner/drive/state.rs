@@ -51,6 +51,8 @@ pub struct Drive {
     /// The controls the pages showed since the start page: a task naming one must use it.
     pub(super) controls: std::collections::BTreeSet<crate::planner::words::Seen>,
     pub(super) log: ActionLog,
+    /// Where the console messages and requests since the last observation start (`watch`).
+    pub(super) traffic_mark: u64,
 }
 
 impl Drive {
@@ -68,6 +70,7 @@ impl Drive {
             steps: Vec::new(),
             controls: Default::default(),
             log: ActionLog::new(&root),
+            traffic_mark: 0,
             runner,
         })
     }
@@ -90,6 +93,7 @@ impl Drive {
 
     /// Reads the page again, its most relevant items to `focus` first.
     pub async fn observe(&mut self, focus: &str) -> Result<Seen, DriveError> {
+        self.mark_traffic();
         let page = self.read(focus).await?;
         self.log.write("observe", &page.url, None);
         Ok(self.show(&page, &[]))
