@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{example, report, run_one, serve, stderr, windup};
+use crate::support::{example, report, run_one, printed, serve, stderr, windup};
 
 /// Short step waits: every case here fails a step first.
 fn quick(root: &Path, extra: &str) {
@@ -274,7 +274,7 @@ fn a_persons_plan_that_heals_is_proposed_and_adopted_with_windup_accept() {
             "html=r.html",
         ],
     );
-    let (code, terminal) = (out.status.code().unwrap_or(-1), stderr(&out));
+    let (code, terminal) = (out.status.code().unwrap_or(-1), printed(&out));
     let s = report(&root.join("r.json"))["scenarios"][0].clone();
     let junit = std::fs::read_to_string(root.join("r.xml")).unwrap();
     let html = std::fs::read_to_string(root.join("r.html")).unwrap();

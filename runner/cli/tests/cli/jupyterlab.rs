@@ -136,8 +136,8 @@ fn galatas_flows_pass_on_a_real_jupyterlab_and_its_own_state_agrees() {
     let root = project.path();
 
     let run = windup(root, &["run", "--require-cached", "--base-url", &base]);
-    // The progress and the summary go to stderr.
-    let out = stderr(&run);
+    // The results and the summary go to stdout.
+    let out = stdout(&run);
     assert_eq!(run.status.code(), Some(0), "{out}\n{}", lab.log());
     assert!(out.contains("5 passed, 0 failed"), "{out}");
     assert_jupyterlab_did_the_flows(&lab, "windup run");
@@ -192,8 +192,8 @@ fn the_flows_fail_when_jupyterlab_refuses_the_new_name() {
             &base,
         ],
     );
-    let out = stderr(&run);
-    assert_eq!(run.status.code(), Some(1), "{out}");
+    let out = stdout(&run);
+    assert_eq!(run.status.code(), Some(1), "{out}\n{}", stderr(&run));
     assert!(out.contains("0 passed, 2 failed"), "{out}");
     // Each fails at its rename, on a check of the plan: JupyterLab asks to overwrite instead.
     for (id, step) in [
