@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{example, report, run_one, printed, serve, stderr, windup};
+use crate::support::{example, printed, report, run_one, serve, stderr, windup};
 
 /// Short step waits: every case here fails a step first.
 fn quick(root: &Path, extra: &str) {
