@@ -97,50 +97,7 @@ elif bah inspect --type image "$base_ref" >/dev/null 2>&1; then
   echo "in the store"
 else
   [ "$base" = "debian:bookworm-slim" ] || fail "the Dockerfile's base is $base; this script can only make debian:bookworm-slim"
-  rootfs="$work/rootfs"
-  heavy debootstrap --variant=minbase bookworm "$rootfs" >"$work/debootstrap.log" 2>&1 ||
-    { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
-  # As Docker's debian:bookworm-slim: bookworm, bookworm-updates and bookworm-security (the
-  # browser's fixes come from there), on the mirror debootstrap used; no documentation,
-  # manuals or translations from later packages.
-  mirror="$(awk '$1 == "deb" { print $2; exit }' "$rootfs/etc/apt/sources.list")"
-  rm -f "$rootfs/etc/apt/sources.list"
-  cat >"$rootfs/etc/apt/sources.list.d/debian.sources" <<EOF
-Types: deb
-URIs: $mirror
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb
-URIs: ${mirror%/debian}/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-  cat >"$rootfs/etc/dpkg/dpkg.cfg.d/docker" <<'EOF'
-path-exclude /usr/share/doc/*
-path-include /usr/share/doc/*/copyright
-path-exclude /usr/share/man/*
-path-exclude /usr/share/groff/*
-path-exclude /usr/share/info/*
-path-exclude /usr/share/lintian/*
-path-exclude /usr/share/linda/*
-path-exclude /usr/share/locale/*
-EOF
-  # What those rules keep out of later packages, out of debootstrap's too (about 45 MB).
-  find "$rootfs/usr/share/doc" -type f -not -name copyright -delete
-  find "$rootfs/usr/share/doc" -type d -empty -delete
-  rm -rf "$rootfs"/usr/share/{man,groff,info,lintian,linda,locale}/*
-  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/log/*.log
-  tar --numeric-owner -C "$rootfs" -cf "$work/rootfs.tar" .
-  rm -rf "$rootfs"
-  base_ctr="$(bah from scratch)"
-  bah add "$base_ctr" "$work/rootfs.tar" / >/dev/null
-  bah config --cmd bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$base_ctr"
-  bah commit --quiet --rm "$base_ctr" "$base_ref" >/dev/null
-  rm -f "$work/rootfs.tar"
-  echo "made from debootstrap --variant=minbase bookworm"
+  bash "$root/scripts/bookworm-base.sh" "$base_ref"
 fi
 
 # --- the image ----------------------------------------------------------------------------

@@ -113,47 +113,7 @@ say "base image $base_ref"
 if bah inspect --type image "$base_ref" >/dev/null 2>&1; then
   echo "  in the store"
 else
-  # As scripts/image-check.sh makes it (the same image, shared with it through buildah's store).
-  rootfs="$work/rootfs"
-  heavy debootstrap --variant=minbase bookworm "$rootfs" >"$work/debootstrap.log" 2>&1 ||
-    { tail -20 "$work/debootstrap.log" >&2; fail "debootstrap"; }
-  mirror="$(awk '$1 == "deb" { print $2; exit }' "$rootfs/etc/apt/sources.list")"
-  rm -f "$rootfs/etc/apt/sources.list"
-  cat >"$rootfs/etc/apt/sources.list.d/debian.sources" <<EOF
-Types: deb
-URIs: $mirror
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-
-Types: deb
-URIs: ${mirror%/debian}/debian-security
-Suites: bookworm-security
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-  cat >"$rootfs/etc/dpkg/dpkg.cfg.d/docker" <<'EOF'
-path-exclude /usr/share/doc/*
-path-include /usr/share/doc/*/copyright
-path-exclude /usr/share/man/*
-path-exclude /usr/share/groff/*
-path-exclude /usr/share/info/*
-path-exclude /usr/share/lintian/*
-path-exclude /usr/share/linda/*
-path-exclude /usr/share/locale/*
-EOF
-  find "$rootfs/usr/share/doc" -type f -not -name copyright -delete
-  find "$rootfs/usr/share/doc" -type d -empty -delete
-  rm -rf "$rootfs"/usr/share/{man,groff,info,lintian,linda,locale}/*
-  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/log/*.log
-  tar --numeric-owner -C "$rootfs" -cf "$work/rootfs.tar" .
-  rm -rf "$rootfs"
-  base_ctr="$(bah from scratch)"
-  bah add "$base_ctr" "$work/rootfs.tar" / >/dev/null
-  bah config --cmd bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$base_ctr"
-  bah commit --quiet --rm "$base_ctr" "$base_ref" >/dev/null
-  rm -f "$work/rootfs.tar"
-  echo "  made from debootstrap --variant=minbase bookworm"
+  echo "  $(bash "$root/scripts/bookworm-base.sh" "$base_ref")"
 fi
 
 # A command in the container, as root in /root with a login's PATH; its output indented.
