@@ -82,17 +82,24 @@ if ! npm_ok; then
   npm_ok || { log "npm install finished but the expected files are missing"; exit 1; }
 fi
 
-if ! miniwob_ok; then
-  PYTHON="${PYTHON:-python3}"
-  log "installing miniwob==$MINIWOB_VERSION into $MINIWOB_DIR"
-  tmp="$FIXTURES/.miniwob.tmp.$$"
+# pip_target DIR NAME SPEC [pip options]: installs SPEC with pip --target into a temporary folder
+# beside DIR, then moves it into place, so an interrupted install never looks complete.
+pip_target() {
+  local dir="$1" name="$2" spec="$3"
+  shift 3
+  local tmp="$FIXTURES/.$name.tmp.$$"
   rm -rf "$tmp"
   trap 'rm -rf "$tmp"' EXIT
-  "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-input --root-user-action=ignore --no-deps \
-    --target "$tmp" "miniwob==$MINIWOB_VERSION" >&2
-  rm -rf "$MINIWOB_DIR"
-  mv "$tmp" "$MINIWOB_DIR"
+  "${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check --no-input --root-user-action=ignore \
+    "$@" --target "$tmp" "$spec" >&2
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
   trap - EXIT
+}
+
+if ! miniwob_ok; then
+  log "installing miniwob==$MINIWOB_VERSION into $MINIWOB_DIR"
+  pip_target "$MINIWOB_DIR" miniwob "miniwob==$MINIWOB_VERSION" --no-deps
   miniwob_ok || { log "pip install finished but the expected files are missing"; exit 1; }
 fi
 
@@ -118,16 +125,8 @@ if ! jupyterlab_ok; then
   jupyterlab_ok || { log "pip install finished but jupyterlab $JUPYTERLAB_VERSION is missing"; exit 1; }
 fi
 if ! django_ok; then
-  PYTHON="${PYTHON:-python3}"
   log "installing django==$DJANGO_VERSION (with its asgiref and sqlparse) into $DJANGO_DIR"
-  tmp="$FIXTURES/.django.tmp.$$"
-  rm -rf "$tmp"
-  trap 'rm -rf "$tmp"' EXIT
-  "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-input --root-user-action=ignore \
-    --target "$tmp" "django==$DJANGO_VERSION" >&2
-  rm -rf "$DJANGO_DIR"
-  mv "$tmp" "$DJANGO_DIR"
-  trap - EXIT
+  pip_target "$DJANGO_DIR" django "django==$DJANGO_VERSION"
   django_ok || { log "pip install finished but the expected files are missing"; exit 1; }
 fi
 

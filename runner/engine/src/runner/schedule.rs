@@ -308,12 +308,7 @@ fn skip_blocked(
             events.on_event(&Event::ScenarioFinished {
                 result: result.clone(),
             });
-            Outcome {
-                result,
-                started_at: OffsetDateTime::now_utc(),
-                spend: Spend::default(),
-                phases: Phases::default(),
-            }
+            Outcome::of(result)
         })
         .collect();
     (skipped, rest)
