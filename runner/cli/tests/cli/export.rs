@@ -309,28 +309,11 @@ fn bad_exports_exit_2_naming_the_fix_and_write_nothing() {
 /// scenarios' current text, for Windup to verify in a run before they are exported.
 fn cache_committed_plans(root: &Path) {
     for id in ["sign-in", "home"] {
-        let file = root.join(format!("e2e/scenarios/{id}.yaml"));
-        let scenario = windup_model::validate::scenario_from_yaml(
-            "scenario",
-            &std::fs::read_to_string(&file).unwrap(),
-            Some(id),
-        )
-        .unwrap();
         let plan: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(root.join(format!("plans/{id}.json"))).unwrap(),
         )
         .unwrap();
-        let entry = serde_json::json!({
-            "cache_version": "0.2",
-            "key": {"scenario_id": id, "start_url": scenario.start_url, "scenario_sha": scenario.sha()},
-            "plan": plan,
-            "status": "active",
-            "stats": {"created_at": "2026-12-01T00:00:00Z", "last_verified_at": "2026-12-01T00:00:00Z",
-                      "verified_runs": 1, "last_duration_ms": 1},
-        });
-        let cache = root.join("e2e/.windup/cache");
-        std::fs::create_dir_all(&cache).unwrap();
-        std::fs::write(cache.join(format!("{id}.json")), entry.to_string()).unwrap();
+        cache_plan(root, plan);
     }
 }
 

@@ -200,3 +200,26 @@ pub(crate) fn sign_in_answers(email_label: &str) -> [windup_testkit::fake_llm::R
         Reply::Grounded(serde_json::json!({"proofs": ["#url: /projects.html"]})),
     ]
 }
+
+/// Writes `plan` (a plan file's JSON) into `root`'s cache as a verified entry, keyed to the
+/// current text of its scenario `e2e/scenarios/<id>.yaml`, as a committed plan would be.
+pub(crate) fn cache_plan(root: &Path, plan: serde_json::Value) {
+    let id = plan["scenario_id"].as_str().unwrap().to_string();
+    let scenario = windup_model::validate::scenario_from_yaml(
+        "scenario",
+        &std::fs::read_to_string(root.join(format!("e2e/scenarios/{id}.yaml"))).unwrap(),
+        Some(&id),
+    )
+    .unwrap();
+    let entry = serde_json::json!({
+        "cache_version": "0.2",
+        "key": {"scenario_id": id, "start_url": scenario.start_url, "scenario_sha": scenario.sha()},
+        "plan": plan,
+        "status": "active",
+        "stats": {"created_at": "2026-12-01T00:00:00Z", "last_verified_at": "2026-12-01T00:00:00Z",
+                  "verified_runs": 1, "last_duration_ms": 1},
+    });
+    let cache = root.join("e2e/.windup/cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join(format!("{id}.json")), entry.to_string()).unwrap();
+}
