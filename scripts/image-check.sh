@@ -295,7 +295,7 @@ summary="$gh/file_commands/step_summary"
 expect "the page was edited" has "$gh/workspace/examples/acme/app/login.html" "Signing in is closed today."
 expect "exit code 1 (a scenario failed)" test "$code" = 1
 expect "::error on e2e/scenarios/sign-in.yaml" \
-  grep -q "::error file=examples/acme/e2e/scenarios/sign-in.yaml,title=selector_not_found::sign-in" "$work/step.log"
+  grep -q "::error file=examples/acme/e2e/scenarios/sign-in.yaml,title=selector_not_found at a[0-9]*::sign-in" "$work/step.log"
 expect "outputs: 0 passed, 1 failed" grep -q "^passed=0 failed=1 " <<<"$(outputs)"
 expect "summary names the failure" has "$summary" "| \`sign-in\` | ❌ failed |"
 
