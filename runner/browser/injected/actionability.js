@@ -23,14 +23,15 @@
     }
 
     function frameWaitFactory(win) {
-      // One animation frame, or ~100 ms when rAF is throttled (background tab).
+      // One animation frame, or ~100 ms when rAF is throttled (background tab). Resolves with
+      // whether a frame was drawn: the timer's answer says only that time passed.
       return () => new Promise((resolve) => {
         let done = false;
         let id = 0;
-        const finish = () => {
+        const finish = (drawn) => {
           if (done) return;
           done = true;
-          resolve();
+          resolve(drawn);
         };
         const timer = setTimeoutFn(() => {
           if (!done && id) {
@@ -38,15 +39,46 @@
               win.cancelAnimationFrame(id);
             } catch (e) { /* ignore */ }
           }
-          finish();
+          finish(false);
         }, 100);
         try {
           id = win.requestAnimationFrame(() => {
             clearTimeoutFn(timer);
-            finish();
+            finish(true);
           });
         } catch (e) { /* keep the timer */ }
       });
+    }
+
+    /** The document's animation time: it moves only when a frame is drawn. */
+    function timelineNow(win) {
+      try {
+        const t = win.document.timeline && win.document.timeline.currentTime;
+        return typeof t === 'number' ? t : null;
+      } catch (e) {
+        return null;
+      }
+    }
+
+    /**
+     * Waits until the page has drawn a frame since `before` (its animation time moved), at most
+     * ~1 s. False when it drew none in a document that is shown: under load a frame can take
+     * longer than the timer, and a box read twice without a frame between reads the same twice,
+     * moving or not. A hidden document draws no frames at all; there the timer's word stands.
+     */
+    async function frameDrawn(win, nextFrame, before) {
+      for (let i = 0; i < 10; i++) {
+        const drawn = await nextFrame();
+        const now = timelineNow(win);
+        if (drawn && (before === null || now === null || now !== before)) return true;
+        let hidden = false;
+        try {
+          hidden = win.document.visibilityState === 'hidden';
+        } catch (e) { /* a document being torn down */ }
+        if (hidden) return true;
+        if (isLeaving()) return true;
+      }
+      return false;
     }
 
     function rectKey(r) {
@@ -243,10 +275,12 @@
       if (STABLE_ACTIONS.has(action)) {
         // The box now (the scroll above laid the page out) and one animation frame later: an
         // animation or transition moves it at every frame, a script's rAF loop too.
-        const nextFrame = frameWaitFactory(el.ownerDocument.defaultView || topWindow);
+        const view = el.ownerDocument.defaultView || topWindow;
+        const nextFrame = frameWaitFactory(view);
         const r1 = rectKey(el.getBoundingClientRect());
-        await nextFrame();
+        const drawn = await frameDrawn(view, nextFrame, timelineNow(view));
         if (isLeaving()) return { status: 'navigating' };
+        if (!drawn) return { status: 'not_actionable', reason: 'element is not stable (the page drew no frame)' };
         if (!el.isConnected) return { status: 'not_actionable', reason: 'element was detached from the DOM' };
         const r2 = rectKey(el.getBoundingClientRect());
         if (r1 !== r2) return { status: 'not_actionable', reason: 'element is not stable (still moving)' };
