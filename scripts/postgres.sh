@@ -8,9 +8,11 @@ if ! command -v pg_ctlcluster >/dev/null 2>&1; then
     { apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2; }
 fi
 if ! pg_ctlcluster 15 main status >/dev/null 2>&1; then
-  pg_ctlcluster 15 main start
+  # pg_ctl gives up waiting after 60 s, which a loaded machine (a build beside it) or crash
+  # recovery can take; the server goes on starting, so the wait below decides.
+  pg_ctlcluster 15 main start || echo "pg_ctlcluster did not see the server start yet; waiting" >&2
 fi
-for _ in $(seq 1 30); do
+for _ in $(seq 1 180); do
   pg_isready -q -h 127.0.0.1 -p 5432 && break
   sleep 1
 done
