@@ -1,6 +1,7 @@
-// document.js: The document itself, read at call time: its URL, the HTTP status it came with, and a
-// setup's localStorage (captured, and restored before the page's scripts).
-// Uses: prelude.js only.
+// document.js: The document itself, read at call time: its URL, the HTTP status it came with, a
+// setup's localStorage (captured, and restored before the page's scripts), and whether it has
+// settled (how long it has been unchanged, what it marks busy).
+// Uses: prelude.js, dom.js (newCtx), visibility.js (isVisible).
 
     // The document itself: its address, title, the HTTP status it came with, its storage.
     // Read at call time, never cached: they change under us.
@@ -33,4 +34,44 @@
       } catch (e) {
         // Storage the page may not use (sandboxed, opaque origin): nothing to restore.
       }
+    }
+
+    /** When this document last changed, as the observer `stillFor` sets up saw it. */
+    let documentChangedAt = null;
+
+    /**
+     * How long this document has been unchanged (no node added, removed or edited, no attribute
+     * or text changed), in milliseconds. The observer that measures it is set up when the engine
+     * is installed (before the page's own scripts, on a new document) or, failing that, by the
+     * first call, which answers 0. A page that stopped changing around a missing target offers
+     * its heal candidate for good; a page is read for planning once it stopped changing.
+     */
+    function stillFor() {
+      const now = perfNow();
+      if (documentChangedAt === null) {
+        documentChangedAt = now;
+        try {
+          new MutationObserver(() => { documentChangedAt = perfNow(); })
+            .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+        } catch (e) {
+          documentChangedAt = null; // no document to watch yet: the next call tries again
+        }
+        return 0;
+      }
+      return Math.max(0, Math.round(now - documentChangedAt));
+    }
+    stillFor();
+
+    /**
+     * What says whether the document has settled: how long it has been unchanged
+     * (stillFor), how many shown elements say `aria-busy="true"` (a region still loading),
+     * and its ready state.
+     */
+    function settledState() {
+      const ctx = newCtx();
+      let busy = 0;
+      for (const el of document.querySelectorAll('[aria-busy="true" i]')) {
+        if (isVisible(el, ctx)) busy++;
+      }
+      return { still_ms: stillFor(), busy, ready: document.readyState };
     }

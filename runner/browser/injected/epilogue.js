@@ -29,6 +29,7 @@
       unmask,
       url: documentUrl,
       navigationStatus,
+      settled: settledState,
       localStorage: localStorageEntries,
       restoreLocalStorage,
       fileInput,

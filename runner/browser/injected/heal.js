@@ -5,7 +5,7 @@
 // inputType), names.js (accessibleName), text.js (normText, isButtonLikeInput, NON_TEXT_TAGS),
 // selectors.js (resolve, searchTop, searchScoped, splitVisible, isLabelTarget, labelTexts,
 // testIdAttribute),
-// interactive.js (buildIndex, selectorFor).
+// interactive.js (buildIndex, selectorFor); document.js's stillFor, declared after it.
 
     function editDistance(a, b) {
       if (a === b) return 0;
@@ -153,24 +153,4 @@
         type: htmlTag(el) === 'input' ? inputType(el) : null,
       }));
       return { rule, total: pool.length, candidates, still_ms: stillFor() };
-    }
-
-    /** When this document last changed, as the observer `stillFor` sets up saw it. */
-    let documentChangedAt = null;
-
-    /**
-     * How long this document has been unchanged (no node added, removed or edited, no attribute
-     * or text changed), in milliseconds: 0 on the first call in a document, which sets up the
-     * observer that measures it from then on. A page that stopped changing around a missing
-     * target offers its heal candidate for good.
-     */
-    function stillFor() {
-      const now = perfNow();
-      if (documentChangedAt === null) {
-        documentChangedAt = now;
-        new MutationObserver(() => { documentChangedAt = perfNow(); })
-          .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-        return 0;
-      }
-      return Math.max(0, Math.round(now - documentChangedAt));
     }

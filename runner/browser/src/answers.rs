@@ -152,6 +152,18 @@ pub struct HealCandidate {
     pub input_type: Option<String>,
 }
 
+/// What says whether the current document has settled.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct DocumentState {
+    /// How long the document has been unchanged, in milliseconds: 0 on the first ask in a
+    /// document (that call starts watching it).
+    pub still_ms: u64,
+    /// Shown elements marked `aria-busy="true"`: regions that say they are still loading.
+    pub busy: u32,
+    /// `document.readyState`: `loading`, `interactive` or `complete`.
+    pub ready: String,
+}
+
 /// What the page has in place of a target that is gone (at most three candidates listed).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct HealCandidates {

@@ -66,7 +66,8 @@ pub(crate) fn engine_script(testid_attribute: &str) -> String {
 //                            planning::repair::todomvc_plans_replays_heals_after_a_markup_change…
 //   evidence.js              failures::failure_evidence_names_the_target_and_covers_credential_…
 //   document.js              failures::http_error_page_is_navigation_failed (status),
-//                            planning::setups::setup_scenarios_sign_in_once_… (localStorage)
+//                            planning::setups::setup_scenarios_sign_in_once_… (localStorage),
+//                            planning::settling::* (settled)
 //   mask.js                  screenshots::*, frames::a_credential_in_a_frame_of_another_origin_…
 in_page_modules! {
     "prelude.js",
@@ -97,7 +98,8 @@ in_page_modules! {
 
 pub use super::answers::{CountObserved, Observed, ValueObserved};
 pub use super::answers::{
-    Counts, Diagnosis, Focus, HealCandidate, HealCandidates, HealRule, Located, SetValue,
+    Counts, Diagnosis, DocumentState, Focus, HealCandidate, HealCandidates, HealRule, Located,
+    SetValue,
 };
 
 /// The postconditions of one `expect`, as selector parts; the URL is matched in Rust.
@@ -551,6 +553,11 @@ pub async fn unmask(page: &Page, realm: &Realm) -> Result<bool, BrowserError> {
 /// under way.
 pub async fn is_leaving(page: &Page) -> Result<bool, BrowserError> {
     call(page, "isLeaving", &[]).await
+}
+
+/// Whether the current document has settled: unchanged for how long, busy regions, ready state.
+pub async fn document_state(page: &Page) -> Result<DocumentState, BrowserError> {
+    call(page, "settled", &[]).await
 }
 
 /// The current document's URL.

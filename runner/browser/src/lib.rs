@@ -52,6 +52,7 @@ mod popup_hold;
 mod profile;
 mod remote_frames;
 mod session;
+mod settled;
 #[cfg(feature = "test-access")]
 mod test_access;
 mod traffic;
@@ -71,5 +72,6 @@ pub use launch::{BrowserOptions, RunAs, find_chromium, kill_pid};
 pub use network_log::{MAX_FAILED_REQUESTS, SessionLog};
 pub use page::{Frame, Page};
 pub use session::Session;
+pub use settled::{DOCUMENT_STILL, NETWORK_QUIET, Settling};
 pub use traffic::{ConsoleMessage, MAX_TRAFFIC, Request, TrafficSince};
 pub use transfer::{Download, DownloadError, Downloads};

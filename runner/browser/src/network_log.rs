@@ -19,8 +19,11 @@ pub struct SessionLog {
     /// Chromium reported them. Not masked for credentials: the runner does that.
     pub failed_requests: Vec<String>,
     /// Requests of the page still waiting for an answer (bounded like the ones followed):
-    /// none means the network is quiet.
+    /// none means the network is quiet. An answered request whose body is still coming is not
+    /// one, nor an `EventSource` stream, which never ends.
     pub in_flight: usize,
+    /// When a request of the page last started or ended: how long the network has been quiet.
+    pub network_changed_at: Option<std::time::Instant>,
 }
 
 /// Failed requests kept per session: enough to see what broke, bounded for a chatty page.
@@ -41,7 +44,17 @@ impl SessionLog {
 /// no URL) can name its request. Bounded: a page that never finishes its requests cannot grow it.
 #[derive(Default)]
 pub(super) struct InFlight {
-    urls: HashMap<String, String>,
+    urls: HashMap<String, Followed>,
+}
+
+/// One request followed until it finishes.
+struct Followed {
+    url: String,
+    /// The document load it belongs to.
+    loader: Option<String>,
+    /// Its answer's headers arrived. A body the page never reads may never be reported
+    /// finished, so an answered request no longer counts as waiting.
+    answered: bool,
 }
 
 const MAX_IN_FLIGHT: usize = 1_000;
@@ -55,8 +68,14 @@ impl InFlight {
         log: &Mutex<SessionLog>,
     ) {
         let url = &event.request.url;
-        if self.urls.len() < MAX_IN_FLIGHT && !url.starts_with("data:") {
-            self.urls.insert(event.request_id, url.clone());
+        let stream = event.kind.as_deref() == Some("EventSource");
+        if self.urls.len() < MAX_IN_FLIGHT && !url.starts_with("data:") && !stream {
+            let followed = Followed {
+                url: url.clone(),
+                loader: event.loader_id.clone(),
+                answered: false,
+            };
+            self.urls.insert(event.request_id, followed);
             self.count(log);
         }
         if event.kind.as_deref() == Some("Document")
@@ -67,7 +86,11 @@ impl InFlight {
     }
 
     /// An answer arrived: a 4xx or 5xx one is a failed request.
-    pub(super) fn on_response(&self, event: ResponseReceived, log: &Mutex<SessionLog>) {
+    pub(super) fn on_response(&mut self, event: ResponseReceived, log: &Mutex<SessionLog>) {
+        if let Some(followed) = self.urls.get_mut(&event.request_id) {
+            followed.answered = true;
+            self.count(log);
+        }
         let response = event.response;
         if response.status >= 400
             && let Some(url) = response.url
@@ -80,18 +103,30 @@ impl InFlight {
         }
     }
 
+    /// A new document committed in the main frame under `loader`: the requests of the one it
+    /// replaced (and of its frames) end with it, most without an event saying so.
+    pub(super) fn on_main_commit(&mut self, loader: Option<&str>, log: &Mutex<SessionLog>) {
+        let before = self.urls.len();
+        self.urls.retain(|_, f| f.loader.as_deref() == loader);
+        if self.urls.len() != before {
+            self.count(log);
+        }
+    }
+
     pub(super) fn on_finished(&mut self, event: LoadingFinished, log: &Mutex<SessionLog>) {
         self.urls.remove(&event.request_id);
         self.count(log);
     }
 
     fn count(&self, log: &Mutex<SessionLog>) {
-        log.lock().expect("log lock").in_flight = self.urls.len();
+        let mut log = log.lock().expect("log lock");
+        log.in_flight = self.urls.values().filter(|f| !f.answered).count();
+        log.network_changed_at = Some(std::time::Instant::now());
     }
 
     /// A request got no answer: noted with why, when its URL is known.
     pub(super) fn on_failed(&mut self, event: LoadingFailed, log: &Mutex<SessionLog>) {
-        let Some(url) = self.urls.remove(&event.request_id) else {
+        let Some(Followed { url, .. }) = self.urls.remove(&event.request_id) else {
             return;
         };
         self.count(log);

@@ -172,6 +172,7 @@ pub(super) async fn watch_page(
                         subframes.committed();
                     } else if frame.id == main_frame {
                         hold.on_commit(&frame.url);
+                        in_flight.on_main_commit(frame.loader_id.as_deref(), &log);
                     }
                 }
                 RequestPaused::METHOD => {

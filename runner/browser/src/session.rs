@@ -38,7 +38,7 @@ pub(super) type Tabs = TabPool<Session>;
 
 /// One scenario's browser context and its current page.
 pub struct Session {
-    page: Page,
+    pub(super) page: Page,
     /// The current page's documents, as its lifecycle events report them.
     docs: Arc<Documents>,
     /// The origins the session's pages are held to, and where they were stopped from going.

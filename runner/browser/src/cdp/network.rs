@@ -144,6 +144,9 @@ impl From<&Cookie> for CookieParam {
 #[serde(rename_all = "camelCase")]
 pub(crate) struct RequestWillBeSent {
     pub request_id: String,
+    /// The document load it belongs to (a navigation's own request has its loader's id).
+    #[serde(default)]
+    pub loader_id: Option<String>,
     pub request: Request,
     /// The resource type: `Document`, `Script`, `XHR`, …
     #[serde(default, rename = "type")]

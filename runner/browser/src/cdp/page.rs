@@ -180,6 +180,9 @@ pub(crate) struct NavigatedFrame {
     #[serde(default)]
     pub parent_id: Option<String>,
     pub url: String,
+    /// The load that committed this document.
+    #[serde(default)]
+    pub loader_id: Option<String>,
 }
 
 impl Event for FrameNavigated {

@@ -16,9 +16,10 @@ use crate::executor::{Execution, Screenshots, Trace, execute_steps};
 use crate::planner::Observation;
 
 impl Runner {
-    /// Reads the page for the planner once it has something to show: pages that render after
-    /// `load` get a short grace. A page outside the app's origins is never read: it stops
-    /// planning.
+    /// Reads the page for the planner once it has settled (no request waiting or just ended,
+    /// the document parsed and unchanged, nothing shown `aria-busy`), bounded by a step's wait,
+    /// so the model is never shown a loading screen. A page outside the app's origins is never
+    /// read: it stops planning.
     pub(in crate::runner) async fn observe(
         &self,
         session: &Session,
@@ -35,6 +36,14 @@ impl Runner {
         }
         let s = &self.config.planner;
         let started = Instant::now();
+        if let crate::browser::Settling::Busy(busy) =
+            session.wait_settled(self.config.timeouts.action).await
+        {
+            tracing::info!(
+                busy = busy.join(", "),
+                "the page did not settle within a step's wait; it is read as it is"
+            );
+        }
         // A page that fails to read because it is leaving the app stops for that reason.
         let stop = |e| match session.left_origins() {
             Some(left) => Stop::Outside(left.url),

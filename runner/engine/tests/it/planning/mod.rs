@@ -17,6 +17,7 @@ mod protect;
 mod proving;
 mod repair;
 mod security;
+mod settling;
 mod setups;
 mod suites;
 pub(crate) mod support;
