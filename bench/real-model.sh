@@ -14,6 +14,9 @@
 #                                       MiniWoB's own reward; the table, with the false greens, is
 #                                       printed by bench/oracle-table.py (results/table.md,
 #                                       results/oracle.json)
+#   WINDUP_BENCH_MODE=real-apps:         first plans of the Django admin's flows, judged by
+#                                       Django's own data and request log
+#                                       (bench/real-apps-plan.py; arguments: --flows …)
 #   WINDUP_BENCH_MODE=bench (default): `windup bench` per scenario (5 generations, 10 replays,
 #                                       recovery); results: <work>/results/*.json
 # WINDUP_LLM_CLIENT_PORT: the port windup's provider is pointed at (default: llama-server's), for
@@ -165,6 +168,13 @@ elif [ "${WINDUP_RELEASE:-0}" = 1 ]; then
 else
   cargo build --quiet -p windup --manifest-path "$ROOT/Cargo.toml"
   WINDUP="$ROOT/target/debug/windup"
+fi
+if [ "${WINDUP_BENCH_MODE:-bench}" = real-apps ]; then
+  # First plans of the Django admin's flows, judged by Django's own data and request log.
+  log "first plans on Django's admin (bench/real-apps-plan.py)"
+  exec python3 "$ROOT/bench/real-apps-plan.py" --windup "$WINDUP" \
+    --llm-url "http://127.0.0.1:${WINDUP_LLM_CLIENT_PORT:-$PORT}/v1" --model "$MODEL_NAME" \
+    --rounds "${WINDUP_BENCH_ROUNDS:-1}" "$@"
 fi
 if [ $# -eq 0 ]; then set -- $(cd "$PROJECT/e2e/scenarios" && ls | sed 's/\.yaml$//'); fi
 status=0
