@@ -429,7 +429,12 @@ where
     F: for<'a> FnOnce(&'a Runner, &'a output::Terminal) -> RunFuture<'a, RunReport>,
 {
     let root = common.project.root.clone();
-    let html = !common.no_html_report;
+    // A plan file replayed where there is no project (no windup.toml) leaves no run folder
+    // behind in whatever folder that is.
+    let in_project = root
+        .join(windup_engine::project::Layout::CONFIG_FILE)
+        .is_file();
+    let html = !common.no_html_report && in_project;
     with_runner_and(
         &common,
         &planning,

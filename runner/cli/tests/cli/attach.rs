@@ -152,6 +152,17 @@ fn reuse_context_runs_in_the_profiles_signed_in_context_and_closes_only_its_tabs
     );
     assert_eq!(r["totals"]["passed"], 1, "{r}");
     assert_left_alone(&mut chromium, &mine);
+    // No windup.toml here: replaying a plan file wrote no HTML report (the failed replay's
+    // screenshot is its evidence, kept).
+    let written = files_under(&dir.path().join("e2e"));
+    assert!(
+        written.iter().any(|p| p.ends_with("account.png")),
+        "{written:?}"
+    );
+    assert!(
+        !written.iter().any(|p| p.ends_with("report.html")),
+        "{written:?}"
+    );
 }
 
 /// `windup run` with `--cdp-url URL` exits 2, naming the flag and each of `wanted`.
@@ -412,4 +423,14 @@ fn browser_args_that_open_the_debugging_port_are_refused_before_chromium_starts(
         let run = windup(dir.path(), &["validate"]);
         assert_eq!(run.status.code(), Some(2), "{flag}: {}", stderr(&run));
     }
+}
+
+/// Every file and folder under `dir`.
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        out.push(e.path());
+        out.extend(files_under(&e.path()));
+    }
+    out
 }
