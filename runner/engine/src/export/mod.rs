@@ -15,13 +15,15 @@ mod assertion;
 mod check;
 mod config;
 mod locator;
+mod resolve;
 mod runtime;
 mod spec;
 mod transfer;
 mod ts;
 mod write;
 
-pub use check::{CheckError, SpecOutcome, check};
+pub use check::{CheckError, Checked, SpecOutcome, check};
 pub use config::ConfigInput;
 pub use locator::{acted_on, every_match};
+pub use resolve::{Evidence, PROBE_ENV, Resolution};
 pub use write::{Exported, Request, playwright};
