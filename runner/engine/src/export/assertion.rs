@@ -2,7 +2,7 @@
 //! checks: `visible` → `toBeVisible` on the first visible match, `hidden` → `toBeHidden` on it
 //! (so no visible match), `url` → `toHaveURL` with the glob's regular expression, `value` →
 //! `toHaveValue` on a form control and `toHaveText` elsewhere, `count` → `toHaveCount` on the
-//! visible matches.
+//! visible matches; each on the plain locator where `resolve` knows that is the same.
 //!
 //! The URL glob is the verifier's own (`verifier::url_glob`: globset, `*` within a path
 //! segment, `**/` across them), and its regular expression is the one globset compiles, so the

@@ -128,13 +128,6 @@ impl Evidence {
     pub(super) fn spec(&self, id: &str) -> Option<&SpecEvidence> {
         self.specs.get(id)
     }
-
-    #[cfg(test)]
-    pub(super) fn of(id: &str, spec: SpecEvidence) -> Evidence {
-        Evidence {
-            specs: BTreeMap::from([(id.to_string(), spec)]),
-        }
-    }
 }
 
 /// How one spec writes its locators.

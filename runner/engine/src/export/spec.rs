@@ -523,6 +523,162 @@ mod tests {
         })
     }
 
+    fn export_known(p: &Plan, evidence: &super::super::resolve::Evidence) -> String {
+        spec(&SpecInput {
+            scenario: &scenario(false, &[]),
+            plan: p,
+            plan_file: "e2e/.windup/cache/demo.json",
+            fragments: &Fragments::default(),
+            totp: &[],
+            files_dir: "../e2e/files",
+            resolution: Resolution::Known(evidence),
+        })
+        .unwrap()
+    }
+
+    fn evidence(findings: &str) -> super::super::resolve::Evidence {
+        super::super::resolve::Evidence::read(findings, &["demo".to_string()])
+    }
+
+    /// Two steps on the same selector: unique when the first ran, ambiguous when the second did.
+    fn save_twice() -> Plan {
+        let mut a1 = step("a1", ActionType::Click);
+        a1.target = target(r#"role=button[name="Save"]"#);
+        a1.expect = Some(Expect {
+            visible: Some("text=Saved".into()),
+            ..Expect::default()
+        });
+        let mut a2 = a1.clone();
+        a2.id = "a2".into();
+        plan(vec![a1, a2])
+    }
+
+    #[test]
+    fn a_locator_playwright_found_unique_is_written_plain() {
+        let text = export_known(
+            &save_twice(),
+            &evidence(
+                r#"{"spec":"demo","site":"a1","unique":true}
+{"spec":"demo","site":"a1.visible","unique":true}
+{"spec":"demo","site":"a2","unique":true}
+{"spec":"demo","site":"a2.visible","unique":true}"#,
+            ),
+        );
+        assert!(
+            text.contains(
+                "  // a1: click role=button[name=\"Save\"]\n  await page.getByRole(\"button\", { name: \"Save\", exact: true }).click();\n  await expect(page.getByText(\"Saved\")).toBeVisible();\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("filter({ visible: true })"), "{text}");
+    }
+
+    #[test]
+    fn a_locator_playwright_found_ambiguous_takes_the_first_visible_match_on_that_step_only() {
+        let text = export_known(
+            &save_twice(),
+            &evidence(
+                r#"{"spec":"demo","site":"a1","unique":true}
+{"spec":"demo","site":"a1.visible","unique":true}
+{"spec":"demo","site":"a2","unique":false}
+{"spec":"demo","site":"a2.visible","unique":true}"#,
+            ),
+        );
+        assert!(
+            text.contains(
+                "  // a2: click role=button[name=\"Save\"]\n  await page.getByRole(\"button\", { name: \"Save\", exact: true }).filter({ visible: true }).first().click();\n  await expect(page.getByText(\"Saved\")).toBeVisible();\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("filter({ visible: true })").count(),
+            1,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn without_tabs_or_dialogs_there_is_no_follower_and_no_handler() {
+        let text = export_known(
+            &save_twice(),
+            &evidence(r#"{"spec":"demo","site":"a1","unique":true}"#),
+        );
+        for absent in [
+            "followNewTab",
+            "popup",
+            "dialog",
+            "newCDPSession",
+            "type Page",
+            "page: first",
+        ] {
+            assert!(!text.contains(absent), "{absent}:\n{text}");
+        }
+        assert!(
+            text.contains("test(\"demo\", async ({ page }) => {"),
+            "{text}"
+        );
+        // A tab and a dialog seen: the step that opened the tab waits for it, as a person writes.
+        let text = export_known(
+            &save_twice(),
+            &evidence(
+                r#"{"spec":"demo","site":"a2","popup":true}
+{"spec":"demo","dialog":true}"#,
+            ),
+        );
+        assert!(!text.contains("followNewTab"), "{text}");
+        assert!(
+            text.contains("const popup1 = page.waitForEvent('popup');\n  await page.getByRole(\"button\", { name: \"Save\", exact: true }).filter({ visible: true }).first().click();\n  // As Windup: the steps move into the tab the page opened.\n  page = await popup1;\n  page.on('dialog'"),
+            "{text}"
+        );
+        assert!(text.contains("let page = first;"), "{text}");
+        assert_eq!(text.matches("waitForEvent('popup')").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn the_probe_tries_plain_locators_and_notes_tabs_and_value_kinds() {
+        let mut a1 = step("a1", ActionType::Click);
+        a1.target = target("css=#save");
+        a1.expect = Some(Expect {
+            value: Some(windup_model::ValueExpect {
+                selector: "role=status".into(),
+                equals: "Saved".into(),
+            }),
+            ..Expect::default()
+        });
+        let text = spec(&SpecInput {
+            scenario: &scenario(false, &[]),
+            plan: &plan(vec![a1.clone()]),
+            plan_file: "p.json",
+            fragments: &Fragments::default(),
+            totp: &[],
+            files_dir: "../e2e/files",
+            resolution: Resolution::Probe,
+        })
+        .unwrap();
+        for needle in [
+            r##"await probe("a1", page.locator("#save"), (l) => l.click());"##,
+            r#"await followNewTab("a1");"#,
+            r#"await probe("a1.value", page.getByRole("status"), (l) => expectValue(l, "Saved", undefined, "a1.value"));"#,
+            "if (site) record({ site, control });",
+            "JSON.stringify({ spec: \"demo\", ...finding })",
+        ] {
+            assert!(text.contains(needle), "{needle}\n{text}");
+        }
+        // What the probe found decides the matcher: no helper left.
+        let text = export_known(
+            &plan(vec![a1]),
+            &evidence(
+                r#"{"spec":"demo","site":"a1.value","unique":true}
+{"spec":"demo","site":"a1.value","control":false}"#,
+            ),
+        );
+        assert!(
+            text.contains(r#"await expect(page.getByRole("status")).toHaveText("Saved");"#),
+            "{text}"
+        );
+        assert!(!text.contains("expectValue"), "{text}");
+    }
+
     #[test]
     fn value_ref_reads_the_environment_never_a_value() {
         let mut fill = step("a1", ActionType::Fill);
