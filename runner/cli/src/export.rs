@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use windup_engine::boundary::Boundary;
 use windup_engine::config::Overrides;
-use windup_engine::export::{self, ConfigInput, Request};
+use windup_engine::export::{self, ConfigInput, Request, Resolution};
 use windup_engine::secrets::ProjectSecrets;
 use windup_model::{ExitCode, Problems};
 
@@ -24,7 +24,8 @@ pub(crate) struct ExportArgs {
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
     /// Then run the specs with the @playwright/test installed in DIR or a folder above it and
-    /// report per spec.
+    /// report per spec; each passing spec is then rewritten with the plain locator wherever
+    /// Playwright found it unique, and the tab and dialog handling only where its pages needed it.
     #[arg(long)]
     check: bool,
     #[command(flatten)]
@@ -66,7 +67,7 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
         .executable
         .clone()
         .or_else(|| windup_engine::browser::find_chromium(None, false));
-    let request = Request {
+    let mut request = Request {
         root: &args.project.root,
         scenarios: &args.scenarios,
         out: &args.out,
@@ -78,6 +79,12 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
             executable: chromium.as_deref(),
             args: &config.file.browser.args,
             testid_attribute: &config.browser.testid_attribute,
+        },
+        // With --check, the specs first probe the live app for what their locators match.
+        resolution: if args.check {
+            Resolution::Probe
+        } else {
+            Resolution::Unknown
         },
     };
     let exported = match export::playwright(&request) {
@@ -109,9 +116,15 @@ pub(crate) fn run(args: &ExportArgs) -> ExitCode {
         return ExitCode::Success;
     }
     match export::check(&args.out, &exported.specs) {
-        Ok(outcomes) => {
+        Ok(checked) => {
+            // Written again from what the run found: what ran is what is kept.
+            request.resolution = Resolution::Known(&checked.evidence);
+            if let Err(p) = export::playwright(&request) {
+                print_problems(&p);
+                return ExitCode::BadInput;
+            }
             let mut code = ExitCode::Success;
-            for o in &outcomes {
+            for o in &checked.outcomes {
                 match (&o.passed, &o.message) {
                     (true, _) => println!("passed {}", o.file.display()),
                     (false, m) => {

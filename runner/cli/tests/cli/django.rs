@@ -2,8 +2,10 @@
 //! translated locator for locator into hand-written plans
 //! (`runner/engine/tests/fixtures/django/project`, mapped in docs/real-apps.md), replayed by
 //! `windup run` against `manage.py runserver` with a `before_each` hook that reseeds the data.
-//! The oracle is Django's database read by Django (`manage.py dumpdata`), not Windup's
-//! verdict; a mutant of the admin that drops inline rows must fail its scenario.
+//! The same plans are then exported and run under `@playwright/test` (`windup export --check`)
+//! against the same server. The oracle is Django's database read by Django (`manage.py
+//! dumpdata`), not Windup's verdict; a mutant of the admin that drops inline rows must fail its
+//! scenario.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -48,8 +50,8 @@ pub(crate) fn windup_django(root: &Path, app: &DjangoAdmin, args: &[&str]) -> Ou
 
 /// The catalogue as Django's `dumpdata` wrote it after a scenario: `name|country|active` per
 /// author, sorted, and each author's book titles, sorted.
-fn catalogue(dump: &Path) -> Vec<String> {
-    let rows: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(dump).unwrap()).unwrap();
+fn catalogue(dump: &str) -> Vec<String> {
+    let rows: Vec<Value> = serde_json::from_str(dump).unwrap();
     let mut authors: Vec<(i64, String)> = rows
         .iter()
         .filter(|r| r["model"] == "catalog.author")
@@ -128,7 +130,9 @@ fn djangos_admin_flows_pass_and_djangos_data_shows_their_effects() {
         "Stanisław Lem|PL|true|Solaris|The Cyberiad",
         "Ursula K. Le Guin|US|true|The Dispossessed",
     ];
-    let dump = |id: &str| catalogue(&root.join(format!("dump-{id}.json")));
+    let dump = |id: &str| {
+        catalogue(&std::fs::read_to_string(root.join(format!("dump-{id}.json"))).unwrap())
+    };
     // What each flow did, as Django stored it.
     let mut added = seed.to_vec();
     added.insert(
@@ -147,6 +151,79 @@ fn djangos_admin_flows_pass_and_djangos_data_shows_their_effects() {
     // The secret never reached the report.
     let text = std::fs::read_to_string(root.join("r.json")).unwrap();
     assert!(!text.contains(PASSWORD));
+
+    // The same plans exported and run under Playwright against the same server, each group
+    // from the seeded catalogue (a spec runs no hook): Django's own dump shows each flow's
+    // effect. Marking inactive, searching and filtering by country do not disturb each other.
+    let node_modules = windup_testkit::fixtures()
+        .playwright_test
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let chromium = windup_engine::browser::find_chromium(None, false).expect("Debian's chromium");
+    let groups: [(&[&str], Vec<&str>); 3] = [
+        (&["add-author-with-books"], added.clone()),
+        (&["delete-selected-authors"], seed[1..].to_vec()),
+        (
+            &[
+                "mark-authors-inactive",
+                "search-authors",
+                "filter-by-country",
+            ],
+            inactive.to_vec(),
+        ),
+    ];
+    for (group, (ids, effect)) in groups.into_iter().enumerate() {
+        assert!(app.manage(&["seed"]).status.success());
+        // A folder per group: Playwright runs every spec in it.
+        let pw = format!("pw{group}");
+        std::fs::create_dir_all(root.join(&pw)).unwrap();
+        std::os::unix::fs::symlink(&node_modules, root.join(&pw).join("node_modules")).unwrap();
+        let mut args = vec!["export"];
+        args.extend_from_slice(ids);
+        args.extend(["--format", "playwright", "--out", &pw, "--check"]);
+        let o = Command::new(env!("CARGO_BIN_EXE_windup"))
+            .current_dir(root)
+            .args(&args)
+            .env_remove("WINDUP_BASE_URL")
+            .env("BASE_URL", &app.base)
+            .env("CHROMIUM_PATH", &chromium)
+            .env("DJANGO_ADMIN_PASSWORD", PASSWORD)
+            .output()
+            .expect("run windup");
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{ids:?}: {out}\n{}", stderr(&o));
+        assert!(
+            out.contains(&format!("passed {pw}/sign-in.setup.ts")),
+            "{out}"
+        );
+        for id in ids {
+            assert!(out.contains(&format!("passed {pw}/{id}.spec.ts")), "{out}");
+            let spec = std::fs::read_to_string(root.join(format!("{pw}/{id}.spec.ts"))).unwrap();
+            // Plain Playwright: no tab follower where no tab opened.
+            assert!(!spec.contains("followNewTab"), "{spec}");
+        }
+        let dump = app.manage(&["dumpdata", "catalog"]);
+        assert!(
+            dump.status.success(),
+            "{}",
+            String::from_utf8_lossy(&dump.stderr)
+        );
+        assert_eq!(
+            catalogue(&String::from_utf8_lossy(&dump.stdout)),
+            effect,
+            "{ids:?} under Playwright"
+        );
+    }
+    keep_exports(root, "django");
+    let setup = std::fs::read_to_string(root.join("pw0/sign-in.setup.ts")).unwrap();
+    assert!(
+        setup.contains("process.env.DJANGO_ADMIN_PASSWORD"),
+        "{setup}"
+    );
+    assert!(!setup.contains(PASSWORD), "{setup}");
 }
 
 #[test]

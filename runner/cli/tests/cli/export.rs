@@ -46,6 +46,26 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
 
+/// `npx playwright test` in `out` on the specs as `--check` left them: the files a user keeps
+/// are the ones that pass, not only the probing form `--check` ran first.
+fn playwright_test(out: &Path, base: &str) -> Output {
+    let chromium = windup_engine::browser::find_chromium(None, false).expect("Debian's chromium");
+    Command::new("node")
+        .arg(fixtures().playwright_test.join("cli.js"))
+        .args(["test", "--reporter=line"])
+        .current_dir(out)
+        .env("BASE_URL", base)
+        .env("CHROMIUM_PATH", chromium)
+        .env("EXPORT_MEMBER_NAME", "Ada")
+        .output()
+        .expect("run node")
+}
+
+/// The helper calls and locator forms a spec uses.
+fn calls(spec: &str, needle: &str) -> usize {
+    spec.matches(needle).count()
+}
+
 /// Every plan step's postconditions became assertions: one `await expect…` line each.
 fn assertion_lines(spec: &str) -> usize {
     spec.lines()
@@ -200,7 +220,22 @@ fn todomvc_specs_pass_under_playwright_and_fail_where_windup_fails() {
             postconditions(&cached_plan(root, &id)),
             "{spec}"
         );
+        // Written from what Playwright found: no tab follower (no tab opened), no probe.
+        assert_eq!(calls(&spec, "followNewTab"), 0, "{spec}");
+        assert_eq!(calls(&spec, "probe"), 0, "{spec}");
+        // Backbone keeps the completed todo in the DOM, hidden: that count alone stays on the
+        // visible matches; the other apps' lists have none hidden.
+        let filtered = calls(&spec, ".filter({ visible: true })");
+        if *app == "backbone" {
+            assert!(filtered > 0, "{spec}");
+        } else {
+            assert_eq!(filtered, 0, "{spec}");
+        }
     }
+    // The files as written pass under Playwright too.
+    let o = playwright_test(&out, &base);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    keep_exports(root, "todomvc");
 
     // On backbone the completed todo stays in the DOM, hidden: Windup counts one visible item
     // under "Active". Claiming two must fail in Windup and in the spec alike.
@@ -361,6 +396,27 @@ fn setups_fragments_dialogs_and_new_tabs_behave_as_in_windup() {
         !setup.contains("Ada"),
         "the member's name is a credential: {setup}"
     );
+    // Only the steps Playwright found ambiguous keep the first visible match, only the step
+    // that opened a tab waits for it, and dialogs are accepted because the pages showed some.
+    let home = std::fs::read_to_string(out.join("home.spec.ts")).unwrap();
+    assert_eq!(calls(&home, "followNewTab"), 0, "{home}");
+    assert_eq!(calls(&home, "waitForEvent('popup')"), 1, "{home}");
+    assert!(
+        home.contains("// a4: click role=link[name=\"Open help\"]\n  const popup1 = page.waitForEvent('popup');\n  await page.getByRole(\"link\", { name: \"Open help\", exact: true }).click();"),
+        "{home}"
+    );
+    assert!(
+        home.contains("page.on('dialog', (dialog) => dialog.accept(dialog.defaultValue()));"),
+        "{home}"
+    );
+    // `nth=` over hidden items picks its own visible match.
+    assert!(
+        home.contains(".locator(\"li\").filter({ visible: true }).nth(1)"),
+        "{home}"
+    );
+    let o = playwright_test(&out, &base);
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    keep_exports(root, "export-project");
     for id in ["sign-in", "home"] {
         let name = if id == "sign-in" {
             "sign-in.setup.ts"

@@ -163,6 +163,7 @@ fn galatas_flows_pass_on_a_real_jupyterlab_and_its_own_state_agrees() {
         );
     }
     assert_jupyterlab_did_the_flows(&lab, "the exported specs");
+    keep_exports(root, "jupyterlab");
 
     // Dropped, the server takes its kernels with it.
     let home = lab.home().to_string_lossy().to_string();

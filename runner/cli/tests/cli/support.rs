@@ -223,3 +223,40 @@ pub(crate) fn cache_plan(root: &Path, plan: serde_json::Value) {
     std::fs::create_dir_all(&cache).unwrap();
     std::fs::write(cache.join(format!("{id}.json")), entry.to_string()).unwrap();
 }
+
+/// With `WINDUP_KEEP_EXPORTS=DIR`, a project's exported specs and cached plans are copied to
+/// `DIR/<name>` for a person to read or measure (the tests' projects are temporary).
+pub(crate) fn keep_exports(root: &Path, name: &str) {
+    let Some(keep) = std::env::var_os("WINDUP_KEEP_EXPORTS") else {
+        return;
+    };
+    let to = Path::new(&keep).join(name);
+    let _ = std::fs::remove_dir_all(&to);
+    for entry in walkdir(root) {
+        let rel = entry.strip_prefix(root).unwrap();
+        let s = rel.to_string_lossy();
+        let wanted = s.ends_with(".ts") && !s.contains("node_modules")
+            || s.starts_with("e2e/")
+            || s == "windup.toml";
+        if wanted {
+            let dest = to.join(rel);
+            std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            std::fs::copy(&entry, dest).unwrap();
+        }
+    }
+}
+
+/// Every file under `dir`, not following links.
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            out.extend(walkdir(&path));
+        } else if kind.is_file() {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -2,7 +2,7 @@
 //! checks: `visible` → `toBeVisible` on the first visible match, `hidden` → `toBeHidden` on it
 //! (so no visible match), `url` → `toHaveURL` with the glob's regular expression, `value` →
 //! `toHaveValue` on a form control and `toHaveText` elsewhere, `count` → `toHaveCount` on the
-//! visible matches.
+//! visible matches; each on the plain locator where `resolve` knows that is the same.
 //!
 //! The URL glob is the verifier's own (`verifier::url_glob`: globset, `*` within a path
 //! segment, `**/` across them), and its regular expression is the one globset compiles, so the
@@ -13,7 +13,7 @@
 
 use windup_model::{Expect, Part, Selector};
 
-use super::locator::{Resolve, locator};
+use super::resolve::Sites;
 use super::ts;
 
 /// A check (or a download's name) that cannot be written as Playwright: a selector or glob
@@ -67,13 +67,26 @@ pub(super) fn value_check(selector: &Selector) -> ValueCheck {
     }
 }
 
+/// A step's postconditions as statements, and whether they call the spec's `expectValue`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Written {
+    /// One awaited assertion per line, in the verifier's order.
+    pub lines: Vec<String>,
+    /// A `value` check is decided by the element's tag in the page (`expectValue`).
+    pub value_helper: bool,
+}
+
 /// The assertion statements for `expect`, in the verifier's order, each awaited; `timeout` is
-/// the step's own limit when it sets one. Selectors were checked when the plan was read.
+/// the step's own limit when it sets one. Each check's locator is written as `sites` resolves
+/// it, at the site `<site>.visible`, `<site>.hidden`, `<site>.value` or `<site>.count`.
+/// Selectors were checked when the plan was read.
 pub(super) fn assertions(
     page: &str,
     expect: &Expect,
     timeout: Option<u64>,
-) -> Result<Vec<String>, Untranslatable> {
+    sites: Sites<'_>,
+    site: &str,
+) -> Result<Written, Untranslatable> {
     let opt = |extra: &str| match timeout {
         Some(ms) if extra.is_empty() => format!("{{ timeout: {ms} }}"),
         Some(ms) => format!(", {{ timeout: {ms} }}"),
@@ -85,39 +98,77 @@ pub(super) fn assertions(
             cause,
         })
     };
-    let mut out = Vec::new();
+    let mut out = Written::default();
     if let Some(glob) = &expect.url {
-        out.push(format!(
+        out.lines.push(format!(
             "await expect({page}).toHaveURL({}{});",
             ts::regexp(&url_regex(glob)?),
             opt(",")
         ));
     }
     if let Some(s) = &expect.visible {
-        let l = locator(page, &parse(s)?, Resolve::First);
-        out.push(format!("await expect({l}).toBeVisible({});", opt("")));
+        let check = format!("toBeVisible({})", opt(""));
+        let at = format!("{site}.visible");
+        out.lines.push(format!(
+            "await {};",
+            sites.expect(page, &at, &parse(s)?, &check)
+        ));
     }
     if let Some(s) = &expect.hidden {
-        let l = locator(page, &parse(s)?, Resolve::First);
-        out.push(format!("await expect({l}).toBeHidden({});", opt("")));
+        let check = format!("toBeHidden({})", opt(""));
+        let at = format!("{site}.hidden");
+        out.lines.push(format!(
+            "await {};",
+            sites.expect(page, &at, &parse(s)?, &check)
+        ));
     }
     if let Some(v) = &expect.value {
         let selector = parse(&v.selector)?;
-        let l = locator(page, &selector, Resolve::First);
+        let at = format!("{site}.value");
         let equals = ts::string(&v.equals);
-        out.push(match value_check(&selector) {
-            ValueCheck::Control => {
-                format!("await expect({l}).toHaveValue({equals}{});", opt(","))
+        let control = match value_check(&selector) {
+            ValueCheck::Control => Some(true),
+            ValueCheck::ByTag => sites.control(&at),
+        };
+        let line = match (control, sites) {
+            (Some(true), _) => sites.expect(
+                page,
+                &at,
+                &selector,
+                &format!("toHaveValue({equals}{})", opt(",")),
+            ),
+            (Some(false), _) => sites.expect(
+                page,
+                &at,
+                &selector,
+                &format!("toHaveText({equals}{})", opt(",")),
+            ),
+            // The probe's helper notes which the element was.
+            (None, Sites::Probe) => {
+                out.value_helper = true;
+                let options = match timeout {
+                    Some(ms) => format!("{{ timeout: {ms} }}"),
+                    None => "undefined".into(),
+                };
+                sites.with(page, &at, &selector, |l| {
+                    format!("expectValue({l}, {equals}, {options}, {})", ts::string(&at))
+                })
             }
-            ValueCheck::ByTag => format!("await expectValue({l}, {equals}{});", opt(",")),
-        });
+            (None, _) => {
+                out.value_helper = true;
+                sites.with(page, &at, &selector, |l| {
+                    format!("expectValue({l}, {equals}{})", opt(","))
+                })
+            }
+        };
+        out.lines.push(format!("await {line};"));
     }
     if let Some(c) = &expect.count {
-        let l = locator(page, &parse(&c.selector)?, Resolve::AllVisible);
-        out.push(format!(
-            "await expect({l}).toHaveCount({}{});",
-            c.equals,
-            opt(",")
+        let at = format!("{site}.count");
+        let args = format!("{}{}", c.equals, opt(","));
+        out.lines.push(format!(
+            "await {};",
+            sites.count(page, &at, &parse(&c.selector)?, &args)
         ));
     }
     Ok(out)
@@ -191,7 +242,9 @@ mod tests {
             ..Expect::default()
         };
         assert_eq!(
-            assertions("page", &e, None).unwrap(),
+            assertions("page", &e, None, Sites::Unknown, "a1")
+                .unwrap()
+                .lines,
             [
                 r#"await expect(page.getByText("Walk dog", { exact: true }).filter({ visible: true }).first()).toBeVisible();"#,
                 r#"await expect(page.getByText("Buy milk", { exact: true }).filter({ visible: true }).first()).toBeHidden();"#,
@@ -209,7 +262,9 @@ mod tests {
             ..Expect::default()
         };
         assert_eq!(
-            assertions("page", &e, Some(800)).unwrap(),
+            assertions("page", &e, Some(800), Sites::Unknown, "a1")
+                .unwrap()
+                .lines,
             [
                 r##"await expect(page.locator("#todo-list li").filter({ visible: true })).toHaveCount(1, { timeout: 800 });"##
             ]
@@ -226,13 +281,23 @@ mod tests {
             ..Expect::default()
         };
         assert_eq!(
-            assertions("page", &value(r#"placeholder="Name""#), None).unwrap(),
+            assertions(
+                "page",
+                &value(r#"placeholder="Name""#),
+                None,
+                Sites::Unknown,
+                "a1"
+            )
+            .unwrap()
+            .lines,
             [
                 r#"await expect(page.getByPlaceholder("Name", { exact: true }).filter({ visible: true }).first()).toHaveValue("Delta");"#
             ]
         );
         assert_eq!(
-            assertions("page", &value("role=status"), None).unwrap(),
+            assertions("page", &value("role=status"), None, Sites::Unknown, "a1")
+                .unwrap()
+                .lines,
             [
                 r#"await expectValue(page.getByRole("status").filter({ visible: true }).first(), "Delta");"#
             ]
@@ -246,7 +311,9 @@ mod tests {
             ..Expect::default()
         };
         assert_eq!(
-            assertions("page", &e, None).unwrap(),
+            assertions("page", &e, None, Sites::Unknown, "a1")
+                .unwrap()
+                .lines,
             [
                 r#"await expect(page).toHaveURL(new RegExp("^(?:[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]+(?:(?:/?|.*/)index\\.html\\#/active)|(?:(?:/?|.*/)index\\.html\\#/active))$"));"#
             ]

@@ -1,11 +1,14 @@
 //! `--check`: the exported specs run with the `@playwright/test` installed beside them (in a
-//! `node_modules` of the output folder or of a folder above it), and the outcome reported per
-//! spec from Playwright's JSON report. Nothing is installed or downloaded here.
+//! `node_modules` of the output folder or of a folder above it), the outcome reported per
+//! spec from Playwright's JSON report, and what probing specs found (`resolve`) read back.
+//! Nothing is installed or downloaded here.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+
+use super::resolve::{Evidence, PROBE_ENV};
 
 /// One exported spec's outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,13 +34,27 @@ pub enum CheckError {
     Run(String),
 }
 
+/// What a check found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// Each spec's outcome, in the order asked.
+    pub outcomes: Vec<SpecOutcome>,
+    /// What the specs that passed found while probing (nothing for specs that do not probe).
+    pub evidence: Evidence,
+}
+
 /// Runs every spec in `out` with its `playwright.config.ts` and reports on each of `specs`.
-pub fn check(out: &Path, specs: &[PathBuf]) -> Result<Vec<SpecOutcome>, CheckError> {
+pub fn check(out: &Path, specs: &[PathBuf]) -> Result<Checked, CheckError> {
     let out = std::path::absolute(out).map_err(|e| CheckError::Run(e.to_string()))?;
     let cli = find_cli(&out).ok_or_else(|| CheckError::NotInstalled(out.display().to_string()))?;
     let report = tempfile::Builder::new()
         .prefix("windup-playwright-")
         .suffix(".json")
+        .tempfile()
+        .map_err(|e| CheckError::Run(format!("no temporary file: {e}")))?;
+    let findings = tempfile::Builder::new()
+        .prefix("windup-probe-")
+        .suffix(".jsonl")
         .tempfile()
         .map_err(|e| CheckError::Run(format!("no temporary file: {e}")))?;
     // Playwright's own progress goes to the terminal; the JSON report to the file.
@@ -47,6 +64,7 @@ pub fn check(out: &Path, specs: &[PathBuf]) -> Result<Vec<SpecOutcome>, CheckErr
         .arg(out.join("playwright.config.ts"))
         .arg("--reporter=list,json")
         .env("PLAYWRIGHT_JSON_OUTPUT_NAME", report.path())
+        .env(PROBE_ENV, findings.path())
         .current_dir(&out)
         .status()
         .map_err(|e| CheckError::Run(format!("cannot start node: {e}")))?;
@@ -56,7 +74,25 @@ pub fn check(out: &Path, specs: &[PathBuf]) -> Result<Vec<SpecOutcome>, CheckErr
             "it exited with {status} and wrote no JSON report; its output above says why"
         ))
     })?;
-    Ok(outcomes(&json, &out, specs))
+    let outcomes = outcomes(&json, &out, specs);
+    let passed: Vec<String> = outcomes
+        .iter()
+        .filter(|o| o.passed)
+        .filter_map(|o| scenario_id(&o.file))
+        .collect();
+    let found = std::fs::read_to_string(findings.path()).unwrap_or_default();
+    Ok(Checked {
+        evidence: Evidence::read(&found, &passed),
+        outcomes,
+    })
+}
+
+/// The scenario a spec file was exported from: `<id>.spec.ts` or `<id>.setup.ts`.
+fn scenario_id(file: &Path) -> Option<String> {
+    let name = file.file_name()?.to_str()?;
+    name.strip_suffix(".spec.ts")
+        .or_else(|| name.strip_suffix(".setup.ts"))
+        .map(str::to_string)
 }
 
 /// `node_modules/@playwright/test/cli.js` in `dir` or the nearest folder above with one.

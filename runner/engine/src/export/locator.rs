@@ -10,10 +10,11 @@
 //!
 //! The difference that matters is visibility. Windup acts on the first *visible* match and
 //! counts visible matches only, and `nth=N` is the N-th visible match; Playwright locators are
-//! strict, see hidden elements and count them. So every resolved locator ends in
-//! `.filter({ visible: true })` (then `.first()` where Windup takes the first), and `nth=` is
-//! `.filter({ visible: true }).nth(N)`. Playwright's visibility is the definition the in-page
-//! engine copies.
+//! strict, see hidden elements and count them. So a locator that resolves as Windup's does on
+//! any page ends in `.filter({ visible: true })` (then `.first()` where Windup takes the first),
+//! and `nth=` is `.filter({ visible: true }).nth(N)`; [`every_match`] is the plain locator, which
+//! `resolve` writes where Playwright found it unique. Playwright's visibility is the definition
+//! the in-page engine copies.
 
 use windup_model::selector::{FrameBy, NameMatch};
 use windup_model::{Part, Selector};

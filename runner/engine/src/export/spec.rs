@@ -1,17 +1,17 @@
 //! One scenario's verified plan as a `@playwright/test` spec: the start URL, then every step
 //! in order with its postconditions, fragments written out in place, a setup's storage saved
-//! and a dependent's loaded, and `runtime`'s prelude and helpers. The spec imports
-//! `@playwright/test` and Node's own modules only.
+//! and a dependent's loaded, each locator as `resolve` knows it, and only the pieces of
+//! `runtime` the spec uses. The spec imports `@playwright/test` and Node's own modules only.
 
 use std::fmt::Write;
 
 use windup_model::{Action, ActionType, Plan, Scenario, Selector};
 
-use super::assertion::{ValueCheck, assertions, value_check};
-use super::locator::{Resolve, locator};
+use super::assertion::assertions;
+use super::resolve::{Resolution, Sites};
 use super::runtime::{
-    MISSING_HELPER, PRELUDE, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, TOTP_HELPER, VALUE_HELPER,
-    files_helper,
+    ACCEPT_DIALOGS, MISSING_HELPER, SAVED_STORAGE_HELPER, STORAGE_FILE_HELPER, TOTP_HELPER,
+    files_helper, prelude, probe_helpers, value_helper,
 };
 use super::ts;
 use crate::fragments::Fragments;
@@ -47,14 +47,25 @@ pub(super) struct SpecInput<'a> {
     pub totp: &'a [String],
     /// The project's `e2e/files/` as seen from the folder the spec is written to.
     pub files_dir: &'a str,
+    /// What is known of the app's pages, which decides how each locator is written.
+    pub resolution: Resolution<'a>,
 }
 
 /// The spec's text.
 pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     let scenario = input.scenario;
+    let sites = Sites::of(input.resolution, &scenario.id);
+    let probe = matches!(sites, Sites::Probe);
     let mut body = Body {
+        lines: Vec::new(),
+        secret_helper: false,
+        value_helper: false,
+        files_helper: false,
+        totp_helper: false,
+        fs: false,
         totp: input.totp.to_vec(),
-        ..Body::default()
+        sites,
+        tabs: 0,
     };
     body.line(&format!(
         "await {PAGE}.goto({});",
@@ -82,20 +93,29 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
         ts::comment(&scenario.id),
         ts::comment(input.plan_file)
     );
-    let mut types = vec!["type Page"];
-    if body.value_helper {
-        types.insert(0, "type Locator");
+    // Windup's page behaviour in full where nothing is known of the pages.
+    let follow = sites.follows_every_step();
+    let dialogs = matches!(sites, Sites::Known(e) if e.dialogs);
+    let mut names = vec!["expect", "test"];
+    if body.value_helper || probe {
+        names.push("type Locator");
+    }
+    if follow {
+        names.push("type Page");
     }
     let _ = writeln!(
         out,
-        "import {{ expect, test, {} }} from '@playwright/test';",
-        types.join(", ")
+        "import {{ {} }} from '@playwright/test';",
+        names.join(", ")
     );
     if body.totp_helper {
         out.push_str("import * as crypto from 'node:crypto';\n");
     }
-    if storage || body.files_helper || body.fs {
-        out.push_str("import * as fs from 'node:fs';\nimport * as path from 'node:path';\n");
+    if !scenario.needs.is_empty() || body.fs || probe {
+        out.push_str("import * as fs from 'node:fs';\n");
+    }
+    if storage || body.files_helper {
+        out.push_str("import * as path from 'node:path';\n");
     }
     out.push('\n');
     if !scenario.needs.is_empty() {
@@ -109,9 +129,19 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
             needs.join(", ")
         );
     }
+    let page = if follow || body.tabs > 0 {
+        "page: first"
+    } else {
+        "page"
+    };
+    let context = if follow || scenario.setup {
+        ", context"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "test({}, async ({{ page: first, context }}) => {{",
+        "test({}, async ({{ {page}{context} }}) => {{",
         ts::string(&scenario.id)
     );
     for line in ts::comment_lines(&input.plan.task, 94) {
@@ -120,7 +150,19 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     if let Some(ms) = scenario.timeout_ms {
         let _ = writeln!(out, "  test.setTimeout({ms});");
     }
-    out.push_str(PRELUDE);
+    if follow {
+        out.push_str(&prelude(probe));
+    } else {
+        if body.tabs > 0 {
+            out.push_str("  let page = first;\n");
+        }
+        if dialogs {
+            let _ = writeln!(
+                out,
+                "  // As Windup: every dialog is accepted (a prompt with its default text).\n  {ACCEPT_DIALOGS}"
+            );
+        }
+    }
     for line in &body.lines {
         if line.is_empty() {
             out.push('\n');
@@ -132,8 +174,11 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
     if body.secret_helper {
         out.push_str(MISSING_HELPER);
     }
+    if probe {
+        out.push_str(&probe_helpers(&scenario.id));
+    }
     if body.value_helper {
-        out.push_str(VALUE_HELPER);
+        out.push_str(&value_helper(probe));
     }
     if body.files_helper {
         out.push_str(&files_helper(input.files_dir));
@@ -151,8 +196,7 @@ pub(super) fn spec(input: &SpecInput<'_>) -> Result<String, Bad> {
 }
 
 /// The lines inside the test function, and which helpers they call.
-#[derive(Default)]
-struct Body {
+struct Body<'a> {
     lines: Vec<String>,
     secret_helper: bool,
     value_helper: bool,
@@ -162,9 +206,13 @@ struct Body {
     fs: bool,
     /// The manifest's TOTP secrets' ENV names.
     totp: Vec<String>,
+    /// How locators are written.
+    sites: Sites<'a>,
+    /// Tabs the steps move into (known only from a probe).
+    tabs: usize,
 }
 
-impl Body {
+impl Body<'_> {
     fn line(&mut self, line: &str) {
         self.lines.push(line.to_string());
     }
@@ -209,7 +257,7 @@ impl Body {
             Some(ms) => format!(", {{ timeout: {ms} }}"),
             None => String::new(),
         };
-        let target = || -> Result<String, Bad> {
+        let target = || -> Result<Selector, Bad> {
             let source = action
                 .target
                 .as_ref()
@@ -224,76 +272,93 @@ impl Body {
                 problem: format!("bad selector `{source}`: {e}"),
                 fix: "run `windup validate` and fix the plan".into(),
             })?;
-            Ok(locator(PAGE, &selector, Resolve::First))
+            Ok(selector)
         };
+        let sites = self.sites;
+        let id = action.id.as_str();
+        let on = |call: &str| -> Result<String, Bad> {
+            Ok(format!("await {};", sites.on(PAGE, id, &target()?, call)))
+        };
+        // A tab this step opened, known from the probe: waited for as a person would.
+        let tab = sites.opened_tab(id).then(|| {
+            self.tabs += 1;
+            format!("popup{}", self.tabs)
+        });
+        if let Some(t) = &tab {
+            self.line(&format!("const {t} = {PAGE}.waitForEvent('popup');"));
+        }
         match action.kind {
             ActionType::Goto => {
                 let url = action.url.as_deref().unwrap_or("/");
                 self.line(&format!("await {PAGE}.goto({});", ts::string(url)));
             }
-            ActionType::Click => self.line(&format!("await {}.click({});", target()?, opt(true))),
+            ActionType::Click => self.line(&on(&format!("click({})", opt(true)))?),
             ActionType::Fill => {
                 let text = self.text(action, field)?;
-                self.line(&format!("await {}.fill({text}{});", target()?, opt(false)));
+                self.line(&on(&format!("fill({text}{})", opt(false)))?);
             }
             ActionType::Press => {
                 let key = ts::string(action.key.as_deref().unwrap_or_default());
                 match action.target {
-                    Some(_) => {
-                        self.line(&format!("await {}.press({key}{});", target()?, opt(false)))
-                    }
+                    Some(_) => self.line(&on(&format!("press({key}{})", opt(false)))?),
                     // Windup presses the key in whatever has focus.
                     None => self.line(&format!("await {PAGE}.keyboard.press({key});")),
                 }
             }
             ActionType::Select => {
                 let text = self.text(action, field)?;
-                self.line(&format!(
-                    "await {}.selectOption({text}{});",
-                    target()?,
-                    opt(false)
-                ));
+                self.line(&on(&format!("selectOption({text}{})", opt(false)))?);
             }
-            ActionType::Check => self.line(&format!("await {}.check({});", target()?, opt(true))),
-            ActionType::Uncheck => {
-                self.line(&format!("await {}.uncheck({});", target()?, opt(true)))
-            }
-            ActionType::Hover => self.line(&format!("await {}.hover({});", target()?, opt(true))),
-            ActionType::WaitFor => {
-                self.line(&format!("await {}.waitFor({});", target()?, opt(true)))
-            }
+            ActionType::Check => self.line(&on(&format!("check({})", opt(true)))?),
+            ActionType::Uncheck => self.line(&on(&format!("uncheck({})", opt(true)))?),
+            ActionType::Hover => self.line(&on(&format!("hover({})", opt(true)))?),
+            ActionType::WaitFor => self.line(&on(&format!("waitFor({})", opt(true)))?),
             ActionType::Use => self.fragment(action, field, fragments, depth)?,
             ActionType::Upload => {
                 self.files_helper = true;
                 let files = action.files.clone().unwrap_or_default();
-                self.line(&super::transfer::upload(&target()?, &files, timeout));
+                self.line(&on(&super::transfer::upload(&files, timeout))?);
             }
             ActionType::Download => {
                 let want = action.expect.as_ref().and_then(|e| e.download.as_ref());
                 self.fs |= want.is_some_and(|w| {
                     w.size.is_some() || w.min_size.is_some() || w.max_size.is_some()
                 });
-                let lines = super::transfer::download(PAGE, &target()?, want, timeout).map_err(
-                    |problem| Bad {
-                        field: format!("{field}.expect.download"),
-                        problem: problem.to_string(),
-                        fix: "run `windup validate` and fix the plan".into(),
-                    },
-                )?;
+                let click = sites.on(PAGE, id, &target()?, &format!("click({})", opt(true)));
+                let lines =
+                    super::transfer::download(PAGE, &click, want, timeout).map_err(|problem| {
+                        Bad {
+                            field: format!("{field}.expect.download"),
+                            problem: problem.to_string(),
+                            fix: "run `windup validate` and fix the plan".into(),
+                        }
+                    })?;
                 for l in lines {
                     self.line(&l);
                 }
             }
         }
         // Windup looks for a tab the page opened before each step and each check.
-        if !matches!(
+        let input = !matches!(
             action.kind,
             ActionType::Goto | ActionType::WaitFor | ActionType::Use
-        ) {
-            self.line("await followNewTab();");
+        );
+        match (self.sites, &tab) {
+            (Sites::Unknown, _) if input => self.line("await followNewTab();"),
+            (Sites::Probe, _) if input => {
+                self.line(&format!("await followNewTab({});", ts::string(id)))
+            }
+            (Sites::Known(e), Some(t)) => {
+                self.line("// As Windup: the steps move into the tab the page opened.");
+                self.line(&format!("{PAGE} = await {t};"));
+                if e.dialogs {
+                    self.line(ACCEPT_DIALOGS);
+                }
+            }
+            _ => {}
         }
         if let Some(expect) = action.expect.as_ref().filter(|e| e.has_page_checks()) {
-            self.expect(expect, timeout, &format!("{field}.expect"))?;
+            self.expect(expect, timeout, &format!("{field}.expect"), id)?;
         }
         Ok(())
     }
@@ -340,29 +405,28 @@ impl Body {
                 expect,
                 action.timeout_ms,
                 &format!("e2e/fragments/{id}.json expect"),
+                &format!("{}.fragment", action.id),
             )?;
         }
         Ok(())
     }
 
+    /// A step's postconditions (`site`: the step's id, or `<id>.fragment` for a fragment's own).
     fn expect(
         &mut self,
         expect: &windup_model::Expect,
         timeout: Option<u64>,
         field: &str,
+        site: &str,
     ) -> Result<(), Bad> {
-        let lines = assertions(PAGE, expect, timeout).map_err(|problem| Bad {
-            field: field.to_string(),
-            problem: problem.to_string(),
-            fix: "run `windup validate` and fix the plan".into(),
-        })?;
-        if let Some(v) = &expect.value
-            && let Ok(s) = Selector::parse(&v.selector)
-            && value_check(&s) == ValueCheck::ByTag
-        {
-            self.value_helper = true;
-        }
-        for l in lines {
+        let written =
+            assertions(PAGE, expect, timeout, self.sites, site).map_err(|problem| Bad {
+                field: field.to_string(),
+                problem: problem.to_string(),
+                fix: "run `windup validate` and fix the plan".into(),
+            })?;
+        self.value_helper |= written.value_helper;
+        for l in written.lines {
             self.line(&l);
         }
         Ok(())
@@ -447,6 +511,7 @@ mod tests {
             fragments,
             totp: &[],
             files_dir: "../e2e/files",
+            resolution: Resolution::Unknown,
         })
         .unwrap()
     }
@@ -456,6 +521,162 @@ mod tests {
             selector: selector.into(),
             description: None,
         })
+    }
+
+    fn export_known(p: &Plan, evidence: &super::super::resolve::Evidence) -> String {
+        spec(&SpecInput {
+            scenario: &scenario(false, &[]),
+            plan: p,
+            plan_file: "e2e/.windup/cache/demo.json",
+            fragments: &Fragments::default(),
+            totp: &[],
+            files_dir: "../e2e/files",
+            resolution: Resolution::Known(evidence),
+        })
+        .unwrap()
+    }
+
+    fn evidence(findings: &str) -> super::super::resolve::Evidence {
+        super::super::resolve::Evidence::read(findings, &["demo".to_string()])
+    }
+
+    /// Two steps on the same selector: unique when the first ran, ambiguous when the second did.
+    fn save_twice() -> Plan {
+        let mut a1 = step("a1", ActionType::Click);
+        a1.target = target(r#"role=button[name="Save"]"#);
+        a1.expect = Some(Expect {
+            visible: Some("text=Saved".into()),
+            ..Expect::default()
+        });
+        let mut a2 = a1.clone();
+        a2.id = "a2".into();
+        plan(vec![a1, a2])
+    }
+
+    #[test]
+    fn a_locator_playwright_found_unique_is_written_plain() {
+        let text = export_known(
+            &save_twice(),
+            &evidence(
+                r#"{"spec":"demo","site":"a1","unique":true}
+{"spec":"demo","site":"a1.visible","unique":true}
+{"spec":"demo","site":"a2","unique":true}
+{"spec":"demo","site":"a2.visible","unique":true}"#,
+            ),
+        );
+        assert!(
+            text.contains(
+                "  // a1: click role=button[name=\"Save\"]\n  await page.getByRole(\"button\", { name: \"Save\", exact: true }).click();\n  await expect(page.getByText(\"Saved\")).toBeVisible();\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("filter({ visible: true })"), "{text}");
+    }
+
+    #[test]
+    fn a_locator_playwright_found_ambiguous_takes_the_first_visible_match_on_that_step_only() {
+        let text = export_known(
+            &save_twice(),
+            &evidence(
+                r#"{"spec":"demo","site":"a1","unique":true}
+{"spec":"demo","site":"a1.visible","unique":true}
+{"spec":"demo","site":"a2","unique":false}
+{"spec":"demo","site":"a2.visible","unique":true}"#,
+            ),
+        );
+        assert!(
+            text.contains(
+                "  // a2: click role=button[name=\"Save\"]\n  await page.getByRole(\"button\", { name: \"Save\", exact: true }).filter({ visible: true }).first().click();\n  await expect(page.getByText(\"Saved\")).toBeVisible();\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("filter({ visible: true })").count(),
+            1,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn without_tabs_or_dialogs_there_is_no_follower_and_no_handler() {
+        let text = export_known(
+            &save_twice(),
+            &evidence(r#"{"spec":"demo","site":"a1","unique":true}"#),
+        );
+        for absent in [
+            "followNewTab",
+            "popup",
+            "dialog",
+            "newCDPSession",
+            "type Page",
+            "page: first",
+        ] {
+            assert!(!text.contains(absent), "{absent}:\n{text}");
+        }
+        assert!(
+            text.contains("test(\"demo\", async ({ page }) => {"),
+            "{text}"
+        );
+        // A tab and a dialog seen: the step that opened the tab waits for it, as a person writes.
+        let text = export_known(
+            &save_twice(),
+            &evidence(
+                r#"{"spec":"demo","site":"a2","popup":true}
+{"spec":"demo","dialog":true}"#,
+            ),
+        );
+        assert!(!text.contains("followNewTab"), "{text}");
+        assert!(
+            text.contains("const popup1 = page.waitForEvent('popup');\n  await page.getByRole(\"button\", { name: \"Save\", exact: true }).filter({ visible: true }).first().click();\n  // As Windup: the steps move into the tab the page opened.\n  page = await popup1;\n  page.on('dialog'"),
+            "{text}"
+        );
+        assert!(text.contains("let page = first;"), "{text}");
+        assert_eq!(text.matches("waitForEvent('popup')").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn the_probe_tries_plain_locators_and_notes_tabs_and_value_kinds() {
+        let mut a1 = step("a1", ActionType::Click);
+        a1.target = target("css=#save");
+        a1.expect = Some(Expect {
+            value: Some(windup_model::ValueExpect {
+                selector: "role=status".into(),
+                equals: "Saved".into(),
+            }),
+            ..Expect::default()
+        });
+        let text = spec(&SpecInput {
+            scenario: &scenario(false, &[]),
+            plan: &plan(vec![a1.clone()]),
+            plan_file: "p.json",
+            fragments: &Fragments::default(),
+            totp: &[],
+            files_dir: "../e2e/files",
+            resolution: Resolution::Probe,
+        })
+        .unwrap();
+        for needle in [
+            r##"await probe("a1", page.locator("#save"), (l) => l.click());"##,
+            r#"await followNewTab("a1");"#,
+            r#"await probe("a1.value", page.getByRole("status"), (l) => expectValue(l, "Saved", undefined, "a1.value"));"#,
+            "if (site) record({ site, control });",
+            "JSON.stringify({ spec: \"demo\", ...finding })",
+        ] {
+            assert!(text.contains(needle), "{needle}\n{text}");
+        }
+        // What the probe found decides the matcher: no helper left.
+        let text = export_known(
+            &plan(vec![a1]),
+            &evidence(
+                r#"{"spec":"demo","site":"a1.value","unique":true}
+{"spec":"demo","site":"a1.value","control":false}"#,
+            ),
+        );
+        assert!(
+            text.contains(r#"await expect(page.getByRole("status")).toHaveText("Saved");"#),
+            "{text}"
+        );
+        assert!(!text.contains("expectValue"), "{text}");
     }
 
     #[test]
@@ -625,6 +846,7 @@ mod tests {
             fragments: &Fragments::default(),
             totp: &["ADMIN_TOTP".to_string()],
             files_dir: "../e2e/files",
+            resolution: Resolution::Unknown,
         })
         .unwrap();
         assert!(

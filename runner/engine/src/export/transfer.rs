@@ -9,8 +9,8 @@ use windup_model::DownloadExpect;
 use super::assertion::{Untranslatable, js_pattern};
 use super::ts;
 
-/// `await <target>.setInputFiles([...]);`
-pub(super) fn upload(target: &str, files: &[String], timeout: Option<u64>) -> String {
+/// The call `setInputFiles([...])` an upload step makes on its target.
+pub(super) fn upload(files: &[String], timeout: Option<u64>) -> String {
     let files: Vec<String> = files
         .iter()
         .map(|f| format!("windupFile({})", ts::string(f)))
@@ -19,27 +19,24 @@ pub(super) fn upload(target: &str, files: &[String], timeout: Option<u64>) -> St
         Some(ms) => format!(", {{ timeout: {ms} }}"),
         None => String::new(),
     };
-    format!("await {target}.setInputFiles([{}]{opt});", files.join(", "))
+    format!("setInputFiles([{}]{opt})", files.join(", "))
 }
 
-/// The click that starts a download, the wait for it, and the checks of `expect.download`.
+/// The click that starts a download (`click`, the expression to await), the wait for it, and
+/// the checks of `expect.download`.
 pub(super) fn download(
     page: &str,
-    target: &str,
+    click: &str,
     want: Option<&DownloadExpect>,
     timeout: Option<u64>,
 ) -> Result<Vec<String>, Untranslatable> {
-    let opt = match timeout {
-        Some(ms) => format!("{{ timeout: {ms} }}"),
-        None => String::new(),
-    };
     let wait = match timeout {
         Some(ms) => format!("{page}.waitForEvent('download', {{ timeout: {ms} }})"),
         None => format!("{page}.waitForEvent('download')"),
     };
     let mut lines = vec![
         "{".to_string(),
-        format!("  const [download] = await Promise.all([{wait}, {target}.click({opt})]);"),
+        format!("  const [download] = await Promise.all([{wait}, {click}]);"),
         "  if (await download.failure()) throw new Error(`the download failed: ${await download.failure()}`);".to_string(),
     ];
     let Some(want) = want else {
@@ -84,7 +81,7 @@ mod tests {
             min_size: Some(10),
             ..Default::default()
         };
-        let lines = download("page", "page.getByRole('link')", Some(&want), None).unwrap();
+        let lines = download("page", "page.getByRole('link').click()", Some(&want), None).unwrap();
         let text = lines.join("\n");
         assert!(
             text.contains(
@@ -102,12 +99,8 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            upload(
-                "page.locator('#f')",
-                &["a.pdf".into(), "b.png".into()],
-                Some(500)
-            ),
-            "await page.locator('#f').setInputFiles([windupFile(\"a.pdf\"), windupFile(\"b.png\")], { timeout: 500 });"
+            upload(&["a.pdf".into(), "b.png".into()], Some(500)),
+            "setInputFiles([windupFile(\"a.pdf\"), windupFile(\"b.png\")], { timeout: 500 })"
         );
     }
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use windup_model::{InputError, Problems, Scenario};
 
 use super::config::{ConfigInput, config};
+use super::resolve::Resolution;
 use super::spec::{SpecInput, spec};
 use crate::boundary::Boundary;
 use crate::cache::{Lookup, PlanCache};
@@ -29,6 +30,9 @@ pub struct Request<'a> {
     pub boundary: Option<&'a Boundary>,
     /// What `playwright.config.ts` carries over, if one is written.
     pub config: ConfigInput<'a>,
+    /// What is known of the app's pages: nothing, the probe `--check` runs first, or what it
+    /// found.
+    pub resolution: Resolution<'a>,
 }
 
 /// What an export wrote.
@@ -90,6 +94,7 @@ pub fn playwright(request: &Request<'_>) -> Result<Exported, Problems> {
             fragments: &fragments,
             totp: &totp,
             files_dir: &files_dir,
+            resolution: request.resolution,
         };
         match spec(&input) {
             Ok(text) => files.push((scenario, text)),
