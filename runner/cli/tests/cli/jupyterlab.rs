@@ -101,10 +101,18 @@ fn assert_jupyterlab_did_the_flows(lab: &JupyterLab, who: &str) {
         ["Untitled.ipynb"],
         "{who}"
     );
-    let sessions = lab.sessions();
+    // JupyterLab starts a notebook's session under a temporary path and moves it to the
+    // notebook's a moment later, on the server: read until it has moved (or 15 s went by).
+    let path = "jl-save-prompts-rename/Untitled.ipynb";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let mut sessions = lab.sessions();
+    while !sessions.iter().any(|s| s["path"] == path) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        sessions = lab.sessions();
+    }
     let session = sessions
         .iter()
-        .find(|s| s["path"] == "jl-save-prompts-rename/Untitled.ipynb")
+        .find(|s| s["path"] == path)
         .unwrap_or_else(|| panic!("{who}: no kernel session for the new notebook: {sessions:?}"));
     assert_eq!(session["kernel"]["name"], "python3", "{who}");
     // The notebook saved under its new name holds the cell and the kernel's answer.
