@@ -44,6 +44,7 @@ const ENTRY_POINTS: &[&str] = &[
     "role",
     "select",
     "setValue",
+    "settled",
     "signature",
     "snapshot",
     "textRuns",
