@@ -8,8 +8,8 @@ mod sql;
 
 pub use interface::{Result, Store, StoreError};
 pub use rows::{
-    CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewLedger, NewResult, NewRun,
-    NewStale, NewToken, Project, Pruned, RateRow, RunDetail, RunFilter, RunStaleRow, RunSummary,
+    CachePut, CacheRow, FlakyRow, GridCell, Grouping, InvitationRow, MemberRow, NewLedger, NewResult, NewRun,
+    NewStale, NewToken, Project, Pruned, RateRow, ReviewRow, RunDetail, RunFilter, RunStaleRow, RunSummary,
     SessionRow, SpendRow, StaleRow, TeamRoleRow, TokenInfo, TokenRow, TokenState, UserInfo,
     UserRow,
 };

@@ -1,10 +1,13 @@
 //! The runs list: a page of runs, filtered by branch and result, with the shards of one CI
 //! workflow run grouped. Served whole inside the project page and alone as the htmx partial
-//! that the project page's filters and its 15-second refresh swap in.
+//! that the project page's filters and its 15-second refresh swap in; the partial's address
+//! opened as a page (a shared link, a reload, the history htmx pushed) answers the whole
+//! project page with that filter.
 
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use serde::Deserialize;
 use windup_model::money::usd;
@@ -79,6 +82,8 @@ pub(super) struct RunView {
     pub(super) passed: i64,
     pub(super) failed: i64,
     pub(super) flaky: i64,
+    pub(super) healed: i64,
+    pub(super) environment: String,
     pub(super) llm_calls: i64,
     pub(super) cost: String,
     pub(super) cache: String,
@@ -107,6 +112,8 @@ pub(super) fn run_view(slug: &str, r: &RunSummary) -> RunView {
         passed: r.passed,
         failed: r.failed,
         flaky: r.flaky,
+        healed: r.healed,
+        environment: r.environment.clone().unwrap_or_default(),
         llm_calls: r.llm_calls,
         cost: usd(r.cost_micro_usd.max(0) as u64),
         cache: format!("{}/{}", r.cache_hits, r.scenarios),
@@ -181,14 +188,26 @@ pub(super) async fn runs_list(
     })
 }
 
-/// The runs list alone, for htmx to swap into the project page.
+/// Whether a request is htmx swapping a fragment in, rather than a page load (a link, a reload,
+/// or htmx restoring a page of its history, which needs the whole page).
+pub(super) fn wants_fragment(headers: &HeaderMap) -> bool {
+    headers.contains_key("hx-request") && !headers.contains_key("hx-history-restore-request")
+}
+
+/// The runs list alone, for htmx to swap into the project page; the project page with this
+/// filter when opened as a page.
 pub(super) async fn runs_partial(
     State(state): State<AppState>,
     person: Person,
+    headers: HeaderMap,
     Path(slug): Path<String>,
     Query(q): Query<RunsQuery>,
 ) -> PageResult {
-    let Access { project, .. } = project_of(&state, &person, &slug, Role::Viewer).await?;
+    let access = project_of(&state, &person, &slug, Role::Viewer).await?;
+    if !wants_fragment(&headers) {
+        return super::project::render(&state, access, &q, Default::default()).await;
+    }
+    let Access { project, .. } = access;
     Ok(runs_list(&state, &project, &q).await?.into_response())
 }
 
@@ -218,6 +237,8 @@ mod tests {
             pr_repo: None,
             pr_number: None,
             comment_status: None,
+            healed: 0,
+            environment: None,
         };
         let groups = group_runs(
             "p",

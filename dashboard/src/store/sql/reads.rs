@@ -6,15 +6,6 @@ use crate::store::{
     FlakyRow, Grouping, RateRow, Result, RunDetail, RunFilter, RunSummary, SpendRow,
 };
 
-// A macro, not a const, to be `concat!`-ed (see `sql/mod.rs`).
-macro_rules! run_columns {
-    () => {
-        "SELECT run_id, started_ms, finished_ms, branch, commit_sha, workflow_run, shard, \
-         scenarios, passed, failed, skipped, flaky, llm_calls, cost_micro_usd, cache_hits, duration_ms, \
-         pr_repo, pr_number, comment_status FROM runs "
-    };
-}
-
 macro_rules! pass_rates {
     ($column:literal) => {
         concat!(
@@ -102,6 +93,7 @@ macro_rules! reads_sql {
             let sql = match by {
                 Grouping::Branch => pass_rates!("NULLIF(branch, '')"),
                 Grouping::Scenario => pass_rates!("scenario_id"),
+                Grouping::Environment => pass_rates!("NULLIF(environment, '')"),
             };
             Ok(sqlx::query_as::<$db, RateRow>(sql)
                 .bind(project_id)
@@ -112,7 +104,8 @@ macro_rules! reads_sql {
 
         pub(crate) async fn flaky(store: &$store, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
             Ok(sqlx::query_as::<$db, FlakyRow>(
-                "SELECT scenario_id, NULLIF(commit_sha, '') AS commit_sha, passed, failed, retried, \
+                "SELECT scenario_id, NULLIF(commit_sha, '') AS commit_sha, \
+                 NULLIF(environment, '') AS environment, passed, failed, retried, \
                  last_ms FROM scenario_commits WHERE project_id = $1 \
                  AND ((passed > 0 AND failed > 0) OR retried > 0) \
                  ORDER BY last_ms DESC, scenario_id LIMIT $2",
@@ -146,7 +139,7 @@ macro_rules! reads_sql {
             let row: Option<(String,)> = sqlx::query_as::<$db, (String,)>(
                 "SELECT r.run_id FROM scenario_results s JOIN runs r ON r.id = s.run_pk \
                  WHERE s.project_id = $1 AND s.scenario_id = $2 AND s.branch = $3 \
-                 AND s.started_ms <= $4 AND (s.failed = 1 OR s.cache = 'stale_replanned') \
+                 AND s.started_ms <= $4 AND (s.failed = 1 OR s.cache IN ('stale_replanned', 'healed')) \
                  ORDER BY s.started_ms DESC LIMIT 1",
             )
             .bind(project_id)
