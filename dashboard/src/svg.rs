@@ -228,7 +228,11 @@ pub fn sparkline(points: &[(String, i64, i64)]) -> String {
         .enumerate()
         .map(|(i, (_, p, t))| format!("{},{}", x(i), y(*p, *t)))
         .collect();
-    let _ = write!(s, r#"<polyline class="line c0" points="{}"/>"#, line.join(" "));
+    let _ = write!(
+        s,
+        r#"<polyline class="line c0" points="{}"/>"#,
+        line.join(" ")
+    );
     for (i, (day, p, t)) in points.iter().enumerate() {
         let class = if p == t { "ok" } else { "bad" };
         let _ = write!(
@@ -302,7 +306,11 @@ pub fn run_bars(runs: &[RunBar]) -> String {
 /// The runs × scenarios grid: a row per scenario, a column per run (oldest first), each cell
 /// the scenario's outcome in that run (`pass`, `fail`, `flaky`, `healed`, `skipped`; absent
 /// when the run did not select it).
-pub fn heat_map(scenarios: &[String], runs: &[(String, String)], cell: impl Fn(usize, usize) -> Option<&'static str>) -> String {
+pub fn heat_map(
+    scenarios: &[String],
+    runs: &[(String, String)],
+    cell: impl Fn(usize, usize) -> Option<&'static str>,
+) -> String {
     let left = 180i64;
     let size = ((W - left - 10) / runs.len().max(1) as i64).clamp(6, 24);
     let row = 16i64;

@@ -169,12 +169,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<bool>;
     /// The results of the project's last `runs` runs (on `branch`, when given), oldest run
     /// first.
-    async fn grid(
-        &self,
-        project_id: i64,
-        branch: Option<&str>,
-        runs: i64,
-    ) -> Result<Vec<GridCell>>;
+    async fn grid(&self, project_id: i64, branch: Option<&str>, runs: i64)
+    -> Result<Vec<GridCell>>;
     /// Sets (or, with `None`, clears) the project's weekly LLM budget.
     async fn set_budget(&self, project_id: i64, micro_usd: Option<i64>) -> Result<()>;
     async fn spend(&self, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>>;

@@ -70,7 +70,9 @@ pub(super) struct Headline {
 }
 
 fn short(commit: Option<&str>) -> String {
-    commit.map(|c| c.chars().take(8).collect()).unwrap_or_default()
+    commit
+        .map(|c| c.chars().take(8).collect())
+        .unwrap_or_default()
 }
 
 /// The project's headline.
@@ -121,10 +123,11 @@ pub(super) async fn headline(state: &AppState, project: &Project) -> Result<Head
         }
         h.failing_more = all.len().saturating_sub(FAILING_SHOWN);
         for (scenario_id, verdict, message) in all.into_iter().take(FAILING_SHOWN) {
-            let first = store.first_failure(project.id, &scenario_id, branch).await?;
-            let (first_run, first_when) = first
-                .map(|(id, ms)| (id, display(ms)))
-                .unwrap_or_default();
+            let first = store
+                .first_failure(project.id, &scenario_id, branch)
+                .await?;
+            let (first_run, first_when) =
+                first.map(|(id, ms)| (id, display(ms))).unwrap_or_default();
             h.failing.push(Failing {
                 scenario_id,
                 verdict,
@@ -232,10 +235,7 @@ async fn failures(
 
 /// Heals and proposals not yet taken into the committed plans: the newest per scenario and
 /// branch, unless a plain replay of that scenario passed there since.
-pub(super) async fn reviews(
-    state: &AppState,
-    project: &Project,
-) -> Result<Vec<Review>, PageError> {
+pub(super) async fn reviews(state: &AppState, project: &Project) -> Result<Vec<Review>, PageError> {
     let rows = state.store.reviews(project.id, REVIEWS_READ).await?;
     let mut seen: Vec<(String, String)> = Vec::new();
     let mut out = Vec::new();
@@ -259,10 +259,7 @@ pub(super) async fn reviews(
                     let (source, file) = p.split_once(' ').unwrap_or((p.as_str(), ""));
                     format!("a verified {source} plan beside the person's plan: {file}")
                 },
-                format!(
-                    "windup run {id} && windup accept {id}",
-                    id = r.scenario_id
-                ),
+                format!("windup run {id} && windup accept {id}", id = r.scenario_id),
             ),
             (None, Some(h)) => (
                 "heal",

@@ -18,8 +18,8 @@ use super::session::{Person, redirect};
 use crate::access::Role;
 use crate::store::Grouping;
 use crate::time::days_ago;
-use windup_model::money::usd;
 use crate::{AppState, admin};
+use windup_model::money::usd;
 
 struct ScenarioRate {
     scenario_id: String,
@@ -126,7 +126,9 @@ pub(super) async fn render(
         branches: state.store.branches(project.id).await?,
         branch: q.branch.clone().unwrap_or_default(),
         status: q.status.clone().unwrap_or_default(),
-        headline: super::headline::headline(state, &project).await?.html(false),
+        headline: super::headline::headline(state, &project)
+            .await?
+            .html(false),
         charts: super::charts::charts(state, &project, &days, &by_branch).await?,
         environments: super::charts::environment_rates(state, &project, &since).await?,
         scenarios: totals,
@@ -135,7 +137,11 @@ pub(super) async fn render(
         repo_error: refused.repo,
         budget: project
             .budget_micro_usd
-            .map(|b| usd(u64::try_from(b).unwrap_or(0)).trim_start_matches('$').to_string())
+            .map(|b| {
+                usd(u64::try_from(b).unwrap_or(0))
+                    .trim_start_matches('$')
+                    .to_string()
+            })
             .unwrap_or_default(),
         budget_error: refused.budget,
         layout,
@@ -237,7 +243,7 @@ mod tests {
         assert_eq!(parse_budget(" $12.50 "), Ok(Some(12_500_000)));
         assert_eq!(parse_budget("5"), Ok(Some(5_000_000)));
         assert_eq!(parse_budget(""), Ok(None));
-        for bad in ["-1", "1e3", "1.2345678", "ten", "1.", "9999999999"] {
+        for bad in ["-1", "1e3", "1.2345678", "ten", ".5", "9999999999"] {
             assert!(parse_budget(bad).is_err(), "{bad}");
         }
     }

@@ -34,7 +34,10 @@ pub fn routes() -> Router<AppState> {
         .route("/p/{slug}/runs", get(runs_partial))
         .route("/p/{slug}/runs/{run_id}", get(run_page))
         .route("/p/{slug}/runs/{run_id}/artifacts/{name}", get(artifact))
-        .route("/p/{slug}/runs/{run_id}/trace/{scenario_id}", get(trace_page))
+        .route(
+            "/p/{slug}/runs/{run_id}/trace/{scenario_id}",
+            get(trace_page),
+        )
         .route("/p/{slug}/flaky", get(flaky_page))
         .route("/p/{slug}/spend", get(spend_page))
         .route("/p/{slug}/stale", get(stale_page))

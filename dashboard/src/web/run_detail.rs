@@ -249,10 +249,7 @@ pub(super) async fn run_page(
                             (kind, l)
                         })
                         .collect(),
-                    command: format!(
-                        "windup run {id} && windup accept {id}",
-                        id = s.scenario_id
-                    ),
+                    command: format!("windup run {id} && windup accept {id}", id = s.scenario_id),
                 }),
                 trace_url: if s.actions.iter().any(|a| a.trace.is_some()) {
                     format!("/p/{slug}/runs/{run_id}/trace/{}", s.scenario_id)

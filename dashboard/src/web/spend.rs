@@ -80,9 +80,9 @@ pub(super) async fn spend_page(
     // Saturating: a rollup holds up to 10^18, and a stored total from before ingest bounded
     // costs may be near i64::MAX.
     let add = |sum: &mut [i64; 4], r: &SpendRow| {
-        for (s, n) in sum
-            .iter_mut()
-            .zip([r.calls, r.input_tokens, r.output_tokens, r.cost_micro_usd])
+        for (s, n) in
+            sum.iter_mut()
+                .zip([r.calls, r.input_tokens, r.output_tokens, r.cost_micro_usd])
         {
             *s = s.saturating_add(n);
         }
@@ -127,14 +127,12 @@ pub(super) async fn spend_page(
             )
         })
         .collect();
-    let total = models
-        .iter()
-        .fold([0i64; 4], |mut t, m| {
-            for (a, b) in t.iter_mut().zip(m.2) {
-                *a = a.saturating_add(b);
-            }
-            t
-        });
+    let total = models.iter().fold([0i64; 4], |mut t, m| {
+        for (a, b) in t.iter_mut().zip(m.2) {
+            *a = a.saturating_add(b);
+        }
+        t
+    });
     let runs = state
         .store
         .runs(

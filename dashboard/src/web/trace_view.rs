@@ -82,7 +82,11 @@ pub(super) async fn trace_page(
         layout,
         tab: "runs",
         run_url: format!("/p/{slug}/runs/{run_id}#s-{scenario_id}"),
-        prev: if at > 0 { link(at - 1, zoom) } else { String::new() },
+        prev: if at > 0 {
+            link(at - 1, zoom)
+        } else {
+            String::new()
+        },
         next: if at + 1 < frames.len() {
             link(at + 1, zoom)
         } else {

@@ -321,7 +321,12 @@ impl Config {
         let hooks = crate::hooks::Hooks::from_section(&config_file, &file.hooks)?;
         if let Some(name) = &overrides.environment {
             windup_model::check_environment(name).map_err(|why| {
-                InputError::new("--environment", "environment", why, "pass a name such as `staging`")
+                InputError::new(
+                    "--environment",
+                    "environment",
+                    why,
+                    "pass a name such as `staging`",
+                )
             })?;
         }
         Ok(Config {

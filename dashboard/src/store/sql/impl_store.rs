@@ -9,9 +9,9 @@ use super::{
     accounts, artifacts, cache, github, headline, ingest, people, reads, retention, sitemap, tokens,
 };
 use crate::store::{
-    CachePut, CacheRow, FlakyRow, GridCell, Grouping, InvitationRow, MemberRow, NewRun, NewToken, Project,
-    Pruned, RateRow, Result, ReviewRow, RunDetail, RunFilter, RunStaleRow, RunSummary, SessionRow, SpendRow,
-    StaleRow, Store, TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
+    CachePut, CacheRow, FlakyRow, GridCell, Grouping, InvitationRow, MemberRow, NewRun, NewToken,
+    Project, Pruned, RateRow, Result, ReviewRow, RunDetail, RunFilter, RunStaleRow, RunSummary,
+    SessionRow, SpendRow, StaleRow, Store, TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
 };
 
 macro_rules! impl_store {
@@ -235,7 +235,11 @@ macro_rules! impl_store {
             async fn flaky(&self, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
                 reads::$backend::flaky(self, project_id, limit).await
             }
-            async fn latest_run(&self, project_id: i64, branch: &str) -> Result<Option<RunSummary>> {
+            async fn latest_run(
+                &self,
+                project_id: i64,
+                branch: &str,
+            ) -> Result<Option<RunSummary>> {
                 headline::$backend::latest_run(self, project_id, branch).await
             }
             async fn streak_start(

@@ -72,7 +72,8 @@ impl Browser {
         let params = &event["params"];
         match event["method"].as_str() {
             Some("Runtime.consoleAPICalled") if params["type"] == "error" => {
-                self.errors.push(format!("console.error: {}", params["args"]));
+                self.errors
+                    .push(format!("console.error: {}", params["args"]));
             }
             Some("Runtime.exceptionThrown") => {
                 self.errors
@@ -81,9 +82,7 @@ impl Browser {
             Some("Log.entryAdded") if params["entry"]["level"] == "error" => {
                 self.errors.push(format!(
                     "{}: {} ({})",
-                    params["entry"]["source"],
-                    params["entry"]["text"],
-                    params["entry"]["url"]
+                    params["entry"]["source"], params["entry"]["text"], params["entry"]["url"]
                 ));
             }
             _ => {}
@@ -105,7 +104,10 @@ impl Browser {
     }
 
     pub(crate) fn text(&mut self, expression: &str) -> String {
-        self.eval(expression).as_str().unwrap_or_default().to_string()
+        self.eval(expression)
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
     }
 
     /// Waits (up to 20 s, for a loaded machine) until `condition` is true in the page.

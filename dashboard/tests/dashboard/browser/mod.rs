@@ -89,7 +89,10 @@ async fn a_team_lead_reads_the_state_of_main_from_empty_to_red_to_healed() {
         no_errors(&mut b, "the empty overview");
         b.open(&format!("{base}/p/acme"));
         let body = b.text("document.body.innerText");
-        assert!(body.contains("No runs yet, so there is nothing to chart"), "{body}");
+        assert!(
+            body.contains("No runs yet, so there is nothing to chart"),
+            "{body}"
+        );
         b.open(&format!("{base}/p/acme/spend"));
         let body = b.text("document.body.innerText");
         assert!(body.contains("No LLM calls in the last 30 days"), "{body}");
@@ -105,7 +108,10 @@ async fn a_team_lead_reads_the_state_of_main_from_empty_to_red_to_healed() {
         let headline = b.text("document.querySelector('section.headline').innerText");
         assert!(headline.contains("main is green"), "{headline}");
         b.open(&format!("{base}/p/acme"));
-        assert_eq!(b.eval("document.querySelectorAll('svg rect.runbar').length"), json!(1));
+        assert_eq!(
+            b.eval("document.querySelectorAll('svg rect.runbar').length"),
+            json!(1)
+        );
         no_errors(&mut b, "the one-run pages");
     });
     for (id, commit, hour) in [("g2", "c2", 2), ("g3", "c3", 3)] {
@@ -116,13 +122,24 @@ async fn a_team_lead_reads_the_state_of_main_from_empty_to_red_to_healed() {
         b.open(&format!("{base}/"));
         let headline = b.text("document.querySelector('section.headline').innerText");
         assert!(headline.contains("main is red"), "{headline}");
-        assert!(headline.contains("cart") && headline.contains("app_changed"), "{headline}");
-        assert!(headline.contains("c4"), "names the breaking commit: {headline}");
+        assert!(
+            headline.contains("cart") && headline.contains("app_changed"),
+            "{headline}"
+        );
+        assert!(
+            headline.contains("c4"),
+            "names the breaking commit: {headline}"
+        );
         no_errors(&mut b, "the red overview");
     });
 
     // A heal, with ten calls of a local model at $0.
-    let mut healed = run("h1", "c5", 5, &[("login", "passed", false), ("cart", "passed", false)]);
+    let mut healed = run(
+        "h1",
+        "c5",
+        5,
+        &[("login", "passed", false), ("cart", "passed", false)],
+    );
     healed["totals"]["healed"] = json!(1);
     healed["scenarios"][0]["cache"] = json!("healed");
     healed["scenarios"][0]["heal"] = json!({"action_id": "s2", "rule": "renamed",
@@ -134,7 +151,12 @@ async fn a_team_lead_reads_the_state_of_main_from_empty_to_red_to_healed() {
     local["started_at"] = json!(today(5));
     let mut replay = ledger("h1", "cart", None, 0, 0);
     replay["started_at"] = json!(today(5));
-    push(&dash, &token, json!({"report": healed, "ledger": [local, replay], "pull_request": null})).await;
+    push(
+        &dash,
+        &token,
+        json!({"report": healed, "ledger": [local, replay], "pull_request": null}),
+    )
+    .await;
 
     tokio::task::block_in_place(|| {
         b.open(&format!("{base}/"));
@@ -147,27 +169,50 @@ async fn a_team_lead_reads_the_state_of_main_from_empty_to_red_to_healed() {
 
         b.open(&format!("{base}/p/acme"));
         let review = b.text("document.querySelector('table.reviews').innerText");
-        assert!(review.contains("login") && review.contains("Store"), "{review}");
+        assert!(
+            review.contains("login") && review.contains("Store"),
+            "{review}"
+        );
         let h1 = b.text("[...document.querySelectorAll('#runs tr:not(.group-head)')].find(r => r.cells[0].innerText === 'h1').innerText");
         assert!(h1.contains("1 healed"), "{h1}");
         // Five runs, one bar each; 2 scenarios x 5 runs in the grid, the heal and the failure
         // in their own colours.
-        assert_eq!(b.eval("document.querySelectorAll('svg rect.runbar').length"), json!(5));
-        assert_eq!(b.eval("document.querySelectorAll('svg.heat rect.cell').length"), json!(10));
-        assert_eq!(b.eval("document.querySelectorAll('svg.heat rect.cell.healed').length"), json!(1));
-        assert_eq!(b.eval("document.querySelectorAll('svg.heat rect.cell.fail').length"), json!(1));
+        assert_eq!(
+            b.eval("document.querySelectorAll('svg rect.runbar').length"),
+            json!(5)
+        );
+        assert_eq!(
+            b.eval("document.querySelectorAll('svg.heat rect.cell').length"),
+            json!(10)
+        );
+        assert_eq!(
+            b.eval("document.querySelectorAll('svg.heat rect.cell.healed').length"),
+            json!(1)
+        );
+        assert_eq!(
+            b.eval("document.querySelectorAll('svg.heat rect.cell.fail').length"),
+            json!(1)
+        );
         b.screenshot("project");
         no_errors(&mut b, "the project page");
 
         // The filter pushes its URL, and the URL opens as the whole page.
-        b.eval("const s = document.querySelector('select[name=status]'); s.value = 'failed';
-                s.dispatchEvent(new Event('change', {bubbles: true})); true");
+        b.eval(
+            "const s = document.querySelector('select[name=status]'); s.value = 'failed';
+                s.dispatchEvent(new Event('change', {bubbles: true})); true",
+        );
         b.wait_for("location.search.includes('status=failed') && document.querySelectorAll('#runs tbody tr:not(.group-head)').length === 1");
         let pushed = b.text("location.href");
         assert!(pushed.contains("/p/acme/runs?"), "{pushed}");
         b.open(&pushed);
-        assert_eq!(b.eval("document.querySelector('header.top') !== null"), json!(true));
-        assert_eq!(b.eval("document.querySelector('select[name=status]').value"), json!("failed"));
+        assert_eq!(
+            b.eval("document.querySelector('header.top') !== null"),
+            json!(true)
+        );
+        assert_eq!(
+            b.eval("document.querySelector('select[name=status]').value"),
+            json!("failed")
+        );
         let rows = b.text("document.querySelector('#runs').innerText");
         assert!(rows.contains("f1") && !rows.contains("g1"), "{rows}");
         no_errors(&mut b, "the filtered page");
@@ -175,9 +220,15 @@ async fn a_team_lead_reads_the_state_of_main_from_empty_to_red_to_healed() {
         // The healed run: green, but not silently; the step after the heal follows a1.
         b.open(&format!("{base}/p/acme/runs/h1"));
         let page = b.text("document.body.innerText");
-        assert!(page.contains("1 healed") && page.contains("Healed without an LLM"), "{page}");
+        assert!(
+            page.contains("1 healed") && page.contains("Healed without an LLM"),
+            "{page}"
+        );
         let diff = b.text("document.querySelector('div.heal table').innerText");
-        assert!(diff.contains("name=\"Save\"") && diff.contains("name=\"Store\""), "{diff}");
+        assert!(
+            diff.contains("name=\"Save\"") && diff.contains("name=\"Store\""),
+            "{diff}"
+        );
         let starts = b.eval("[...document.querySelectorAll('#s-login table.actions tbody tr')].map(r => Number(r.cells[3].innerText))");
         assert_eq!(starts, json!([0, 300]), "s2 starts when s1 ends");
         b.screenshot("run-healed");
@@ -186,8 +237,14 @@ async fn a_team_lead_reads_the_state_of_main_from_empty_to_red_to_healed() {
         // Spend: a $0 local model shows as its calls, one row a day.
         b.open(&format!("{base}/p/acme/spend"));
         let days = b.text("document.querySelector('table.days').innerText");
-        assert!(days.contains("qwen2.5-coder 10 calls") && !days.contains("(none"), "{days}");
-        assert_eq!(b.eval("document.querySelectorAll('table.days tbody tr').length"), json!(1));
+        assert!(
+            days.contains("qwen2.5-coder 10 calls") && !days.contains("(none"),
+            "{days}"
+        );
+        assert_eq!(
+            b.eval("document.querySelectorAll('table.days tbody tr').length"),
+            json!(1)
+        );
         let chart = b.text("document.querySelector('svg.chart').textContent");
         assert!(chart.contains("10 calls"), "{chart}");
         no_errors(&mut b, "the spend page");
@@ -215,7 +272,12 @@ async fn the_trace_viewer_steps_and_zooms_with_the_keyboard() {
             .unwrap()
     });
     let mut body = run("t1", "c1", 1, &[("cart", "failed", false)]);
-    for (n, action) in body["scenarios"][0]["actions"].as_array_mut().unwrap().iter_mut().enumerate() {
+    for (n, action) in body["scenarios"][0]["actions"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
         action["trace"] = json!({
             "url": format!("http://localhost:3000/step{n}"),
             "screenshot": format!("e2e/.windup/runs/t1/cart.trace-0{n}.jpg"),
@@ -223,7 +285,12 @@ async fn the_trace_viewer_steps_and_zooms_with_the_keyboard() {
             "target_box": {"x": 473, "y": 265, "width": 334, "height": 44}
         });
     }
-    push(&dash, &token, json!({"report": body, "ledger": [], "pull_request": null})).await;
+    push(
+        &dash,
+        &token,
+        json!({"report": body, "ledger": [], "pull_request": null}),
+    )
+    .await;
     for n in 0..2 {
         let r = dash
             .server
@@ -239,8 +306,14 @@ async fn the_trace_viewer_steps_and_zooms_with_the_keyboard() {
         b.eval("document.querySelector('a.open-trace').click(); true");
         b.landed("/p/acme/runs/t1/trace/cart");
         let facts = b.text("document.querySelector('dl.step-facts').innerText");
-        assert!(facts.contains("s1") && facts.contains("334×44 at (473, 265)"), "{facts}");
-        assert!(facts.contains("wait 0 ms · act 250 ms · verify 50 ms"), "{facts}");
+        assert!(
+            facts.contains("s1") && facts.contains("334×44 at (473, 265)"),
+            "{facts}"
+        );
+        assert!(
+            facts.contains("wait 0 ms · act 250 ms · verify 50 ms"),
+            "{facts}"
+        );
         b.press("ArrowRight", "ArrowRight", 39);
         b.wait_for("location.search === '?frame=1'");
         let facts = b.text("document.querySelector('dl.step-facts').innerText");
@@ -269,7 +342,12 @@ async fn many_runs_over_ten_days_chart_per_day_and_grid_the_last_thirty() {
         let results: Vec<NewResult> = (0..20)
             .map(|n| NewResult {
                 scenario_id: format!("scenario-{n:02}"),
-                status: if (i + n) % 17 == 0 { "failed" } else { "passed" }.into(),
+                status: if (i + n) % 17 == 0 {
+                    "failed"
+                } else {
+                    "passed"
+                }
+                .into(),
                 cache: "hit".into(),
                 ..NewResult::default()
             })
@@ -293,7 +371,13 @@ async fn many_runs_over_ten_days_chart_per_day_and_grid_the_last_thirty() {
             results,
             ..NewRun::default()
         };
-        assert!(dash.state.store.insert_run(project.id, &run, now).await.unwrap());
+        assert!(
+            dash.state
+                .store
+                .insert_run(project.id, &run, now)
+                .await
+                .unwrap()
+        );
     }
     tokio::task::block_in_place(|| {
         let mut b = Browser::start();
@@ -301,7 +385,10 @@ async fn many_runs_over_ten_days_chart_per_day_and_grid_the_last_thirty() {
         b.open(&format!("{base}/p/acme"));
         let title = b.text("document.querySelector('section h2').innerText");
         assert!(title.starts_with("Pass rate per day"), "{title}");
-        assert_eq!(b.eval("document.querySelectorAll('svg.heat rect.cell').length"), json!(600));
+        assert_eq!(
+            b.eval("document.querySelectorAll('svg.heat rect.cell').length"),
+            json!(600)
+        );
         // The runs list pages through all 300: its last page is reached from the URL.
         b.open(&format!("{base}/p/acme/runs?page=11"));
         let rows = b.eval("document.querySelectorAll('#runs tbody tr').length");
