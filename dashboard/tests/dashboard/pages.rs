@@ -559,3 +559,45 @@ async fn runs_page_through_htmx_and_plain_links() {
         "the full page at page 1"
     );
 }
+
+/// The same scenario against two environments on one commit is two flaky rows' worth of
+/// history, not one: passing on staging and failing on production is not flakiness.
+#[tokio::test]
+async fn flakiness_and_pass_rates_are_kept_per_environment() {
+    let dash = Dash::new().await;
+    dash.project("acme").await;
+    let token = dash.token("acme", &["ingest"], None).await;
+    for (id, env, status) in [
+        ("e1", "staging", "passed"),
+        ("e2", "production", "failed"),
+        ("e3", "staging", "failed"),
+    ] {
+        let mut body = json!({"report": report(id, "main", "c1", &[("cart", status, false)]),
+                              "ledger": [], "pull_request": null});
+        body["report"]["environment"] = json!(env);
+        body["report"]["ci"]["workflow_run"] = json!(id);
+        ingest(&dash, &token, body).await;
+    }
+    let mut bad = json!({"report": report("e4", "main", "c1", &[("cart", "passed", false)]),
+                         "ledger": [], "pull_request": null});
+    bad["report"]["environment"] = json!("http://127.0.0.1:41235");
+    let r = dash
+        .server
+        .post("/api/v1/runs")
+        .authorization_bearer(&token)
+        .json(&bad)
+        .await;
+    assert_eq!(r.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.text().contains("report.environment"), "{}", r.text());
+    let (session, _) = dash.sign_in().await;
+    let get = |path: &'static str| dash.server.get(path).add_header("cookie", session.clone());
+    let flaky = get("/p/acme/flaky").await.text();
+    assert!(flaky.contains("<td>staging</td>"), "{flaky}");
+    assert!(!flaky.contains("<td>production</td>"), "{flaky}");
+    let project = get("/p/acme").await.text();
+    assert!(
+        project.contains("<td>production</td><td>0</td><td>1</td><td>0%</td>")
+            && project.contains("<td>staging</td><td>1</td><td>2</td><td>50%</td>"),
+        "{project}"
+    );
+}
