@@ -58,6 +58,8 @@ CREATE INDEX scenario_commits_last ON scenario_commits(project_id, last_ms);
 -- (at 100,000 runs a scan would cost more than the page's budget).
 CREATE INDEX runs_branch_started ON runs(project_id, branch, started_ms);
 CREATE INDEX runs_branch_failed ON runs(project_id, branch, failed, started_ms);
+-- The shards of one CI workflow run.
+CREATE INDEX runs_workflow ON runs(project_id, workflow_run, started_ms);
 -- A run's results (the runs × scenarios grid), and a failing scenario's last pass on a branch.
 CREATE INDEX scenario_results_run ON scenario_results(run_pk);
 CREATE INDEX scenario_results_streak

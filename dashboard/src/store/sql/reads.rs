@@ -23,6 +23,21 @@ macro_rules! pass_rates {
     };
 }
 
+/// The runs list's query with `$where` picking its index; `$3` is the result filter.
+macro_rules! runs_sql {
+    ($where:literal) => {
+        concat!(
+            run_columns!(),
+            "WHERE project_id = $1 ",
+            $where,
+            " AND (CAST($3 AS TEXT) IS NULL \
+              OR (CAST($3 AS TEXT) = 'failed' AND failed > 0) \
+              OR (CAST($3 AS TEXT) = 'passed' AND failed = 0)) \
+             ORDER BY started_ms DESC, run_id DESC LIMIT $4 OFFSET $5"
+        )
+    };
+}
+
 // One text, compiled for each backend below.
 macro_rules! reads_sql {
     ($store:ty, $db:ty) => {
@@ -47,16 +62,15 @@ macro_rules! reads_sql {
         }
 
         pub(crate) async fn runs(store: &$store, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>> {
-            let sql = concat!(
-                run_columns!(),
-                "WHERE project_id = $1 \
-                 AND (CAST($2 AS TEXT) IS NULL OR branch = CAST($2 AS TEXT)) \
-                 AND (CAST($3 AS TEXT) IS NULL \
-                      OR (CAST($3 AS TEXT) = 'failed' AND failed > 0) \
-                      OR (CAST($3 AS TEXT) = 'passed' AND failed = 0)) \
-                 AND (CAST($6 AS TEXT) IS NULL OR workflow_run = CAST($6 AS TEXT)) \
-                 ORDER BY started_ms DESC, run_id DESC LIMIT $4 OFFSET $5"
-            );
+            // The predicate that picks the index is written out per filter: behind a
+            // `$n IS NULL OR …` the planner cannot use an index, and sorted all of a project's
+            // runs (over 200 ms at 100,000 runs on SQLite).
+            let sql = match (filter.workflow_run.is_some(), filter.branch.is_some()) {
+                (true, _) => runs_sql!("AND workflow_run = CAST($6 AS TEXT) \
+                    AND (CAST($2 AS TEXT) IS NULL OR branch = CAST($2 AS TEXT))"),
+                (false, true) => runs_sql!("AND branch = CAST($2 AS TEXT) AND CAST($6 AS TEXT) IS NULL"),
+                (false, false) => runs_sql!("AND CAST($2 AS TEXT) IS NULL AND CAST($6 AS TEXT) IS NULL"),
+            };
             Ok(sqlx::query_as::<$db, RunSummary>(sql)
                 .bind(project_id)
                 .bind(&filter.branch)
