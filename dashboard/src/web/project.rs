@@ -7,6 +7,7 @@ use askama::Template;
 use askama_web::WebTemplate;
 use axum::Form;
 use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use serde::Deserialize;
 
@@ -147,6 +148,29 @@ pub(super) async fn render(
         layout,
     };
     Ok(page.into_response())
+}
+
+/// Whether a request is htmx swapping a fragment in, rather than a page load (a link, a reload,
+/// or htmx restoring a page of its history, which needs the whole page).
+pub(super) fn wants_fragment(headers: &HeaderMap) -> bool {
+    headers.contains_key("hx-request") && !headers.contains_key("hx-history-restore-request")
+}
+
+/// The runs list alone, for htmx to swap into the project page; the project page with this
+/// filter when opened as a page.
+pub(super) async fn runs_partial(
+    State(state): State<AppState>,
+    person: Person,
+    headers: HeaderMap,
+    Path(slug): Path<String>,
+    Query(q): Query<RunsQuery>,
+) -> PageResult {
+    let access = project_of(&state, &person, &slug, Role::Viewer).await?;
+    if !wants_fragment(&headers) {
+        return render(&state, access, &q, Refused::default()).await;
+    }
+    let Access { project, .. } = access;
+    Ok(runs_list(&state, &project, &q).await?.into_response())
 }
 
 #[derive(Deserialize)]

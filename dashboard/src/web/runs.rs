@@ -1,22 +1,15 @@
 //! The runs list: a page of runs, filtered by branch and result, with the shards of one CI
 //! workflow run grouped. Served whole inside the project page and alone as the htmx partial
-//! that the project page's filters and its 15-second refresh swap in; the partial's address
-//! opened as a page (a shared link, a reload, the history htmx pushed) answers the whole
-//! project page with that filter.
+//! that the project page's filters and its 15-second refresh swap in (`project::runs_partial`,
+//! which answers the whole page when the address is opened as a page).
 
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
-use axum::response::IntoResponse;
 use serde::Deserialize;
 use windup_model::money::usd;
 
-use super::access::{Access, project_of};
-use super::error::{PageError, PageResult};
-use super::session::Person;
+use super::error::PageError;
 use crate::AppState;
-use crate::access::Role;
 use crate::store::{Project, RunFilter, RunSummary};
 use crate::time::display;
 
@@ -186,29 +179,6 @@ pub(super) async fn runs_list(
         newer_page: at(page - 1, false, page > 0),
         older_page: at(page + 1, false, more),
     })
-}
-
-/// Whether a request is htmx swapping a fragment in, rather than a page load (a link, a reload,
-/// or htmx restoring a page of its history, which needs the whole page).
-pub(super) fn wants_fragment(headers: &HeaderMap) -> bool {
-    headers.contains_key("hx-request") && !headers.contains_key("hx-history-restore-request")
-}
-
-/// The runs list alone, for htmx to swap into the project page; the project page with this
-/// filter when opened as a page.
-pub(super) async fn runs_partial(
-    State(state): State<AppState>,
-    person: Person,
-    headers: HeaderMap,
-    Path(slug): Path<String>,
-    Query(q): Query<RunsQuery>,
-) -> PageResult {
-    let access = project_of(&state, &person, &slug, Role::Viewer).await?;
-    if !wants_fragment(&headers) {
-        return super::project::render(&state, access, &q, Default::default()).await;
-    }
-    let Access { project, .. } = access;
-    Ok(runs_list(&state, &project, &q).await?.into_response())
 }
 
 #[cfg(test)]
