@@ -119,18 +119,30 @@ macro_rules! headline_sql {
             branch: Option<&str>,
             runs: i64,
         ) -> Result<Vec<GridCell>> {
-            Ok(sqlx::query_as::<$db, GridCell>(
-                "SELECT r.run_id, r.started_ms, s.scenario_id, s.status, s.flaky, s.cache \
-                 FROM (SELECT id, run_id, started_ms FROM runs WHERE project_id = $1 \
-                       AND (CAST($2 AS TEXT) IS NULL OR branch = CAST($2 AS TEXT)) \
-                       ORDER BY started_ms DESC, run_id DESC LIMIT $3) r \
-                 JOIN scenario_results s ON s.run_pk = r.id ORDER BY r.started_ms, r.run_id, s.scenario_id",
-            )
-            .bind(project_id)
-            .bind(branch)
-            .bind(runs)
-            .fetch_all(&store.pool)
-            .await?)
+            // One text per case, so the index is chosen (behind `$2 IS NULL OR …` it is not).
+            macro_rules! grid_sql {
+                ($where:literal) => {
+                    concat!(
+                        "SELECT r.run_id, r.started_ms, s.scenario_id, s.status, s.flaky, s.cache \
+                         FROM (SELECT id, run_id, started_ms FROM runs WHERE project_id = $1 ",
+                        $where,
+                        " ORDER BY started_ms DESC, run_id DESC LIMIT $3) r \
+                         JOIN scenario_results s ON s.run_pk = r.id \
+                         ORDER BY r.started_ms, r.run_id, s.scenario_id"
+                    )
+                };
+            }
+            let sql = if branch.is_some() {
+                grid_sql!("AND branch = CAST($2 AS TEXT)")
+            } else {
+                grid_sql!("AND CAST($2 AS TEXT) IS NULL")
+            };
+            Ok(sqlx::query_as::<$db, GridCell>(sql)
+                .bind(project_id)
+                .bind(branch)
+                .bind(runs)
+                .fetch_all(&store.pool)
+                .await?)
         }
 
         pub(crate) async fn set_budget(store: &$store, project_id: i64, micro_usd: Option<i64>) -> Result<()> {
