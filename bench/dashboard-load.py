@@ -260,7 +260,9 @@ def bench(backend, binary, args):
     server = Server(binary, database)
     server.cli("project", "create", "bench")
     token = server.cli("token", "create", "bench", "--scope", "ingest").splitlines()[-1].strip()
-    server.cli("user", "create", "load@bench.test", "--password-env", "WINDUP_LOAD_PASSWORD")
+    # An instance administrator: a person with no role in the project would get its 404.
+    server.cli("user", "create", "load@bench.test", "--password-env", "WINDUP_LOAD_PASSWORD",
+               "--admin")
     server.start()
     try:
         now_ms = int(time.time() * 1000)

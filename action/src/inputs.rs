@@ -91,6 +91,8 @@ pub struct Inputs {
     pub scenarios: ScenarioFilter,
     pub working_directory: String,
     pub base_url: Option<String>,
+    /// The environment's name (`staging`), written to the report for the dashboard.
+    pub environment: Option<String>,
     /// Origins besides the app's that the workspace's config may name when it is not trusted
     /// (`[planner] allowed_origins`, the manifest's account `origins`); see `trust`.
     pub allowed_origins: Vec<url::Origin>,
@@ -287,6 +289,16 @@ impl Inputs {
         {
             bad.push(BadInput::new("base-url", e.problem, e.fix));
         }
+        let environment = opt("environment");
+        if let Some(name) = &environment
+            && let Err(why) = windup_model::check_environment(name)
+        {
+            bad.push(BadInput::new(
+                "environment",
+                why,
+                "name the environment, such as `staging`, or leave the input empty",
+            ));
+        }
         let start_command = opt("start-command");
         if start_command.is_some() && wait_for.is_none() {
             bad.push(BadInput::new(
@@ -327,6 +339,7 @@ impl Inputs {
             scenarios: scenario_filter(&raw("scenarios")),
             working_directory,
             base_url,
+            environment,
             allowed_origins,
             start_command,
             wait_for,

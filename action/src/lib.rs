@@ -123,6 +123,7 @@ fn prepare(
 ) -> Result<Prepared, Stop> {
     let overrides = Overrides {
         base_url: inputs.base_url.clone(),
+        environment: inputs.environment.clone(),
         provider: inputs.provider.clone(),
         budget_usd: inputs.budget_usd,
         require_cached: inputs.require_cached,

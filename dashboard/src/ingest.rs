@@ -190,6 +190,11 @@ pub fn to_new_run(
             ));
         }
     }
+    if let Some(name) = &report.environment {
+        windup_model::check_environment(name).map_err(|why| {
+            ApiError::unprocessable("invalid_environment", format!("report.environment: {why}"))
+        })?;
+    }
     let report_json = serde_json::to_string(report)
         .map_err(|e| ApiError::unprocessable("invalid_body", e.to_string()))?;
     let t = &report.totals;
@@ -214,6 +219,8 @@ pub fn to_new_run(
         pr_repo: pr.map(|p| p.repo.clone()),
         pr_number: pr.map(|p| i(p.number)),
         pr_head_sha: pr.and_then(|p| p.head_sha.clone()),
+        healed: i64::from(t.healed),
+        environment: report.environment.clone(),
         results: report
             .scenarios
             .iter()
@@ -224,6 +231,11 @@ pub fn to_new_run(
                 cache: cache_str(s.cache).to_string(),
                 failure_class: s.failure_class.map(|c| c.as_str().to_string()),
                 message: s.message.clone(),
+                heal: s.heal.as_ref().map(|h| h.describe()),
+                proposal: s
+                    .proposal
+                    .as_ref()
+                    .map(|p| format!("{} {}", p.source.as_str(), p.file)),
             })
             .collect(),
         stale: Vec::new(),

@@ -67,6 +67,7 @@ pub fn pass_rate_chart(days: &[String], series: &[Series]) -> String {
             escape(last)
         );
     }
+    let series_count = series.len();
     for (k, series) in series.iter().enumerate() {
         let class = k % 6;
         let points: Vec<String> = series
@@ -79,11 +80,14 @@ pub fn pass_rate_chart(days: &[String], series: &[Series]) -> String {
             r#"<polyline class="line c{class}" points="{}"/>"#,
             points.join(" ")
         );
+        // Each series' dots shifted by a few pixels, so two series at the same rate on the same
+        // day both show.
+        let dodge = (k as i64 - (series_count as i64 - 1) / 2) * 4;
         for &(i, p, t) in &series.points {
             let _ = write!(
                 s,
                 r#"<circle class="dot c{class}" cx="{}" cy="{}" r="3"><title>{} {}: {p}/{t} passed</title></circle>"#,
-                x(i),
+                x(i) + dodge,
                 y(p, t),
                 escape(&series.label),
                 escape(days.get(i).map(String::as_str).unwrap_or(""))
@@ -204,6 +208,149 @@ pub fn timeline(steps: &[Step]) -> String {
         row * steps.len().max(1) + 12,
         W - 10,
         row * steps.len().max(1) + 12
+    );
+    s
+}
+
+/// A small line of pass rates, one point per day with runs: `(day, passed, total)`.
+pub fn sparkline(points: &[(String, i64, i64)]) -> String {
+    let (w, h, pad) = (120i64, 24i64, 3i64);
+    let n = points.len().max(2) as i64;
+    let x = |i: usize| pad + (i as i64) * (w - 2 * pad) / (n - 1);
+    let y = |p: i64, t: i64| pad + (h - 2 * pad) - (h - 2 * pad) * p / t.max(1);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="spark" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="pass rate per day">"#
+    );
+    let line: Vec<String> = points
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p, t))| format!("{},{}", x(i), y(*p, *t)))
+        .collect();
+    let _ = write!(
+        s,
+        r#"<polyline class="line c0" points="{}"/>"#,
+        line.join(" ")
+    );
+    for (i, (day, p, t)) in points.iter().enumerate() {
+        let class = if p == t { "ok" } else { "bad" };
+        let _ = write!(
+            s,
+            r#"<circle class="dot {class}" cx="{}" cy="{}" r="2"><title>{}: {p}/{t} passed</title></circle>"#,
+            x(i),
+            y(*p, *t),
+            escape(day)
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
+/// One run as a bar of the per-run pass-rate chart.
+pub struct RunBar {
+    pub label: String,
+    pub url: String,
+    pub passed: i64,
+    pub total: i64,
+}
+
+/// Pass rate per run, oldest first: one bar each, side by side, so no run hides another.
+pub fn run_bars(runs: &[RunBar]) -> String {
+    let plot = H - 2 * PAD;
+    let n = runs.len().max(1) as i64;
+    let slot = ((W - 2 * PAD) / n).clamp(4, 40);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="pass rate per run"><line class="axis" x1="{PAD}" y1="{}" x2="{}" y2="{}"/>"#,
+        H - PAD,
+        W - PAD,
+        H - PAD
+    );
+    for (pct, label) in [(100, "100%"), (50, "50%"), (0, "0%")] {
+        let yy = PAD + plot - plot * pct / 100;
+        let _ = write!(
+            s,
+            r#"<line class="grid" x1="{PAD}" y1="{yy}" x2="{}" y2="{yy}"/><text class="tick" x="0" y="{}">{label}</text>"#,
+            W - PAD,
+            yy + 4
+        );
+    }
+    for (k, r) in runs.iter().enumerate() {
+        // Never a zero-height bar: a run with every scenario failing still shows.
+        let height = (plot * r.passed / r.total.max(1)).max(2);
+        let class = if r.passed == r.total { "pass" } else { "fail" };
+        let _ = write!(
+            s,
+            r#"<a href="{}"><rect class="runbar {class}" x="{}" y="{}" width="{}" height="{height}"><title>{}: {}/{} passed</title></rect></a>"#,
+            escape(&r.url),
+            PAD + k as i64 * slot + 1,
+            PAD + plot - height,
+            (slot - 2).max(2),
+            escape(&r.label),
+            r.passed,
+            r.total
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<text class="tick" x="{PAD}" y="{}">older</text><text class="tick end" x="{}" y="{}">newer</text></svg>"#,
+        H - PAD + 16,
+        W - PAD,
+        H - PAD + 16
+    );
+    s
+}
+
+/// The runs × scenarios grid: a row per scenario, a column per run (oldest first), each cell
+/// the scenario's outcome in that run (`pass`, `fail`, `flaky`, `healed`, `skipped`; absent
+/// when the run did not select it).
+pub fn heat_map(
+    scenarios: &[String],
+    runs: &[(String, String)],
+    cell: impl Fn(usize, usize) -> Option<&'static str>,
+) -> String {
+    let left = 180i64;
+    let size = ((W - left - 10) / runs.len().max(1) as i64).clamp(6, 24);
+    let row = 16i64;
+    let height = row * scenarios.len().max(1) as i64 + 20;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"<svg class="chart heat" viewBox="0 0 {W} {height}" role="img" aria-label="outcome per run and scenario">"#
+    );
+    for (i, id) in scenarios.iter().enumerate() {
+        let y = i as i64 * row;
+        let _ = write!(
+            s,
+            r#"<text class="label" x="0" y="{}">{}</text>"#,
+            y + 12,
+            escape(&truncate(id, 28))
+        );
+        for (j, (run_id, url)) in runs.iter().enumerate() {
+            let Some(class) = cell(i, j) else {
+                continue;
+            };
+            let _ = write!(
+                s,
+                r#"<a href="{}"><rect class="cell {class}" x="{}" y="{}" width="{}" height="{}"><title>{} in {}: {class}</title></rect></a>"#,
+                escape(url),
+                left + j as i64 * size,
+                y + 2,
+                size - 2,
+                row - 3,
+                escape(id),
+                escape(run_id)
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        r#"<text class="tick" x="{left}" y="{}">older</text><text class="tick end" x="{}" y="{}">newer</text></svg>"#,
+        height - 4,
+        left + runs.len() as i64 * size,
+        height - 4
     );
     s
 }

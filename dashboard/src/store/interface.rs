@@ -137,6 +137,42 @@ pub trait Store: Send + Sync + 'static {
         since_day: &str,
     ) -> Result<Vec<RateRow>>;
     async fn flaky(&self, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>>;
+
+    /// The branch's latest run.
+    async fn latest_run(&self, project_id: i64, branch: &str) -> Result<Option<RunSummary>>;
+    /// The first run of the branch's current state: of its red streak when `failing`, else of
+    /// its green one.
+    async fn streak_start(
+        &self,
+        project_id: i64,
+        branch: &str,
+        failing: bool,
+    ) -> Result<Option<RunSummary>>;
+    /// The first run in which the scenario failed on `branch` since it last passed there: its
+    /// id and start.
+    async fn first_failure(
+        &self,
+        project_id: i64,
+        scenario_id: &str,
+        branch: &str,
+    ) -> Result<Option<(String, i64)>>;
+    /// Heals and proposals, newest first.
+    async fn reviews(&self, project_id: i64, limit: i64) -> Result<Vec<ReviewRow>>;
+    /// Whether the scenario passed on `branch` after `after_ms` as a plain replay (no heal, no
+    /// proposal): the heal or proposal before it was taken into the committed plan.
+    async fn replayed_since(
+        &self,
+        project_id: i64,
+        scenario_id: &str,
+        branch: &str,
+        after_ms: i64,
+    ) -> Result<bool>;
+    /// The results of the project's last `runs` runs (on `branch`, when given), oldest run
+    /// first.
+    async fn grid(&self, project_id: i64, branch: Option<&str>, runs: i64)
+    -> Result<Vec<GridCell>>;
+    /// Sets (or, with `None`, clears) the project's weekly LLM budget.
+    async fn set_budget(&self, project_id: i64, micro_usd: Option<i64>) -> Result<()>;
     async fn spend(&self, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>>;
     /// The run in which the scenario last failed or was re-planned on `branch`, up to `before_ms`.
     async fn last_failure(

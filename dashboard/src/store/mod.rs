@@ -8,9 +8,9 @@ mod sql;
 
 pub use interface::{Result, Store, StoreError};
 pub use rows::{
-    CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewLedger, NewResult, NewRun,
-    NewStale, NewToken, Project, Pruned, RateRow, RunDetail, RunFilter, RunStaleRow, RunSummary,
-    SessionRow, SpendRow, StaleRow, TeamRoleRow, TokenInfo, TokenRow, TokenState, UserInfo,
-    UserRow,
+    CachePut, CacheRow, FlakyRow, GridCell, Grouping, InvitationRow, MemberRow, NewLedger,
+    NewResult, NewRun, NewStale, NewToken, Project, Pruned, RateRow, ReviewRow, RunDetail,
+    RunFilter, RunStaleRow, RunSummary, SessionRow, SpendRow, StaleRow, TeamRoleRow, TokenInfo,
+    TokenRow, TokenState, UserInfo, UserRow,
 };
 pub use sql::{PgStore, SqliteStore, open};

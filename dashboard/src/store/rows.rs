@@ -9,6 +9,8 @@ pub struct Project {
     /// `owner/name` that gets the project's PR comments (checked by `repo::RepoName` before
     /// it is stored); none: no comments.
     pub github_repo: Option<String>,
+    /// The weekly LLM budget set on the project page, in micro-dollars; none: no budget.
+    pub budget_micro_usd: Option<i64>,
 }
 
 /// A token as authentication needs it.
@@ -171,6 +173,10 @@ pub struct NewRun {
     pub pr_repo: Option<String>,
     pub pr_number: Option<i64>,
     pub pr_head_sha: Option<String>,
+    /// Scenarios healed without an LLM (`totals.healed`).
+    pub healed: i64,
+    /// The environment the run tested (`report.environment`), checked by ingest.
+    pub environment: Option<String>,
     pub results: Vec<NewResult>,
     pub ledger: Vec<NewLedger>,
     /// The plans the run stopped trusting (`RunUpload::invalidations`), stored with the run.
@@ -200,6 +206,11 @@ pub struct NewResult {
     pub cache: String,
     pub failure_class: Option<String>,
     pub message: Option<String>,
+    /// The heal, described (`a4: FROM → TO (renamed)`), when the scenario passed healed.
+    pub heal: Option<String>,
+    /// The proposal's source and file (`healed e2e/.windup/cache/proposals/x.json`), when a
+    /// person's plan was kept and a verified plan written beside it.
+    pub proposal: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -239,6 +250,8 @@ pub struct RunSummary {
     pub pr_repo: Option<String>,
     pub pr_number: Option<i64>,
     pub comment_status: Option<String>,
+    pub healed: i64,
+    pub environment: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -261,6 +274,8 @@ pub struct RunFilter {
 pub enum Grouping {
     Branch,
     Scenario,
+    /// The environment a run named (`report.environment`); runs that named none are `None`.
+    Environment,
 }
 
 /// Scenario outcomes of one day for one branch or scenario.
@@ -277,6 +292,7 @@ pub struct RateRow {
 pub struct FlakyRow {
     pub scenario_id: String,
     pub commit_sha: Option<String>,
+    pub environment: Option<String>,
     pub passed: i64,
     pub failed: i64,
     pub retried: i64,
@@ -350,4 +366,28 @@ pub struct CachePut<'a> {
 pub struct Pruned {
     pub runs: u64,
     pub artifacts: u64,
+}
+
+/// A heal or a proposal a run made, for the reviewers' list.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ReviewRow {
+    pub run_id: String,
+    pub scenario_id: String,
+    pub branch: String,
+    /// `a4: FROM → TO (renamed)`.
+    pub heal: Option<String>,
+    /// `SOURCE FILE`: `healed e2e/.windup/cache/proposals/x.json`.
+    pub proposal: Option<String>,
+    pub started_ms: i64,
+}
+
+/// One scenario's outcome in one run: a cell of the runs × scenarios grid.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct GridCell {
+    pub run_id: String,
+    pub started_ms: i64,
+    pub scenario_id: String,
+    pub status: String,
+    pub flaky: i64,
+    pub cache: String,
 }

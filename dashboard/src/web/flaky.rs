@@ -1,4 +1,6 @@
-//! Flaky scenarios: passed and failed on one commit, or passed only on a retry.
+//! Flaky scenarios: passed and failed on one commit in one environment, or passed only on a
+//! retry. The environment is the name a run gave (`--environment`), so the same scenario against
+//! staging and production is two rows.
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -16,6 +18,7 @@ use crate::time::display;
 struct FlakyView {
     scenario_id: String,
     commit: String,
+    environment: String,
     passed: i64,
     failed: i64,
     retried: i64,
@@ -48,6 +51,7 @@ pub(super) async fn flaky_page(
                 .commit_sha
                 .map(|c| c.chars().take(8).collect())
                 .unwrap_or_default(),
+            environment: f.environment.unwrap_or_default(),
             passed: f.passed,
             failed: f.failed,
             retried: f.retried,

@@ -5,18 +5,20 @@
 //! One file per page (`overview`, `project`, `runs`, `run_detail`, `flaky`, `spend`, `stale`,
 //! `tokens`, `people`), beside what the pages share: the signed-in `session` (and sign-in with
 //! `github`), the role it holds in a project (`access`), `csrf`, the page `layout`, page
-//! `error`s, uploaded `artifacts` (and the run page's trace `filmstrip`), static `assets`, and
-//! the `routes` that name them all.
+//! `error`s, uploaded `artifacts` (the run page's trace `filmstrip` and its `trace_view`), static `assets`, the
+//! `headline` and the project page's `charts`, and the `routes` that name them all.
 
 mod access;
 mod artifacts;
 mod assets;
+mod charts;
 mod cookies;
 mod csrf;
 mod error;
 mod filmstrip;
 mod flaky;
 mod github;
+mod headline;
 mod layout;
 mod overview;
 mod people;
@@ -29,6 +31,7 @@ mod spend;
 mod stale;
 mod step_view;
 mod tokens;
+mod trace_view;
 
 pub use assets::HTMX_PATH;
 pub use error::PageError;

@@ -1,6 +1,6 @@
 //! The overview: the projects the person has a role in (every project, for an instance
-//! administrator) with their last run, and for instance administrators the form that creates a
-//! project.
+//! administrator), each with its headline (its default branch's state, what fails now, its
+//! trend, its spend), and for instance administrators the form that creates a project.
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -13,16 +13,11 @@ use serde::Deserialize;
 use super::error::{PageError, PageResult};
 use super::layout::Layout;
 use super::session::{Person, redirect};
-use crate::store::RunFilter;
-use crate::time::display;
 use crate::{AppState, admin};
 
 struct ProjectRow {
-    slug: String,
-    default_branch: String,
-    last_run: String,
-    last_result: String,
-    ok: bool,
+    /// The project's headline, compact, as HTML.
+    headline: String,
 }
 
 #[derive(Template, WebTemplate)]
@@ -41,30 +36,8 @@ async fn overview_with(state: &AppState, person: &Person, error: String) -> Page
         state.store.member_projects(person.user_id).await?
     };
     for p in visible {
-        let last = state
-            .store
-            .runs(
-                p.id,
-                &RunFilter {
-                    limit: 1,
-                    ..RunFilter::default()
-                },
-            )
-            .await?;
-        let (last_run, last_result, ok) = match last.first() {
-            Some(r) => (
-                display(r.started_ms),
-                format!("{} passed, {} failed", r.passed, r.failed),
-                r.failed == 0,
-            ),
-            None => ("no runs yet".into(), String::new(), true),
-        };
         projects.push(ProjectRow {
-            slug: p.slug,
-            default_branch: p.default_branch,
-            last_run,
-            last_result,
-            ok,
+            headline: super::headline::headline(state, &p).await?.html(true),
         });
     }
     Ok(OverviewPage {

@@ -1,12 +1,13 @@
-//! A project's main page: pass rates per branch and per scenario over the last 30 days, the
-//! runs list, and the setting of the repository that gets the project's PR comments.
-
-use std::collections::HashMap;
+//! A project's main page: its headline, the pass rate (per run, or per day once there are
+//! enough days), the runs × scenarios grid, pass rates per scenario and environment over the
+//! last 30 days, the runs list, and the owners' settings (the repository that gets the
+//! project's PR comments, the weekly LLM budget).
 
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::Form;
 use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
 use axum::response::IntoResponse;
 use serde::Deserialize;
 
@@ -17,9 +18,9 @@ use super::runs::{RunsPartial, RunsQuery, runs_list};
 use super::session::{Person, redirect};
 use crate::access::Role;
 use crate::store::Grouping;
-use crate::svg::{self, Series};
 use crate::time::days_ago;
 use crate::{AppState, admin};
+use windup_model::money::usd;
 
 struct ScenarioRate {
     scenario_id: String,
@@ -37,14 +38,18 @@ struct ProjectPage {
     branches: Vec<String>,
     branch: String,
     status: String,
-    branch_chart: String,
-    scenario_chart: String,
+    headline: String,
+    charts: super::charts::Charts,
+    environments: Vec<(String, i64, i64, i64)>,
     scenarios: Vec<ScenarioRate>,
     runs: RunsPartial,
     /// `owner/name` that gets PR comments, or empty.
     github_repo: String,
     /// Why the repository just typed was refused, or empty.
     repo_error: String,
+    /// The weekly budget in dollars as the form shows it (`5.00`), or empty.
+    budget: String,
+    budget_error: String,
 }
 
 const CHART_DAYS: i64 = 30;
@@ -54,38 +59,6 @@ pub(super) fn chart_days() -> Vec<String> {
     (0..CHART_DAYS).rev().map(days_ago).collect()
 }
 
-fn series_from(days: &[String], rows: &[crate::store::RateRow], max: usize) -> Vec<Series> {
-    let index: HashMap<&str, usize> = days
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.as_str(), i))
-        .collect();
-    // Each series with its number of scenario runs, to keep the busiest ones.
-    let mut by_key: Vec<(Series, i64)> = Vec::new();
-    for r in rows {
-        let label = r.key.clone().unwrap_or_else(|| "(no branch)".into());
-        let Some(&i) = index.get(r.day.as_str()) else {
-            continue;
-        };
-        match by_key.iter_mut().find(|(s, _)| s.label == label) {
-            Some((series, volume)) => {
-                series.points.push((i, r.passed, r.total));
-                *volume += r.total;
-            }
-            None => by_key.push((
-                Series {
-                    label,
-                    points: vec![(i, r.passed, r.total)],
-                },
-                r.total,
-            )),
-        }
-    }
-    by_key.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.label.cmp(&b.0.label)));
-    by_key.truncate(max);
-    by_key.into_iter().map(|(series, _)| series).collect()
-}
-
 pub(super) async fn project_page(
     State(state): State<AppState>,
     person: Person,
@@ -93,10 +66,22 @@ pub(super) async fn project_page(
     Query(q): Query<RunsQuery>,
 ) -> PageResult {
     let access = project_of(&state, &person, &slug, Role::Viewer).await?;
-    render(&state, access, &q, String::new()).await
+    render(&state, access, &q, Refused::default()).await
 }
 
-async fn render(state: &AppState, access: Access, q: &RunsQuery, repo_error: String) -> PageResult {
+/// A setting the owner just typed and why it was refused.
+#[derive(Default)]
+pub(super) struct Refused {
+    repo: String,
+    budget: String,
+}
+
+pub(super) async fn render(
+    state: &AppState,
+    access: Access,
+    q: &RunsQuery,
+    refused: Refused,
+) -> PageResult {
     let Access { project, layout } = access;
     let days = chart_days();
     let since = days[0].clone();
@@ -137,20 +122,55 @@ async fn render(state: &AppState, access: Access, q: &RunsQuery, repo_error: Str
             .then(a.scenario_id.cmp(&b.scenario_id))
     });
     let page = ProjectPage {
-        layout,
         slug: project.slug.clone(),
         tab: "runs",
         branches: state.store.branches(project.id).await?,
         branch: q.branch.clone().unwrap_or_default(),
         status: q.status.clone().unwrap_or_default(),
-        branch_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_branch, 6)),
-        scenario_chart: svg::pass_rate_chart(&days, &series_from(&days, &by_scenario, 6)),
+        headline: super::headline::headline(state, &project)
+            .await?
+            .html(false),
+        charts: super::charts::charts(state, &project, &days, &by_branch).await?,
+        environments: super::charts::environment_rates(state, &project, &since).await?,
         scenarios: totals,
         runs: runs_list(state, &project, q).await?,
         github_repo: project.github_repo.clone().unwrap_or_default(),
-        repo_error,
+        repo_error: refused.repo,
+        budget: project
+            .budget_micro_usd
+            .map(|b| {
+                usd(u64::try_from(b).unwrap_or(0))
+                    .trim_start_matches('$')
+                    .to_string()
+            })
+            .unwrap_or_default(),
+        budget_error: refused.budget,
+        layout,
     };
     Ok(page.into_response())
+}
+
+/// Whether a request is htmx swapping a fragment in, rather than a page load (a link, a reload,
+/// or htmx restoring a page of its history, which needs the whole page).
+pub(super) fn wants_fragment(headers: &HeaderMap) -> bool {
+    headers.contains_key("hx-request") && !headers.contains_key("hx-history-restore-request")
+}
+
+/// The runs list alone, for htmx to swap into the project page; the project page with this
+/// filter when opened as a page.
+pub(super) async fn runs_partial(
+    State(state): State<AppState>,
+    person: Person,
+    headers: HeaderMap,
+    Path(slug): Path<String>,
+    Query(q): Query<RunsQuery>,
+) -> PageResult {
+    let access = project_of(&state, &person, &slug, Role::Viewer).await?;
+    if !wants_fragment(&headers) {
+        return render(&state, access, &q, Refused::default()).await;
+    }
+    let Access { project, .. } = access;
+    Ok(runs_list(&state, &project, &q).await?.into_response())
 }
 
 #[derive(Deserialize)]
@@ -175,9 +195,80 @@ pub(super) async fn set_repo(
     match admin::set_repo(&*state.store, &access.project, &form.repo).await {
         Ok(_) => Ok(redirect(&format!("/p/{}", access.project.slug))),
         Err(e) => {
-            let mut response = render(&state, access, &RunsQuery::default(), e.message).await?;
+            let refused = Refused {
+                repo: e.message,
+                ..Refused::default()
+            };
+            let mut response = render(&state, access, &RunsQuery::default(), refused).await?;
             *response.status_mut() = e.status;
             Ok(response)
+        }
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct BudgetForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    budget: String,
+}
+
+/// The weekly LLM budget in dollars (`5`, `12.50`), or blank for none: micro-dollars, or why not.
+fn parse_budget(text: &str) -> Result<Option<i64>, String> {
+    let text = text.trim().trim_start_matches('$');
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    if !digits(whole) || !(frac.is_empty() || digits(frac)) || frac.len() > 6 || whole.len() > 9 {
+        return Err(format!(
+            "`{text}` is not an amount in dollars: write it like 25 or 12.50 (at most $999,999,999)"
+        ));
+    }
+    let micro = whole.parse::<i64>().unwrap_or(0) * 1_000_000
+        + format!("{frac:0<6}").parse::<i64>().unwrap_or(0);
+    Ok(Some(micro))
+}
+
+/// The budget form: dollars per week, or blank to set none. Back to the project page.
+pub(super) async fn set_budget(
+    State(state): State<AppState>,
+    person: Person,
+    Path(slug): Path<String>,
+    Form(form): Form<BudgetForm>,
+) -> PageResult {
+    person.check_csrf(&form.csrf)?;
+    let access = project_of(&state, &person, &slug, Role::Owner).await?;
+    match parse_budget(&form.budget) {
+        Ok(micro) => {
+            state.store.set_budget(access.project.id, micro).await?;
+            Ok(redirect(&format!("/p/{}", access.project.slug)))
+        }
+        Err(why) => {
+            let refused = Refused {
+                budget: why,
+                ..Refused::default()
+            };
+            let mut response = render(&state, access, &RunsQuery::default(), refused).await?;
+            *response.status_mut() = axum::http::StatusCode::UNPROCESSABLE_ENTITY;
+            Ok(response)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_budget;
+
+    #[test]
+    fn budgets_are_dollars_to_the_micro_dollar() {
+        assert_eq!(parse_budget(" $12.50 "), Ok(Some(12_500_000)));
+        assert_eq!(parse_budget("5"), Ok(Some(5_000_000)));
+        assert_eq!(parse_budget(""), Ok(None));
+        for bad in ["-1", "1e3", "1.2345678", "ten", ".5", "9999999999"] {
+            assert!(parse_budget(bad).is_err(), "{bad}");
         }
     }
 }

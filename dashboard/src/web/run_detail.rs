@@ -58,6 +58,28 @@ struct ScenarioView {
     actions: Vec<ActionView>,
     /// The trace (`--trace`), as a filmstrip.
     frames: Vec<super::filmstrip::FrameView>,
+    /// Of a scenario that passed healed: the step, its old and new target, the rule.
+    heal: Option<HealView>,
+    /// Of a failed scenario whose person's plan was kept: the plan proposed beside it.
+    proposal: Option<ProposalView>,
+    /// Where its trace viewer is, when it has a trace.
+    trace_url: String,
+}
+
+struct HealView {
+    action_id: String,
+    from: String,
+    to: String,
+    rule: String,
+}
+
+struct ProposalView {
+    file: String,
+    source: String,
+    headline: String,
+    /// `~ a → b`, `- x`, `+ y`, with the row's kind for its colour.
+    lines: Vec<(&'static str, String)>,
+    command: String,
 }
 
 struct LedgerView {
@@ -87,6 +109,31 @@ struct RunPage {
     ledger: Vec<LedgerView>,
     /// The run debrief (`--debrief`), when the run sent one.
     debrief: Option<windup_model::Debrief>,
+    /// Scenarios that passed healed: the run is green, but not silently.
+    healed: Vec<String>,
+    environment: String,
+}
+
+/// The steps in the order they ran, each with its start on one clock. Steps run one after
+/// another, so a step that starts before the one before it ended is on another clock: the
+/// steps run after a heal are timed from the healed run's own start, near 0. From such a step
+/// on, starts are moved to follow the step before. A `use` step is listed after its fragment's
+/// steps but started before them: it is left as it is.
+fn in_order(actions: &[windup_model::ActionResult]) -> Vec<(&windup_model::ActionResult, u64)> {
+    let mut out = Vec::with_capacity(actions.len());
+    let (mut offset, mut prev_end) = (0u64, 0u64);
+    for a in actions {
+        let mut start = a.started_ms.saturating_add(offset);
+        if a.kind != windup_model::ActionType::Use {
+            if start < prev_end {
+                offset = offset.saturating_add(prev_end - start);
+                start = prev_end;
+            }
+            prev_end = start.saturating_add(a.duration_ms);
+        }
+        out.push((a, start));
+    }
+    out
 }
 
 pub(super) async fn run_page(
@@ -148,14 +195,14 @@ pub(super) async fn run_page(
                 failed_requests: ev.failed_requests.clone(),
                 screenshot: screenshot_url(&slug, &run_id, ev.screenshot.as_deref(), &names),
                 timeline: svg::timeline(
-                    &s.actions
-                        .iter()
-                        .map(|a| Step {
+                    &in_order(&s.actions)
+                        .into_iter()
+                        .map(|(a, started_ms)| Step {
                             label: a
                                 .step
                                 .clone()
                                 .unwrap_or_else(|| format!("{} {}", a.id, a.kind.as_str())),
-                            started_ms: a.started_ms,
+                            started_ms,
                             wait_ms: a.wait_ms,
                             act_ms: a.act_ms,
                             verify_ms: a.verify_ms,
@@ -163,19 +210,52 @@ pub(super) async fn run_page(
                         })
                         .collect::<Vec<_>>(),
                 ),
-                actions: s
-                    .actions
-                    .iter()
-                    .map(|a| ActionView {
+                actions: in_order(&s.actions)
+                    .into_iter()
+                    .map(|(a, started_ms)| ActionView {
                         id: a.id.clone(),
                         step: step_text(a),
-                        status: status_text(a),
-                        started_ms: a.started_ms,
+                        status: if s.heal.as_ref().is_some_and(|h| h.action_id == a.id) {
+                            format!("{} healed", status_text(a))
+                        } else {
+                            status_text(a)
+                        },
+                        started_ms,
                         duration_ms: a.duration_ms,
                         error: a.error.clone().unwrap_or_default(),
                     })
                     .collect(),
                 frames: super::filmstrip::frames(&slug, &run_id, s, &names),
+                heal: s.heal.as_ref().map(|h| HealView {
+                    action_id: h.action_id.clone(),
+                    from: h.from.clone(),
+                    to: h.to.clone(),
+                    rule: h.rule.as_str().to_string(),
+                }),
+                proposal: s.proposal.as_ref().map(|p| ProposalView {
+                    file: p.file.clone(),
+                    source: p.source.as_str().to_string(),
+                    headline: p.diff.headline(),
+                    lines: p
+                        .diff
+                        .lines()
+                        .into_iter()
+                        .map(|l| {
+                            let kind = match l.chars().next() {
+                                Some('+') => "added",
+                                Some('-') => "removed",
+                                _ => "changed",
+                            };
+                            (kind, l)
+                        })
+                        .collect(),
+                    command: format!("windup run {id} && windup accept {id}", id = s.scenario_id),
+                }),
+                trace_url: if s.actions.iter().any(|a| a.trace.is_some()) {
+                    format!("/p/{slug}/runs/{run_id}/trace/{}", s.scenario_id)
+                } else {
+                    String::new()
+                },
             }
         })
         .collect();
@@ -196,7 +276,15 @@ pub(super) async fn run_page(
         })
         .collect();
     let s = &run.summary;
+    let healed: Vec<String> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.heal.is_some() || s.cache == windup_model::CacheOutcome::Healed)
+        .map(|s| s.scenario_id.clone())
+        .collect();
     let page = RunPage {
+        healed,
+        environment: report.environment.clone().unwrap_or_default(),
         layout,
         slug: slug.clone(),
         tab: "runs",

@@ -1,19 +1,15 @@
 //! The runs list: a page of runs, filtered by branch and result, with the shards of one CI
 //! workflow run grouped. Served whole inside the project page and alone as the htmx partial
-//! that the project page's filters and its 15-second refresh swap in.
+//! that the project page's filters and its 15-second refresh swap in (`project::runs_partial`,
+//! which answers the whole page when the address is opened as a page).
 
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, Query, State};
-use axum::response::IntoResponse;
 use serde::Deserialize;
 use windup_model::money::usd;
 
-use super::access::{Access, project_of};
-use super::error::{PageError, PageResult};
-use super::session::Person;
+use super::error::PageError;
 use crate::AppState;
-use crate::access::Role;
 use crate::store::{Project, RunFilter, RunSummary};
 use crate::time::display;
 
@@ -79,6 +75,8 @@ pub(super) struct RunView {
     pub(super) passed: i64,
     pub(super) failed: i64,
     pub(super) flaky: i64,
+    pub(super) healed: i64,
+    pub(super) environment: String,
     pub(super) llm_calls: i64,
     pub(super) cost: String,
     pub(super) cache: String,
@@ -107,6 +105,8 @@ pub(super) fn run_view(slug: &str, r: &RunSummary) -> RunView {
         passed: r.passed,
         failed: r.failed,
         flaky: r.flaky,
+        healed: r.healed,
+        environment: r.environment.clone().unwrap_or_default(),
         llm_calls: r.llm_calls,
         cost: usd(r.cost_micro_usd.max(0) as u64),
         cache: format!("{}/{}", r.cache_hits, r.scenarios),
@@ -181,17 +181,6 @@ pub(super) async fn runs_list(
     })
 }
 
-/// The runs list alone, for htmx to swap into the project page.
-pub(super) async fn runs_partial(
-    State(state): State<AppState>,
-    person: Person,
-    Path(slug): Path<String>,
-    Query(q): Query<RunsQuery>,
-) -> PageResult {
-    let Access { project, .. } = project_of(&state, &person, &slug, Role::Viewer).await?;
-    Ok(runs_list(&state, &project, &q).await?.into_response())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +207,8 @@ mod tests {
             pr_repo: None,
             pr_number: None,
             comment_status: None,
+            healed: 0,
+            environment: None,
         };
         let groups = group_runs(
             "p",

@@ -420,7 +420,10 @@ pub(crate) fn set_cookie_header(response: &axum_test::TestResponse, name: &str) 
 
 pub(crate) fn hidden_csrf(html: &str) -> String {
     let marker = "name=\"csrf\" value=\"";
-    let start = html.find(marker).expect("a csrf field on the page") + marker.len();
+    let start = html
+        .find(marker)
+        .unwrap_or_else(|| panic!("no csrf field on the page: {html}"))
+        + marker.len();
     html[start..start + 64].to_string()
 }
 

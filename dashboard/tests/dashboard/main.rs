@@ -20,6 +20,7 @@ macro_rules! on_both_backends {
 }
 
 mod api;
+mod browser;
 mod cli;
 mod comment_repo;
 mod common;

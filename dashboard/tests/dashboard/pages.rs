@@ -355,9 +355,10 @@ async fn overview_project_and_run_pages_show_the_history() {
     let get = |path: &'static str| dash.server.get(path).add_header("cookie", session.clone());
     let overview = get("/").await.text();
     assert!(overview.contains("href=\"/p/acme\""));
+    // Both runs are shards of one workflow run, one with `cart` failing: main is red.
     assert!(
-        overview.contains("2 passed, 0 failed"),
-        "the latest run: {overview}"
+        overview.contains("main is red") && overview.contains(">cart<"),
+        "the headline: {overview}"
     );
     let project = get("/p/acme").await.text();
     assert!(project.contains("<svg class=\"chart\""));
@@ -368,7 +369,10 @@ async fn overview_project_and_run_pages_show_the_history() {
     assert!(project.contains("hx-trigger=\"every 15s\""), "live refresh");
     let cart_rate = project.find("<td>cart</td><td>1</td><td>2</td><td>50%</td>");
     assert!(cart_rate.is_some(), "per-scenario pass rate: {project}");
-    let failed_only = get("/p/acme/runs?status=failed").await.text();
+    let failed_only = get("/p/acme/runs?status=failed")
+        .add_header("hx-request", "true")
+        .await
+        .text();
     assert!(failed_only.contains("run-fail") && !failed_only.contains("run-replay"));
     let run = get("/p/acme/runs/run-fail").await.text();
     assert!(run.contains("selector_not_found"));
@@ -401,9 +405,14 @@ async fn spend_flaky_and_stale_pages() {
     let (session, _) = dash.sign_in().await;
     let get = |path: &'static str| dash.server.get(path).add_header("cookie", session.clone());
     let spend = get("/p/acme/spend").await.text();
-    assert!(spend.contains("last 30 days: $0.0042"), "{spend}");
     assert!(
-        spend.contains("<td>gemini</td><td>gemini-2.5-flash</td><td>2</td><td>$0.0042</td>"),
+        spend.contains("last 30 days: 2 calls, 2400 tokens, $0.0042"),
+        "{spend}"
+    );
+    assert!(
+        spend.contains(
+            "<td>gemini</td><td>gemini-2.5-flash</td><td>2</td><td>2000</td><td>400</td><td>$0.0042</td>"
+        ),
         "{spend}"
     );
     let replay_row = spend
@@ -492,6 +501,7 @@ async fn runs_page_through_htmx_and_plain_links() {
         .server
         .get("/p/acme/runs?branch=main")
         .add_header("cookie", session.clone())
+        .add_header("hx-request", "true")
         .await
         .text()
         .replace("&#38;", "&amp;"); // askama writes `&` as `&#38;`
@@ -511,8 +521,30 @@ async fn runs_page_through_htmx_and_plain_links() {
         .server
         .get("/p/acme/runs?branch=main&page=1")
         .add_header("cookie", session.clone())
+        .add_header("hx-request", "true")
         .await
         .text();
+    assert!(!second.contains("<header"), "htmx gets the fragment");
+    // The same address opened as a page (a link, a reload, htmx restoring its history): the
+    // whole project page with that filter.
+    for restore in [false, true] {
+        let mut request = dash
+            .server
+            .get("/p/acme/runs?branch=main&page=1")
+            .add_header("cookie", session.clone());
+        if restore {
+            request = request
+                .add_header("hx-request", "true")
+                .add_header("hx-history-restore-request", "true");
+        }
+        let page = request.await.text();
+        assert!(
+            page.contains("<header class=\"top\">") && page.contains("<h2>Runs</h2>"),
+            "{page}"
+        );
+        let list = &page[page.find("<div id=\"runs\"").expect("the runs list")..];
+        assert_eq!(list.matches("href=\"/p/acme/runs/run-").count(), 2);
+    }
     assert_eq!(second.matches("href=\"/p/acme/runs/run-").count(), 2);
     assert!(second.contains("Newer") && !second.contains("Older"));
     let plain = dash
@@ -521,8 +553,51 @@ async fn runs_page_through_htmx_and_plain_links() {
         .add_header("cookie", session)
         .await
         .text();
+    let list = &plain[plain.find("<div id=\"runs\"").expect("the runs list")..];
     assert!(
-        plain.contains("<h2>Runs</h2>") && plain.contains("run-00") && !plain.contains("run-26"),
+        plain.contains("<h2>Runs</h2>") && list.contains("run-00") && !list.contains("run-26"),
         "the full page at page 1"
+    );
+}
+
+/// The same scenario against two environments on one commit is two flaky rows' worth of
+/// history, not one: passing on staging and failing on production is not flakiness.
+#[tokio::test]
+async fn flakiness_and_pass_rates_are_kept_per_environment() {
+    let dash = Dash::new().await;
+    dash.project("acme").await;
+    let token = dash.token("acme", &["ingest"], None).await;
+    for (id, env, status) in [
+        ("e1", "staging", "passed"),
+        ("e2", "production", "failed"),
+        ("e3", "staging", "failed"),
+    ] {
+        let mut body = json!({"report": report(id, "main", "c1", &[("cart", status, false)]),
+                              "ledger": [], "pull_request": null});
+        body["report"]["environment"] = json!(env);
+        body["report"]["ci"]["workflow_run"] = json!(id);
+        ingest(&dash, &token, body).await;
+    }
+    let mut bad = json!({"report": report("e4", "main", "c1", &[("cart", "passed", false)]),
+                         "ledger": [], "pull_request": null});
+    bad["report"]["environment"] = json!("http://127.0.0.1:41235");
+    let r = dash
+        .server
+        .post("/api/v1/runs")
+        .authorization_bearer(&token)
+        .json(&bad)
+        .await;
+    assert_eq!(r.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(r.text().contains("report.environment"), "{}", r.text());
+    let (session, _) = dash.sign_in().await;
+    let get = |path: &'static str| dash.server.get(path).add_header("cookie", session.clone());
+    let flaky = get("/p/acme/flaky").await.text();
+    assert!(flaky.contains("<td>staging</td>"), "{flaky}");
+    assert!(!flaky.contains("<td>production</td>"), "{flaky}");
+    let project = get("/p/acme").await.text();
+    assert!(
+        project.contains("<td>production</td><td>0</td><td>1</td><td>0%</td>")
+            && project.contains("<td>staging</td><td>1</td><td>2</td><td>50%</td>"),
+        "{project}"
     );
 }

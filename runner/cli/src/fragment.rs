@@ -53,6 +53,7 @@ pub(crate) fn run(args: FragmentArgs) -> ExitCode {
         headed: args.headed,
         screenshots: None,
         trace: None,
+        environment: None,
         reports: Vec::new(),
         no_html_report: true,
         quiet: false,

@@ -224,6 +224,10 @@ struct Common {
     /// off (default), on-failure, on; overrides windup.toml's `[browser] trace`.
     #[arg(long, value_name = "WHEN")]
     trace: Option<windup_engine::executor::Trace>,
+    /// The environment tested, by name (`staging`), written to the run's report: the
+    /// dashboard's flaky view and pass rates are kept per environment.
+    #[arg(long, value_name = "NAME")]
+    environment: Option<String>,
     /// Write a report: FORMAT=PATH (repeatable; formats: json, junit, html).
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     reports: Vec<String>,
@@ -395,6 +399,7 @@ fn load_config(
         replan_at_risk: planning.replan_at_risk,
         invalidate: planning.invalidate,
         no_heal: planning.no_heal,
+        environment: common.environment.clone(),
         ..Overrides::default()
     };
     common.attach.apply(&mut overrides);

@@ -202,6 +202,8 @@ pub struct Config {
     pub heal: bool,
     /// The team dashboard, when one is configured.
     pub dashboard: Option<crate::dashboard_client::Settings>,
+    /// The environment the run tests, by name (`--environment`), written to the report.
+    pub environment: Option<String>,
     /// `[hooks]`, checked.
     pub hooks: crate::hooks::Hooks,
     /// The file as read, for sections other crates interpret.
@@ -250,6 +252,8 @@ pub struct Overrides {
     /// `--reuse-context`: with a CDP URL, run scenarios in the attached browser's default
     /// context (its signed-in profile).
     pub reuse_context: bool,
+    /// `--environment`: the environment's name, for the report (checked here).
+    pub environment: Option<String>,
 }
 
 impl Config {
@@ -315,6 +319,16 @@ impl Config {
             overrides.no_push,
         )?;
         let hooks = crate::hooks::Hooks::from_section(&config_file, &file.hooks)?;
+        if let Some(name) = &overrides.environment {
+            windup_model::check_environment(name).map_err(|why| {
+                InputError::new(
+                    "--environment",
+                    "environment",
+                    why,
+                    "pass a name such as `staging`",
+                )
+            })?;
+        }
         Ok(Config {
             root: root.to_path_buf(),
             base_url,
@@ -340,6 +354,7 @@ impl Config {
             invalidate: overrides.invalidate,
             heal: !overrides.no_heal && file.heal.unwrap_or(true),
             dashboard,
+            environment: overrides.environment.clone(),
             hooks,
             file,
             env: Env::process(),

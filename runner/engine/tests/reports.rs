@@ -323,6 +323,7 @@ fn report(scenarios: Vec<ScenarioResult>) -> RunReport {
         finished_at: datetime!(2026-11-30 03:00:09 UTC),
         windup_version: "0.1.0".into(),
         base_url: Some("http://127.0.0.1:3000".into()),
+        environment: None,
         git: Some(GitInfo {
             commit: "aaa9097c0ffee".into(),
             branch: Some("main".into()),

@@ -48,7 +48,7 @@ pub use plan::{
 pub use report::{
     ActionResult, ActionStatus, CacheOutcome, CiInfo, Debrief, Downloaded, Evidence, FailureClass,
     GitInfo, Heal, HealRule, ProposalSource, ProposedPlan, Rect, RunReport, ScenarioResult,
-    ScenarioStatus, Suggestion, Totals, TraceFrame, Triage, Verdict,
+    ScenarioStatus, Suggestion, Totals, TraceFrame, Triage, Verdict, check_environment,
 };
 pub use scenario::Scenario;
 pub use selector::{FrameBy, Part, Selector, SelectorError};

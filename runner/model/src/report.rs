@@ -11,7 +11,7 @@ pub use crate::triage::{Triage, Verdict};
 /// 0.2 added, all optional for readers of 0.1: `totals.flaky`, and per scenario `task`,
 /// `attempts`, `flaky`, `evidence` and `suggestion`, and per action `step`; later, still as
 /// optional fields of 0.2: per scenario `triage`, `heal` and `proposal`, per action `trace` and
-/// `download`, and the run's `debrief`; and the cache outcome `healed`.
+/// `download`, the run's `debrief` and `environment`; and the cache outcome `healed`.
 pub const REPORT_VERSION: &str = "0.3";
 
 /// Why a scenario failed. One meaning each.
@@ -113,6 +113,11 @@ pub struct RunReport {
     /// The base URL of the app under test; absent when none was configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
+    /// The environment the run tested, by name (`--environment`, the Action's `environment`
+    /// input): `staging`, `pr-preview`. Not the base URL, whose random ports would make every
+    /// run its own environment. Absent when none was named. See [`check_environment`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
     /// The commit that ran; absent when none is known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git: Option<GitInfo>,
@@ -129,6 +134,24 @@ pub struct RunReport {
     /// The `before_all` hook, when windup.toml's `[hooks]` has one (report 0.3).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hooks: Vec<crate::hook::HookRun>,
+}
+
+/// Why `name` is not an environment name, if it is not: 1 to 64 characters of `A-Z a-z 0-9 . _
+/// -`, starting with a letter or digit (`staging`, `pr-preview`, `eu.prod`).
+pub fn check_environment(name: &str) -> Result<(), String> {
+    let ok_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if name.is_empty() || name.len() > 64 {
+        return Err(format!(
+            "`{name}` is not an environment name: use 1 to 64 characters"
+        ));
+    }
+    if !name.chars().all(ok_char) || !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err(format!(
+            "`{name}` is not an environment name: use letters, digits, `.`, `_` and `-`, \
+             starting with a letter or digit (such as `staging`)"
+        ));
+    }
+    Ok(())
 }
 
 /// The run debrief: one LLM call over every failure of the run together, saying what they share

@@ -14,7 +14,7 @@ macro_rules! accounts_sql {
         ) -> Result<Project> {
             sqlx::query_as::<$db, Project>(
                 "INSERT INTO projects (slug, default_branch, created_ms) VALUES ($1, $2, $3) \
-                 RETURNING id, slug, default_branch, created_ms, github_repo",
+                 RETURNING id, slug, default_branch, created_ms, github_repo, budget_micro_usd",
             )
             .bind(slug)
             .bind(default_branch)
@@ -26,7 +26,7 @@ macro_rules! accounts_sql {
 
         pub(crate) async fn project(store: &$store, slug: &str) -> Result<Option<Project>> {
             Ok(sqlx::query_as::<$db, Project>(
-                "SELECT id, slug, default_branch, created_ms, github_repo FROM projects WHERE slug = $1",
+                "SELECT id, slug, default_branch, created_ms, github_repo, budget_micro_usd FROM projects WHERE slug = $1",
             )
             .bind(slug)
             .fetch_optional(&store.pool)
@@ -35,7 +35,7 @@ macro_rules! accounts_sql {
 
         pub(crate) async fn project_by_id(store: &$store, id: i64) -> Result<Option<Project>> {
             Ok(sqlx::query_as::<$db, Project>(
-                "SELECT id, slug, default_branch, created_ms, github_repo FROM projects WHERE id = $1",
+                "SELECT id, slug, default_branch, created_ms, github_repo, budget_micro_usd FROM projects WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(&store.pool)
@@ -44,7 +44,7 @@ macro_rules! accounts_sql {
 
         pub(crate) async fn projects(store: &$store) -> Result<Vec<Project>> {
             Ok(sqlx::query_as::<$db, Project>(
-                "SELECT id, slug, default_branch, created_ms, github_repo FROM projects ORDER BY slug",
+                "SELECT id, slug, default_branch, created_ms, github_repo, budget_micro_usd FROM projects ORDER BY slug",
             )
             .fetch_all(&store.pool)
             .await?)

@@ -6,12 +6,12 @@ use async_trait::async_trait;
 
 use super::backends::{PgStore, SqliteStore};
 use super::{
-    accounts, artifacts, cache, github, ingest, people, reads, retention, sitemap, tokens,
+    accounts, artifacts, cache, github, headline, ingest, people, reads, retention, sitemap, tokens,
 };
 use crate::store::{
-    CachePut, CacheRow, FlakyRow, Grouping, InvitationRow, MemberRow, NewRun, NewToken, Project,
-    Pruned, RateRow, Result, RunDetail, RunFilter, RunStaleRow, RunSummary, SessionRow, SpendRow,
-    StaleRow, Store, TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
+    CachePut, CacheRow, FlakyRow, GridCell, Grouping, InvitationRow, MemberRow, NewRun, NewToken,
+    Project, Pruned, RateRow, Result, ReviewRow, RunDetail, RunFilter, RunStaleRow, RunSummary,
+    SessionRow, SpendRow, StaleRow, Store, TeamRoleRow, TokenInfo, TokenRow, UserInfo, UserRow,
 };
 
 macro_rules! impl_store {
@@ -234,6 +234,53 @@ macro_rules! impl_store {
             }
             async fn flaky(&self, project_id: i64, limit: i64) -> Result<Vec<FlakyRow>> {
                 reads::$backend::flaky(self, project_id, limit).await
+            }
+            async fn latest_run(
+                &self,
+                project_id: i64,
+                branch: &str,
+            ) -> Result<Option<RunSummary>> {
+                headline::$backend::latest_run(self, project_id, branch).await
+            }
+            async fn streak_start(
+                &self,
+                project_id: i64,
+                branch: &str,
+                failing: bool,
+            ) -> Result<Option<RunSummary>> {
+                headline::$backend::streak_start(self, project_id, branch, failing).await
+            }
+            async fn first_failure(
+                &self,
+                project_id: i64,
+                scenario_id: &str,
+                branch: &str,
+            ) -> Result<Option<(String, i64)>> {
+                headline::$backend::first_failure(self, project_id, scenario_id, branch).await
+            }
+            async fn reviews(&self, project_id: i64, limit: i64) -> Result<Vec<ReviewRow>> {
+                headline::$backend::reviews(self, project_id, limit).await
+            }
+            async fn replayed_since(
+                &self,
+                project_id: i64,
+                scenario_id: &str,
+                branch: &str,
+                after_ms: i64,
+            ) -> Result<bool> {
+                headline::$backend::replayed_since(self, project_id, scenario_id, branch, after_ms)
+                    .await
+            }
+            async fn grid(
+                &self,
+                project_id: i64,
+                branch: Option<&str>,
+                runs: i64,
+            ) -> Result<Vec<GridCell>> {
+                headline::$backend::grid(self, project_id, branch, runs).await
+            }
+            async fn set_budget(&self, project_id: i64, micro_usd: Option<i64>) -> Result<()> {
+                headline::$backend::set_budget(self, project_id, micro_usd).await
             }
             async fn spend(&self, project_id: i64, since_day: &str) -> Result<Vec<SpendRow>> {
                 reads::$backend::spend(self, project_id, since_day).await

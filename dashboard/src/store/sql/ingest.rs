@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::backends::{PgStore, SqliteStore};
 use crate::store::{NewRun, Result};
 
-/// Rows per multi-row INSERT: 14 values each stay far below SQLite's 32,766 bound parameters.
+/// Rows per multi-row INSERT: 16 values each stay far below SQLite's 32,766 bound parameters.
 const ROWS_PER_STATEMENT: usize = 500;
 
 /// The most a spend rollup column holds (CHECK-ed by migration 0003): sums stop there rather
@@ -52,9 +52,9 @@ macro_rules! ingest_sql {
                 "INSERT INTO runs (project_id, run_id, started_ms, finished_ms, branch, commit_sha, \
                  workflow_run, shard, scenarios, passed, failed, skipped, flaky, llm_calls, \
                  cost_micro_usd, cache_hits, duration_ms, report_json, pr_repo, pr_number, \
-                 pr_head_sha, ingested_ms) \
+                 pr_head_sha, ingested_ms, healed, environment) \
                  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
-                 $17, $18, $19, $20, $21, $22 \
+                 $17, $18, $19, $20, $21, $22, $23, $24 \
                  WHERE NOT EXISTS (SELECT 1 FROM pruned_runs WHERE project_id = $1 AND run_id = $2) \
                  ON CONFLICT (project_id, run_id) DO NOTHING RETURNING id",
             )
@@ -80,6 +80,8 @@ macro_rules! ingest_sql {
             .bind(run.pr_number)
             .bind(&run.pr_head_sha)
             .bind(now_ms)
+            .bind(run.healed)
+            .bind(&run.environment)
             .fetch_optional(&mut *tx)
             .await?;
             // A run already there (or pruned) changes nothing: not its report, not its
@@ -89,11 +91,13 @@ macro_rules! ingest_sql {
             };
             let day = crate::time::day(run.started_ms);
             let branch = run.branch.as_deref().unwrap_or("");
+            let environment = run.environment.as_deref().unwrap_or("");
             let commit = run.commit_sha.as_deref().unwrap_or("");
             for chunk in run.results.chunks(ROWS_PER_STATEMENT) {
                 let mut q = sqlx::QueryBuilder::<$db>::new(
                     "INSERT INTO scenario_results (project_id, run_pk, scenario_id, status, passed, \
-                     failed, flaky, cache, failure_class, message, branch, commit_sha, day, started_ms) ",
+                     failed, flaky, cache, failure_class, message, branch, commit_sha, day, started_ms, \
+                     heal, proposal) ",
                 );
                 q.push_values(chunk, |mut b, r| {
                     b.push_bind(project_id)
@@ -109,7 +113,9 @@ macro_rules! ingest_sql {
                         .push_bind(run.branch.as_deref())
                         .push_bind(run.commit_sha.as_deref())
                         .push_bind(day.as_str())
-                        .push_bind(run.started_ms);
+                        .push_bind(run.started_ms)
+                        .push_bind(r.heal.as_deref())
+                        .push_bind(r.proposal.as_deref());
                 });
                 q.build().execute(&mut *tx).await?;
             }
@@ -125,7 +131,8 @@ macro_rules! ingest_sql {
             let rows: Vec<_> = per_scenario.into_iter().collect();
             for chunk in rows.chunks(ROWS_PER_STATEMENT) {
                 let mut q = sqlx::QueryBuilder::<$db>::new(
-                    "INSERT INTO scenario_days (project_id, day, branch, scenario_id, passed, failed) ",
+                    "INSERT INTO scenario_days (project_id, day, branch, scenario_id, passed, failed, \
+                     environment) ",
                 );
                 q.push_values(chunk, |mut b, (id, (passed, failed, _))| {
                     b.push_bind(project_id)
@@ -133,17 +140,18 @@ macro_rules! ingest_sql {
                         .push_bind(branch)
                         .push_bind(*id)
                         .push_bind(*passed)
-                        .push_bind(*failed);
+                        .push_bind(*failed)
+                        .push_bind(environment);
                 });
                 q.push(
-                    " ON CONFLICT (project_id, day, branch, scenario_id) DO UPDATE SET \
+                    " ON CONFLICT (project_id, day, branch, scenario_id, environment) DO UPDATE SET \
                      passed = scenario_days.passed + excluded.passed, \
                      failed = scenario_days.failed + excluded.failed",
                 );
                 q.build().execute(&mut *tx).await?;
                 let mut q = sqlx::QueryBuilder::<$db>::new(
                     "INSERT INTO scenario_commits (project_id, scenario_id, commit_sha, passed, \
-                     failed, retried, last_ms) ",
+                     failed, retried, last_ms, environment) ",
                 );
                 q.push_values(chunk, |mut b, (id, (passed, failed, retried))| {
                     b.push_bind(project_id)
@@ -152,10 +160,11 @@ macro_rules! ingest_sql {
                         .push_bind(*passed)
                         .push_bind(*failed)
                         .push_bind(*retried)
-                        .push_bind(run.started_ms);
+                        .push_bind(run.started_ms)
+                        .push_bind(environment);
                 });
                 q.push(
-                    " ON CONFLICT (project_id, scenario_id, commit_sha) DO UPDATE SET \
+                    " ON CONFLICT (project_id, scenario_id, commit_sha, environment) DO UPDATE SET \
                      passed = scenario_commits.passed + excluded.passed, \
                      failed = scenario_commits.failed + excluded.failed, \
                      retried = scenario_commits.retried + excluded.retried, \

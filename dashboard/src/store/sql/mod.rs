@@ -10,11 +10,21 @@
 //! into `&'static str`, which sqlx 0.9 takes as SQL without an `AssertSqlSafe`: no query text
 //! here is ever built from input.
 
+// The columns of a `RunSummary`, for every file that reads runs (a macro, to be `concat!`-ed).
+macro_rules! run_columns {
+    () => {
+        "SELECT run_id, started_ms, finished_ms, branch, commit_sha, workflow_run, shard, \
+         scenarios, passed, failed, skipped, flaky, llm_calls, cost_micro_usd, cache_hits, duration_ms, \
+         pr_repo, pr_number, comment_status, healed, environment FROM runs "
+    };
+}
+
 mod accounts;
 mod artifacts;
 mod backends;
 mod cache;
 mod github;
+mod headline;
 mod impl_store;
 mod ingest;
 mod people;

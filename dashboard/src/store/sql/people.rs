@@ -46,7 +46,8 @@ macro_rules! people_sql {
 
         pub(crate) async fn member_projects(store: &$store, user_id: i64) -> Result<Vec<Project>> {
             Ok(sqlx::query_as::<$db, Project>(
-                "SELECT p.id, p.slug, p.default_branch, p.created_ms, p.github_repo FROM projects p \
+                "SELECT p.id, p.slug, p.default_branch, p.created_ms, p.github_repo, \
+                 p.budget_micro_usd FROM projects p \
                  JOIN memberships m ON m.project_id = p.id WHERE m.user_id = $1 ORDER BY p.slug",
             )
             .bind(user_id)

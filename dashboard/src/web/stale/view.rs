@@ -184,13 +184,19 @@ fn evidence(
         .failure_class
         .or_else(|| why.and_then(|i| i.failure_class))
         .map(|c| c.as_str().to_string());
-    let replanned = s.failure_class.is_none();
+    // What replaced the failed replay: a heal (no LLM) or a re-plan; each said as what it was.
+    let recovered = match (&s.heal, s.cache) {
+        (Some(h), _) => format!("healed without an LLM ({}) and passed", h.describe()),
+        (None, windup_model::CacheOutcome::Healed) => "healed without an LLM and passed".into(),
+        _ => "re-planned and passed".into(),
+    };
+    let recovered_in_run = s.failure_class.is_none();
     EvidenceView {
         run_url: format!("/p/{slug}/runs/{run_id}"),
-        failure_class: match (failure_class, replanned) {
+        failure_class: match (failure_class, recovered_in_run) {
             (Some(c), false) => c,
-            (Some(c), true) => format!("{c} on replay; re-planned and passed"),
-            (None, _) => "replay failed; re-planned and passed".to_string(),
+            (Some(c), true) => format!("{c} on replay; {recovered}"),
+            (None, _) => format!("replay failed; {recovered}"),
         },
         verdict: s
             .triage

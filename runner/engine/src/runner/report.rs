@@ -48,6 +48,7 @@ impl Runner {
             finished_at,
             windup_version: env!("CARGO_PKG_VERSION").to_string(),
             base_url: self.config.base_url.as_ref().map(|u| u.to_string()),
+            environment: self.config.environment.clone(),
             git: crate::ci::git_info(&self.config.root, &self.config.env),
             ci: crate::ci::ci_info(&self.config.env),
             totals,

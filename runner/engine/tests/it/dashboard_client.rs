@@ -47,6 +47,7 @@ fn upload(run_id: &str) -> RunUpload {
             finished_at: now,
             windup_version: "test".into(),
             base_url: None,
+            environment: None,
             git: None,
             ci: None,
             totals: Totals::default(),
