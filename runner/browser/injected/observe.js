@@ -89,6 +89,15 @@
      * resolves to it alone; at most `limit`, those in the viewport and those whose
      * words the task uses first. Also the number of visible elements of a few roles.
      */
+    /** Whether `el`'s box lies wholly above or left of its document, where no scroll reaches. */
+    function isOffCanvas(el) {
+      const win = el.ownerDocument.defaultView;
+      const r = el.getBoundingClientRect();
+      const x = win ? win.scrollX : 0;
+      const y = win ? win.scrollY : 0;
+      return r.width > 0 && r.height > 0 && (r.right + x <= 0 || r.bottom + y <= 0);
+    }
+
     function observe(opts) {
       const o = opts || {};
       const limit = o.limit || 150;
@@ -131,6 +140,9 @@
           if ((role === 'checkbox' || role === 'radio') && checkedState(el, ctx) === true) counts[role + '[checked=true]']++;
         }
         if (control && composedContains(control, el)) return;
+        // Parked where no scroll reaches (a skip link above the page until it has the focus):
+        // nobody can click it, so it is not offered (Playwright's click fails on it too).
+        if (isOffCanvas(el)) return;
         if (isInteractive(el, ctx)) {
           control = el;
           // A link off the app's origins cannot be followed: it is left out.

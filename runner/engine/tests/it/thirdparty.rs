@@ -347,3 +347,56 @@ fn an_unnamed_checkbox_is_never_listed_near_another_items_text() {
         assert!(boxes.iter().all(|i| i.near.is_none()), "{}", seen.render());
     });
 }
+
+/// Django's admin parks its skip link above the page (its own base.css: `top: -999px` until it
+/// has the focus). No scroll reaches it, so no click can: the observation does not offer it,
+/// and a step on it fails as not actionable, as it does under Playwright.
+#[test]
+fn a_skip_link_parked_above_the_page_is_not_offered_to_the_planner() {
+    let dir = tempfile::tempdir().unwrap();
+    let css = fixtures()
+        .django_pythonpath
+        .join("django/contrib/admin/static/admin/css/base.css");
+    std::fs::copy(css, dir.path().join("base.css")).unwrap();
+    std::fs::write(
+        dir.path().join("admin.html"),
+        r##"<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Admin</title>
+<link rel="stylesheet" href="base.css"></head><body>
+<a href="#content-start" class="skip-to-content-link">Skip to main content</a>
+<div id="container"><main id="content-start"><button>Save</button></main></div></body></html>"##,
+    )
+    .unwrap();
+    let server = Server::start(dir.path());
+    block_on(async {
+        let session = browser().acquire_session().await.unwrap();
+        note_pid(browser()).await;
+        let url = server.base.join("admin.html").unwrap();
+        session
+            .goto(url.as_str(), std::time::Duration::from_secs(10))
+            .await
+            .unwrap();
+        let seen = windup_engine::planner::Observation::capture(&session, "save", &[], 100, 20_000)
+            .await
+            .unwrap();
+        session.close().await;
+        let page = seen.render();
+        assert!(page.contains("button \"Save\""), "{page}");
+        assert!(!page.contains("Skip to main content"), "{page}");
+    });
+    let plan = plan_from_str(
+        r##"{"plan_version":"0.2","scenario_id":"skip","task":"skip","start_url":"/admin.html","generated_by":"human","actions":[
+        {"id":"a1","type":"click","target":{"selector":"role=link[name=\"Skip to main content\"]"},"expect":{"url":"/admin.html#content-start"}}]}"##,
+    );
+    let x = block_on(
+        Run::new(&server.base)
+            .action_timeout(800)
+            .exec(browser(), &plan),
+    );
+    let f = x.failure.expect("a click on the parked link fails");
+    assert_eq!(
+        f.class,
+        windup_model::FailureClass::NotActionable,
+        "{}",
+        f.message
+    );
+}
