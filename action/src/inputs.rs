@@ -22,6 +22,7 @@ pub const INPUTS: &[InputSpec] = &[
     spec("scenarios", ""),
     spec("working-directory", "."),
     spec("base-url", ""),
+    spec("environment", ""),
     spec("allowed-origins", ""),
     spec("start-command", ""),
     spec("wait-for", ""),
