@@ -136,15 +136,15 @@ fn in_order(actions: &[windup_model::ActionResult]) -> Vec<(&windup_model::Actio
     out
 }
 
-pub(super) async fn run_page(
-    State(state): State<AppState>,
-    person: Person,
-    Path((slug, run_id)): Path<(String, String)>,
-) -> PageResult {
-    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
+/// A run of the project and its report as stored; a 404 when there is no such run.
+pub(super) async fn stored_run(
+    state: &AppState,
+    project_id: i64,
+    run_id: &str,
+) -> Result<(crate::store::RunDetail, RunReport), PageError> {
     let run = state
         .store
-        .run(project.id, &run_id)
+        .run(project_id, run_id)
         .await?
         .ok_or_else(|| not_found("run"))?;
     let report: RunReport = serde_json::from_str(&run.report_json).map_err(|e| {
@@ -153,6 +153,16 @@ pub(super) async fn run_page(
             format!("stored report unreadable: {e}"),
         )
     })?;
+    Ok((run, report))
+}
+
+pub(super) async fn run_page(
+    State(state): State<AppState>,
+    person: Person,
+    Path((slug, run_id)): Path<(String, String)>,
+) -> PageResult {
+    let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
+    let (run, report) = stored_run(&state, project.id, &run_id).await?;
     let names = state.store.artifact_names(project.id, &run_id).await?;
     let scenarios = report
         .scenarios

@@ -7,13 +7,11 @@
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde::Deserialize;
-use windup_model::RunReport;
 
 use super::access::{Access, project_of};
-use super::error::{PageError, PageResult, not_found};
+use super::error::{PageResult, not_found};
 use super::filmstrip::{FrameView, frames};
 use super::layout::Layout;
 use super::session::Person;
@@ -54,17 +52,7 @@ pub(super) async fn trace_page(
     Query(q): Query<FrameQuery>,
 ) -> PageResult {
     let Access { project, layout } = project_of(&state, &person, &slug, Role::Viewer).await?;
-    let run = state
-        .store
-        .run(project.id, &run_id)
-        .await?
-        .ok_or_else(|| not_found("run"))?;
-    let report: RunReport = serde_json::from_str(&run.report_json).map_err(|e| {
-        PageError(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("stored report unreadable: {e}"),
-        )
-    })?;
+    let (_run, report) = super::run_detail::stored_run(&state, project.id, &run_id).await?;
     let scenario = report
         .scenarios
         .iter()
