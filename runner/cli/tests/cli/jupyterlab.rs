@@ -35,29 +35,13 @@ fn project(lab: &JupyterLab) -> tempfile::TempDir {
         &repo_root().join("runner/cli/tests/jupyterlab-project"),
         root,
     );
-    let cache = root.join("e2e/.windup/cache");
-    std::fs::create_dir_all(&cache).unwrap();
     for id in FLOWS {
-        let scenario = windup_model::validate::scenario_from_yaml(
-            "scenario",
-            &std::fs::read_to_string(root.join(format!("e2e/scenarios/{id}.yaml"))).unwrap(),
-            Some(id),
-        )
-        .unwrap();
         let plan: Value = serde_json::from_str(
             &std::fs::read_to_string(root.join(format!("plans/{id}.json"))).unwrap(),
         )
         .unwrap();
         assert_eq!(plan["generated_by"], "human", "{id}");
-        let entry = serde_json::json!({
-            "cache_version": "0.4",
-            "key": {"scenario_id": id, "start_url": scenario.start_url, "scenario_sha": scenario.sha()},
-            "plan": plan,
-            "status": "active",
-            "stats": {"created_at": "2026-12-06T00:00:00Z", "last_verified_at": "2026-12-06T00:00:00Z",
-                      "verified_runs": 1, "last_duration_ms": 1},
-        });
-        std::fs::write(cache.join(format!("{id}.json")), entry.to_string()).unwrap();
+        cache_plan(root, plan);
         lab.mkdir(id);
     }
     dir
