@@ -315,18 +315,19 @@ async fn the_trace_viewer_steps_and_zooms_with_the_keyboard() {
             "{facts}"
         );
         b.press("ArrowRight", "ArrowRight", 39);
-        b.wait_for("location.search === '?frame=1'");
+        // Each key loads the frame's page: read it once it has loaded.
+        b.wait_for("location.search === '?frame=1' && document.readyState === 'complete'");
         let facts = b.text("document.querySelector('dl.step-facts').innerText");
         assert!(facts.contains("s2") && facts.contains("/step1"), "{facts}");
         b.press("+", "Equal", 187);
-        b.wait_for("location.search === '?frame=1&zoom=2' && document.querySelector('.viewer.zoomed') !== null");
+        b.wait_for("location.search === '?frame=1&zoom=2' && document.readyState === 'complete' && document.querySelector('.viewer.zoomed') !== null");
         // Zoomed, the picture is wider than its frame: the page scrolls it.
         assert_eq!(
             b.eval("(() => { const p = document.querySelector('.viewer .picture'); return p.scrollWidth > p.clientWidth; })()"),
             json!(true)
         );
         b.press("ArrowLeft", "ArrowLeft", 37);
-        b.wait_for("location.search === '?frame=0&zoom=2'");
+        b.wait_for("location.search === '?frame=0&zoom=2' && document.readyState === 'complete'");
         no_errors(&mut b, "the trace viewer");
     });
 }
