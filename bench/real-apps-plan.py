@@ -103,7 +103,7 @@ def main():
                "DJANGO_ADMIN_PASSWORD": real_apps.PASSWORD}
         env.pop("WINDUP_BASE_URL", None)
         log_path = tmp / "server.log"
-        server, base = start_logged(env, log_path)
+        server, base = real_apps.start_django(env, open(log_path, "w"))
         totals = {"runs": 0, "passed": 0, "oracle": 0, "false_green": 0, "calls": 0}
         try:
             for flow in args.flows:
@@ -179,29 +179,6 @@ page_chars = 2400
 input_usd_per_mtok = 0
 output_usd_per_mtok = 0
 '''
-
-
-def start_logged(env, log_path):
-    """Django's runserver as bench/real-apps.py starts it, its request log kept in `log_path`."""
-    manage = [sys.executable, str(real_apps.SITE / "manage.py")]
-    subprocess.run(manage + ["migrate", "--noinput", "-v0"], env=env, check=True)
-    subprocess.run(manage + ["createsuperuser", "--noinput", "--username", "admin",
-                             "--email", "admin@library.test"],
-                   env={**env, "DJANGO_SUPERUSER_PASSWORD": real_apps.PASSWORD}, check=True,
-                   capture_output=True)
-    port = real_apps.free_port()
-    log = open(log_path, "w")
-    server = subprocess.Popen(manage + ["runserver", "--noreload", f"127.0.0.1:{port}"],
-                              env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            real_apps.urllib.request.urlopen(base + "/admin/login/", timeout=2)
-            return server, base
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    sys.exit("the Django server did not come up")
 
 
 if __name__ == "__main__":

@@ -93,7 +93,8 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_django(env):
+def start_django(env, log=subprocess.DEVNULL):
+    """Django's runserver on a fresh database; its output (the request log) goes to `log`."""
     manage = [sys.executable, str(SITE / "manage.py")]
     subprocess.run(manage + ["migrate", "--noinput", "-v0"], env=env, check=True)
     subprocess.run(manage + ["createsuperuser", "--noinput", "--username", "admin",
@@ -102,7 +103,7 @@ def start_django(env):
                    capture_output=True)
     port = free_port()
     server = subprocess.Popen(manage + ["runserver", "--noreload", f"127.0.0.1:{port}"],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
