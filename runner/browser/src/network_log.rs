@@ -22,6 +22,9 @@ pub struct SessionLog {
     /// none means the network is quiet. An answered request whose body is still coming is not
     /// one, nor an `EventSource` stream, which never ends.
     pub in_flight: usize,
+    /// Requests of the page not finished yet, answered or not (the body of an answered one may
+    /// still be coming): none means every answer is in the page's hands.
+    pub unfinished: usize,
     /// When a request of the page last started or ended: how long the network has been quiet.
     pub network_changed_at: Option<std::time::Instant>,
 }
@@ -121,6 +124,7 @@ impl InFlight {
     fn count(&self, log: &Mutex<SessionLog>) {
         let mut log = log.lock().expect("log lock");
         log.in_flight = self.urls.values().filter(|f| !f.answered).count();
+        log.unfinished = self.urls.len();
         log.network_changed_at = Some(std::time::Instant::now());
     }
 

@@ -15,8 +15,15 @@ pub const NETWORK_QUIET: Duration = Duration::from_millis(500);
 /// How long the document must have been unchanged.
 pub const DOCUMENT_STILL: Duration = Duration::from_millis(300);
 
+/// How long after its last request ended a page is given to handle the answer (an XHR's load
+/// handler drawing what it fetched) before it is read.
+const ANSWER_HANDLED: Duration = Duration::from_millis(50);
+
 /// How often the page is asked.
 const POLL: Duration = Duration::from_millis(50);
+
+/// How often the page's requests are looked at (in Windup's own log, not by asking the page).
+const POLL_ANSWERS: Duration = Duration::from_millis(10);
 
 /// How a wait for the page to settle ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +50,34 @@ impl Session {
                 return Settling::Busy(busy);
             }
             tokio::time::sleep(POLL.min(max.saturating_sub(start.elapsed()))).await;
+        }
+    }
+
+    /// Waits (at most `max`) until every request of the page has finished and none ended in the
+    /// last [`ANSWER_HANDLED`]: what its scripts fetched while it loaded is drawn before the
+    /// page is read. Cheaper than [`Session::wait_settled`] (no quiet window, no call to the
+    /// page): a page whose requests ended before its load event is not waited for at all.
+    /// Returns whether the requests finished within `max`.
+    pub async fn wait_answers_handled(&self, max: Duration) -> bool {
+        let start = Instant::now();
+        loop {
+            let left = {
+                let log = self.page.log.lock().expect("log lock");
+                let since = log.network_changed_at.map(|at| at.elapsed());
+                match since {
+                    _ if log.unfinished > 0 => Some(POLL_ANSWERS),
+                    Some(since) if since < ANSWER_HANDLED => Some(ANSWER_HANDLED - since),
+                    _ => None,
+                }
+            };
+            let Some(wait) = left else {
+                return true;
+            };
+            let remaining = max.saturating_sub(start.elapsed());
+            if remaining.is_zero() {
+                return false;
+            }
+            tokio::time::sleep(wait.min(remaining)).await;
         }
     }
 

@@ -194,7 +194,13 @@ fn djangos_admin_flows_pass_and_djangos_data_shows_their_effects() {
             .output()
             .expect("run windup");
         let out = stdout(&o);
-        assert_eq!(o.status.code(), Some(0), "{ids:?}: {out}\n{}", stderr(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{ids:?}: {out}\n{}{}",
+            stderr(&o),
+            playwright_failures(&root.join(&pw))
+        );
         assert!(
             out.contains(&format!("passed {pw}/sign-in.setup.ts")),
             "{out}"

@@ -147,7 +147,13 @@ fn galatas_flows_pass_on_a_real_jupyterlab_and_its_own_state_agrees() {
     let export = ["export", "--format", "playwright", "--out", "pw", "--check"];
     let o = windup_export(root, &export, &base);
     let text = String::from_utf8_lossy(&o.stdout).to_string();
-    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{text}\n{}{}",
+        stderr(&o),
+        playwright_failures(&root.join("pw"))
+    );
     for id in FLOWS {
         assert!(
             text.contains(&format!("passed pw/{id}.spec.ts")),

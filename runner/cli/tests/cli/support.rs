@@ -224,6 +224,20 @@ pub(crate) fn cache_plan(root: &Path, plan: serde_json::Value) {
     std::fs::write(cache.join(format!("{id}.json")), entry.to_string()).unwrap();
 }
 
+/// What Playwright saw when a spec under `out` failed: each failure's `error-context.md` (the
+/// page's accessibility snapshot at the failure), for an assertion's message. The project is
+/// temporary, so without this a failure in CI leaves only the error's first line.
+pub(crate) fn playwright_failures(out: &Path) -> String {
+    let mut seen = String::new();
+    for entry in walkdir(&out.join("test-results")) {
+        if entry.file_name().is_some_and(|n| n == "error-context.md") {
+            let text = std::fs::read_to_string(&entry).unwrap_or_default();
+            seen.push_str(&format!("\n--- {}\n{text}", entry.display()));
+        }
+    }
+    seen
+}
+
 /// With `WINDUP_KEEP_EXPORTS=DIR`, a project's exported specs and cached plans are copied to
 /// `DIR/<name>` for a person to read or measure (the tests' projects are temporary).
 pub(crate) fn keep_exports(root: &Path, name: &str) {

@@ -11,6 +11,10 @@ use crate::browser::NavError;
 use crate::events::Event;
 use crate::signature;
 
+/// How long a page reached is given to finish the requests it started while loading before its
+/// signature is read: a page that keeps one open (a long poll) is read after this anyway.
+const ANSWERS_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 impl Executor<'_, '_> {
     /// Opens the plan's start URL; returns the start page's signature.
     pub(super) async fn open_start(&mut self, start_url: &str) -> Result<Option<String>, Failure> {
@@ -56,6 +60,13 @@ impl Executor<'_, '_> {
             None => self.session.url().await.unwrap_or_else(|_| url.to_string()),
             Some(_) => url.to_string(),
         };
+        // What the page fetched while it loaded (a sidebar, a list) is drawn before it is read,
+        // so the same page gives the same signature however fast its requests came back.
+        let max = ANSWERS_WAIT.min(
+            self.scenario_deadline
+                .saturating_duration_since(Instant::now()),
+        );
+        self.session.wait_answers_handled(max).await;
         let seen = signature::observe(self.session, signature::SEEN_CONTROLS)
             .await
             .ok();

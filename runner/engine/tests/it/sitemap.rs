@@ -509,3 +509,47 @@ fn signatures_ignore_text_data_and_counts_but_not_controls() {
         assert_ne!(sigs["few"], sigs["removed"], "the list's controls removed");
     });
 }
+
+#[test]
+fn a_control_a_page_draws_from_a_late_answer_is_in_its_start_signature() {
+    // One page three ways: the button in its HTML, drawn by its script from an answer that comes
+    // 400 ms after the request (as TodoMVC's sidebar is drawn from `learn.json`), or absent.
+    let server = Server::start(&engine_dir().join("tests/fixtures/pages"));
+    let page =
+        |rest: &str| format!("<!doctype html><title>t</title><input aria-label=\"Name\">{rest}");
+    server.page("/drawn.html", &page("<button>Details</button>"));
+    server.page("/bare.html", &page(""));
+    server.page(
+        "/late.html",
+        &page(
+            "<script>fetch('/late.json').then(r => r.text()).then(() => {
+               const b = document.createElement('button');
+               b.textContent = 'Details';
+               document.body.append(b);
+             });</script>",
+        ),
+    );
+    server.route(
+        "/late.json",
+        windup_testkit::Canned {
+            status: 200,
+            content_type: "application/json",
+            body: b"{}".to_vec(),
+            delay: std::time::Duration::from_millis(400),
+        },
+    );
+    let start_sig = |start: &str| {
+        let plan = plan_from_str(&format!(
+            r#"{{"plan_version":"0.1","scenario_id":"t","task":"t","start_url":"{start}","generated_by":"human","actions":[{{"id":"a1","type":"wait_for","target":{{"selector":"label=\"Name\""}},"expect":{{"visible":"label=\"Name\""}}}}]}}"#
+        ));
+        let x = block_on(Run::new(&server.base).exec(browser(), &plan));
+        assert!(x.passed(), "{start}: {:?}", x.failure);
+        x.start_sig
+            .unwrap_or_else(|| panic!("{start}: no signature"))
+    };
+    let (drawn, bare) = (start_sig("/drawn.html"), start_sig("/bare.html"));
+    assert_ne!(drawn, bare, "the button is part of the page's structure");
+    // Read once the answer was drawn: the same page as the one with the button in its HTML, not
+    // the half-drawn page of the load event (a replay would then report it changed at random).
+    assert_eq!(start_sig("/late.html"), drawn);
+}
