@@ -54,7 +54,7 @@ impl Session {
     }
 
     /// Waits (at most `max`) until every request of the page has finished and none ended in the
-    /// last [`ANSWER_HANDLED`]: what its scripts fetched while it loaded is drawn before the
+    /// last 50 ms (`ANSWER_HANDLED`): what its scripts fetched while it loaded is drawn before the
     /// page is read. Cheaper than [`Session::wait_settled`] (no quiet window, no call to the
     /// page): a page whose requests ended before its load event is not waited for at all.
     /// Returns whether the requests finished within `max`.
