@@ -22,9 +22,12 @@ pub struct SessionLog {
     /// none means the network is quiet. An answered request whose body is still coming is not
     /// one, nor an `EventSource` stream, which never ends.
     pub in_flight: usize,
-    /// Requests of the page not finished yet, answered or not (the body of an answered one may
-    /// still be coming): none means every answer is in the page's hands.
-    pub unfinished: usize,
+    /// Requests the page's scripts made (`fetch`, `XMLHttpRequest`) not finished yet, answered
+    /// or not (the body of an answered one may still be coming): none means every answer a
+    /// script asked for is in its hands.
+    pub fetches_unfinished: usize,
+    /// When a request of the page's scripts last ended, answered or failed.
+    pub fetch_ended_at: Option<std::time::Instant>,
     /// When a request of the page last started or ended: how long the network has been quiet.
     pub network_changed_at: Option<std::time::Instant>,
 }
@@ -58,6 +61,8 @@ struct Followed {
     /// Its answer's headers arrived. A body the page never reads may never be reported
     /// finished, so an answered request no longer counts as waiting.
     answered: bool,
+    /// A script made it (`fetch`, `XMLHttpRequest`).
+    fetch: bool,
 }
 
 const MAX_IN_FLIGHT: usize = 1_000;
@@ -77,6 +82,7 @@ impl InFlight {
                 url: url.clone(),
                 loader: event.loader_id.clone(),
                 answered: false,
+                fetch: matches!(event.kind.as_deref(), Some("XHR" | "Fetch")),
             };
             self.urls.insert(event.request_id, followed);
             self.count(log);
@@ -117,23 +123,33 @@ impl InFlight {
     }
 
     pub(super) fn on_finished(&mut self, event: LoadingFinished, log: &Mutex<SessionLog>) {
-        self.urls.remove(&event.request_id);
+        if let Some(ended) = self.urls.remove(&event.request_id) {
+            self.ended(&ended, log);
+        }
+    }
+
+    /// A request followed ended, answered or failed.
+    fn ended(&self, request: &Followed, log: &Mutex<SessionLog>) {
         self.count(log);
+        if request.fetch {
+            log.lock().expect("log lock").fetch_ended_at = Some(std::time::Instant::now());
+        }
     }
 
     fn count(&self, log: &Mutex<SessionLog>) {
         let mut log = log.lock().expect("log lock");
         log.in_flight = self.urls.values().filter(|f| !f.answered).count();
-        log.unfinished = self.urls.len();
+        log.fetches_unfinished = self.urls.values().filter(|f| f.fetch).count();
         log.network_changed_at = Some(std::time::Instant::now());
     }
 
     /// A request got no answer: noted with why, when its URL is known.
     pub(super) fn on_failed(&mut self, event: LoadingFailed, log: &Mutex<SessionLog>) {
-        let Some(Followed { url, .. }) = self.urls.remove(&event.request_id) else {
+        let Some(followed) = self.urls.remove(&event.request_id) else {
             return;
         };
-        self.count(log);
+        self.ended(&followed, log);
+        let url = followed.url;
         let error = event.error_text.filter(|e| !e.is_empty());
         let why = match (event.canceled, event.blocked_reason, error) {
             (Some(true), _, Some(e)) => format!("canceled ({e})"),

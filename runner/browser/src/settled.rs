@@ -15,8 +15,8 @@ pub const NETWORK_QUIET: Duration = Duration::from_millis(500);
 /// How long the document must have been unchanged.
 pub const DOCUMENT_STILL: Duration = Duration::from_millis(300);
 
-/// How long after its last request ended a page is given to handle the answer (an XHR's load
-/// handler drawing what it fetched) before it is read.
+/// How long after its scripts' last request ended a page is given to handle the answer (an
+/// XHR's load handler drawing what it fetched) before it is read.
 const ANSWER_HANDLED: Duration = Duration::from_millis(50);
 
 /// How often the page is asked.
@@ -53,19 +53,20 @@ impl Session {
         }
     }
 
-    /// Waits (at most `max`) until every request of the page has finished and none ended in the
-    /// last 50 ms (`ANSWER_HANDLED`): what its scripts fetched while it loaded is drawn before the
-    /// page is read. Cheaper than [`Session::wait_settled`] (no quiet window, no call to the
-    /// page): a page whose requests ended before its load event is not waited for at all.
-    /// Returns whether the requests finished within `max`.
+    /// Waits (at most `max`) until every request the page's scripts made (`fetch`,
+    /// `XMLHttpRequest`) has finished and none ended in the last 50 ms (`ANSWER_HANDLED`): what
+    /// they fetched while the page loaded is drawn before it is read. Cheaper than
+    /// [`Session::wait_settled`] (no quiet window, no call to the page, other requests such as
+    /// images or the favicon not waited for): a page whose scripts' requests ended before its
+    /// load event is not waited for at all. Returns whether they finished within `max`.
     pub async fn wait_answers_handled(&self, max: Duration) -> bool {
         let start = Instant::now();
         loop {
             let left = {
                 let log = self.page.log.lock().expect("log lock");
-                let since = log.network_changed_at.map(|at| at.elapsed());
+                let since = log.fetch_ended_at.map(|at| at.elapsed());
                 match since {
-                    _ if log.unfinished > 0 => Some(POLL_ANSWERS),
+                    _ if log.fetches_unfinished > 0 => Some(POLL_ANSWERS),
                     Some(since) if since < ANSWER_HANDLED => Some(ANSWER_HANDLED - since),
                     _ => None,
                 }
