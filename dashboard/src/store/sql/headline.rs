@@ -27,17 +27,17 @@ macro_rules! headline_sql {
             branch: &str,
             failing: bool,
         ) -> Result<Option<RunSummary>> {
-            // The last run of the other state, then the first run after it. `(failed > 0)` as
-            // migration 0010's index has it, so the maximum is one index seek.
-            let (last,): (Option<i64>,) = sqlx::query_as::<$db, (Option<i64>,)>(
-                "SELECT MAX(started_ms) FROM runs WHERE project_id = $1 AND branch = $2 \
-                 AND (failed > 0) = CAST($3 AS BOOLEAN)",
-            )
-            .bind(project_id)
-            .bind(branch)
-            .bind(!failing)
-            .fetch_one(&store.pool)
-            .await?;
+            // The last run of the other state, then the first run after it.
+            let other = if failing {
+                "SELECT MAX(started_ms) FROM runs WHERE project_id = $1 AND branch = $2 AND failed = 0"
+            } else {
+                "SELECT MAX(started_ms) FROM runs WHERE project_id = $1 AND branch = $2 AND failed > 0"
+            };
+            let (last,): (Option<i64>,) = sqlx::query_as::<$db, (Option<i64>,)>(other)
+                .bind(project_id)
+                .bind(branch)
+                .fetch_one(&store.pool)
+                .await?;
             let sql = concat!(
                 run_columns!(),
                 "WHERE project_id = $1 AND branch = $2 AND started_ms > $3 \
