@@ -36,6 +36,7 @@ mod roles;
 mod sign_in;
 mod sitemap;
 mod stale_plans;
+mod store_pages;
 mod store_suite;
 mod tokens;
 mod upgrade;

@@ -1,7 +1,7 @@
 //! What the headline and the runs × scenarios grid read: a branch's latest run and the first
 //! run of its current state, a failing scenario's first failure since its last pass, the heals
 //! and proposals waiting for a person, a project's weekly budget. Each reads an index of
-//! migration 0009, so the answer costs the same at 100,000 runs as at ten.
+//! migrations 0009 and 0010, so the answer costs the same at 100,000 runs as at ten.
 
 use super::backends::{PgStore, SqliteStore};
 use crate::store::{GridCell, Result, ReviewRow, RunSummary};
