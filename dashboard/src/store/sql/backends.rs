@@ -67,12 +67,19 @@ impl PgStore {
         // A plan for each query's own parameters: the pages' queries turn on them (a LIMIT and
         // OFFSET, a filter most or no runs match), and the generic plan PostgreSQL switches a
         // prepared statement to after five runs guesses a LIMIT parameter keeps a tenth of the
-        // rows, then scans and hashes every run (50 ms for a page of 25 at 100,000 runs).
-        let options = sqlx::postgres::PgConnectOptions::from_str(url)?
-            .options([("plan_cache_mode", "force_custom_plan")]);
+        // rows, then scans and hashes every run (50 ms for a page of 25 at 100,000 runs). Set
+        // once connected, not as a startup option, which a pooler such as PgBouncer refuses.
+        let options = sqlx::postgres::PgConnectOptions::from_str(url)?;
         let pool = PgPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    sqlx::Executor::execute(&mut *conn, "SET plan_cache_mode = force_custom_plan")
+                        .await?;
+                    Ok(())
+                })
+            })
             .connect_with(options)
             .await?;
         sqlx::migrate!("../migrations/postgres").run(&pool).await?;
