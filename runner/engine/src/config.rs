@@ -127,6 +127,9 @@ pub struct BrowserSection {
     /// `off` (default), `on-failure` (a failed scenario keeps a small screenshot, the URL and
     /// the target's box after each step) or `on` (every scenario does).
     pub trace: Option<crate::executor::Trace>,
+    /// The widest a trace frame's picture is, in pixels (default 320, at most 1920): the
+    /// viewport's width to see its pages at their own size.
+    pub trace_width: Option<u32>,
     /// A running Chromium to attach to instead of starting one: `http://127.0.0.1:9222` or a
     /// `ws://…/devtools/browser/…` URL (`--cdp-url` wins).
     pub cdp_url: Option<String>,
@@ -177,6 +180,8 @@ pub struct Config {
     pub screenshots: crate::executor::Screenshots,
     /// Which scenarios keep a trace.
     pub trace: crate::executor::Trace,
+    /// The widest a trace frame's picture is, in pixels.
+    pub trace_width: u32,
     /// The shipped price list with windup.toml's `[prices]` on top.
     pub prices: PriceTable,
     /// The chosen provider's name and settings; `None` when none is configured.
@@ -319,6 +324,7 @@ impl Config {
             overrides.no_push,
         )?;
         let hooks = crate::hooks::Hooks::from_section(&config_file, &file.hooks)?;
+        let trace_width = crate::executor::trace_width(&config_file, file.browser.trace_width)?;
         if let Some(name) = &overrides.environment {
             windup_model::check_environment(name).map_err(|why| {
                 InputError::new(
@@ -343,6 +349,7 @@ impl Config {
                 .or(file.browser.screenshots)
                 .unwrap_or_default(),
             trace: overrides.trace.or(file.browser.trace).unwrap_or_default(),
+            trace_width,
             prices,
             provider,
             planner,
@@ -687,6 +694,20 @@ mod tests {
         assert_eq!(set.browser.testid_attribute, "data-test");
         let err = load_with("[browser]\ntestid_attribute = \"data test]\"\n", &none).unwrap_err();
         assert_eq!(err.field, "browser.testid_attribute");
+    }
+
+    #[test]
+    fn the_trace_width_is_bounded_and_named_when_outside() {
+        let none = Overrides::default();
+        assert_eq!(load_with("", &none).unwrap().trace_width, 320);
+        let set = load_with("[browser]\ntrace_width = 1280\n", &none).unwrap();
+        assert_eq!(set.trace_width, 1280);
+        for w in [0, 100, 4000] {
+            let text = format!("[browser]\ntrace_width = {w}\n");
+            let err = load_with(&text, &none).unwrap_err();
+            assert_eq!(err.field, "browser.trace_width");
+            assert!(err.problem.contains(&w.to_string()), "{err}");
+        }
     }
 
     #[test]

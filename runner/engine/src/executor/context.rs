@@ -34,6 +34,9 @@ pub struct ExecContext<'a> {
     /// Whether each step leaves a trace frame (`--trace`): the executor records one unless
     /// this is `Off`; which are kept is the runner's call.
     pub trace: Trace,
+    /// The widest a trace frame's picture is, in pixels ([`super::FRAME_WIDTH`] unless
+    /// `[browser] trace_width` asks for more; a narrower viewport is never scaled up).
+    pub trace_width: u32,
     /// Where `upload` reads files and `download` saves them.
     pub transfers: Transfers,
     /// A replay the runner heals: a target missing from a page that has settled (no request

@@ -16,7 +16,11 @@ mod typing;
 pub use context::{ExecContext, Screenshots, Trace, Transfers, UnknownSetting};
 pub use outcome::{Captured, Execution, Failure, FrameShot};
 pub use steps::{execute, execute_steps};
-pub use trace::{FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAMES, MAX_TRACE_BYTES};
+pub(crate) use trace::trace_width;
+pub use trace::{
+    FRAME_QUALITY, FRAME_WIDTH, MAX_FRAME_BYTES, MAX_FRAME_WIDTH, MAX_FRAMES, MAX_TRACE_BYTES,
+    MIN_FRAME_WIDTH, TraceBounds,
+};
 pub use transfer::{
     MAX_UPLOAD_FILES, missing_upload_files, refused_upload_files, upload_file_names,
 };

@@ -112,6 +112,7 @@ impl Runner {
             events: parts.events,
             screenshots: self.config.screenshots,
             trace: self.config.trace,
+            trace_width: self.config.trace_width,
             // Where a run's uploads come from and its downloads go.
             transfers: Transfers {
                 root: self.config.root.clone(),

@@ -108,6 +108,8 @@ pub(crate) struct Run<'a> {
     pub events: Option<&'a dyn EventSink>,
     /// Whether each step leaves a trace frame.
     pub trace: windup_engine::executor::Trace,
+    /// The widest a frame's picture is.
+    pub trace_width: u32,
     /// The project root uploads read from (`e2e/files/`) and downloads go under; none for a
     /// plan without either.
     pub transfers_root: Option<PathBuf>,
@@ -127,6 +129,7 @@ impl<'a> Run<'a> {
             account_origins: Vec::new(),
             events: None,
             trace: Default::default(),
+            trace_width: windup_engine::executor::FRAME_WIDTH,
             transfers_root: None,
         }
     }
@@ -184,6 +187,7 @@ impl<'a> Run<'a> {
             events: self.events.unwrap_or(&no_events),
             screenshots: Default::default(),
             trace: self.trace,
+            trace_width: self.trace_width,
             // Most tests here neither upload nor download (the CLI's `transfers` tests do).
             transfers: windup_engine::executor::Transfers {
                 root: self
