@@ -5,6 +5,7 @@
 //! its console. With `WINDUP_SCREENSHOTS_DIR` set, the overview, a project page and a healed
 //! run's page are saved there as PNGs.
 
+mod busy;
 mod harness;
 
 use std::sync::Arc;
@@ -338,8 +339,30 @@ async fn many_runs_over_ten_days_chart_per_day_and_grid_the_last_thirty() {
     let project = dash.state.store.project("acme").await.unwrap().unwrap();
     let now = windup_dashboard::time::now_ms();
     // 300 runs of 20 scenarios over ten days, written through the store (as ingest would).
-    for i in 0..300i64 {
-        let started = now - (300 - i) * 48 * 60_000;
+    store_runs(&dash, project.id, 300, 48 * 60_000, now).await;
+    tokio::task::block_in_place(|| {
+        let mut b = Browser::start();
+        sign_in(&mut b, &base);
+        b.open(&format!("{base}/p/acme"));
+        let title = b.text("document.querySelector('section h2').innerText");
+        assert!(title.starts_with("Pass rate per day"), "{title}");
+        assert_eq!(
+            b.eval("document.querySelectorAll('svg.heat rect.cell').length"),
+            json!(600)
+        );
+        // The runs list pages through all 300: its last page is reached from the URL.
+        b.open(&format!("{base}/p/acme/runs?page=11"));
+        let rows = b.eval("document.querySelectorAll('#runs tbody tr').length");
+        assert_eq!(rows, json!(25));
+        no_errors(&mut b, "the pages of a busy project");
+    });
+}
+
+/// `count` runs of 20 scenarios on main, `spacing_ms` apart and ending at `now`, written through
+/// the store (as ingest would); scenario `n` of run `i` fails when 17 divides `i + n`.
+async fn store_runs(dash: &Dash, project_id: i64, count: i64, spacing_ms: i64, now: i64) {
+    for i in 0..count {
+        let started = now - (count - i) * spacing_ms;
         let results: Vec<NewResult> = (0..20)
             .map(|n| NewResult {
                 scenario_id: format!("scenario-{n:02}"),
@@ -375,25 +398,9 @@ async fn many_runs_over_ten_days_chart_per_day_and_grid_the_last_thirty() {
         assert!(
             dash.state
                 .store
-                .insert_run(project.id, &run, now)
+                .insert_run(project_id, &run, now)
                 .await
                 .unwrap()
         );
     }
-    tokio::task::block_in_place(|| {
-        let mut b = Browser::start();
-        sign_in(&mut b, &base);
-        b.open(&format!("{base}/p/acme"));
-        let title = b.text("document.querySelector('section h2').innerText");
-        assert!(title.starts_with("Pass rate per day"), "{title}");
-        assert_eq!(
-            b.eval("document.querySelectorAll('svg.heat rect.cell').length"),
-            json!(600)
-        );
-        // The runs list pages through all 300: its last page is reached from the URL.
-        b.open(&format!("{base}/p/acme/runs?page=11"));
-        let rows = b.eval("document.querySelectorAll('#runs tbody tr').length");
-        assert_eq!(rows, json!(25));
-        no_errors(&mut b, "the pages of a busy project");
-    });
 }
