@@ -56,7 +56,10 @@ async fn a_hundred_thousand_runs_page_like_a_handful() {
         assert!(headline.contains("main is red"), "{headline}");
         let oldest = now - STORED * 60 * 60_000 - (RUNS - STORED) * 60_000;
         let since = windup_dashboard::time::display(oldest);
-        assert!(headline.contains(&format!("since\n{since}")), "{since}: {headline}");
+        assert!(
+            headline.contains(&format!("since\n{since}")),
+            "{since}: {headline}"
+        );
         // The runs list: the latest first, and its last page (100,000 / 25) ends at the oldest.
         let ids = "[...document.querySelectorAll('#runs tbody tr')].map(r => r.innerText)";
         b.open(&format!("{base}/p/acme/runs"));
