@@ -130,17 +130,23 @@ impl InFlight {
 
     /// A request followed ended, answered or failed.
     fn ended(&self, request: &Followed, log: &Mutex<SessionLog>) {
-        self.count(log);
-        if request.fetch {
-            log.lock().expect("log lock").fetch_ended_at = Some(std::time::Instant::now());
-        }
+        self.note(log, request.fetch);
     }
 
     fn count(&self, log: &Mutex<SessionLog>) {
+        self.note(log, false);
+    }
+
+    /// The counts now, under one lock; `fetch_ended` when a script's request just ended.
+    fn note(&self, log: &Mutex<SessionLog>, fetch_ended: bool) {
+        let now = std::time::Instant::now();
         let mut log = log.lock().expect("log lock");
         log.in_flight = self.urls.values().filter(|f| !f.answered).count();
         log.fetches_unfinished = self.urls.values().filter(|f| f.fetch).count();
-        log.network_changed_at = Some(std::time::Instant::now());
+        log.network_changed_at = Some(now);
+        if fetch_ended {
+            log.fetch_ended_at = Some(now);
+        }
     }
 
     /// A request got no answer: noted with why, when its URL is known.
