@@ -197,9 +197,9 @@ fn djangos_admin_flows_pass_and_djangos_data_shows_their_effects() {
         assert_eq!(
             o.status.code(),
             Some(0),
-            "{ids:?}: {out}\n{}{}",
-            stderr(&o),
-            playwright_failures(&root.join(&pw))
+            "{ids:?}: {}\n{out}\n{}",
+            playwright_failures(&root.join(&pw)),
+            stderr(&o)
         );
         assert!(
             out.contains(&format!("passed {pw}/sign-in.setup.ts")),

@@ -150,9 +150,9 @@ fn galatas_flows_pass_on_a_real_jupyterlab_and_its_own_state_agrees() {
     assert_eq!(
         o.status.code(),
         Some(0),
-        "{text}\n{}{}",
-        stderr(&o),
-        playwright_failures(&root.join("pw"))
+        "{}\n{text}\n{}",
+        playwright_failures(&root.join("pw")),
+        stderr(&o)
     );
     for id in FLOWS {
         assert!(

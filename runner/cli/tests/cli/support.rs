@@ -224,18 +224,54 @@ pub(crate) fn cache_plan(root: &Path, plan: serde_json::Value) {
     std::fs::write(cache.join(format!("{id}.json")), entry.to_string()).unwrap();
 }
 
-/// What Playwright saw when a spec under `out` failed: each failure's `error-context.md` (the
-/// page's accessibility snapshot at the failure), for an assertion's message. The project is
-/// temporary, so without this a failure in CI leaves only the error's first line.
+/// What Playwright saw when a spec under `out` failed, for an assertion's message: from each
+/// failure's `error-context.md` (the page's accessibility snapshot at the failure), every
+/// dialog and alert with its contents, or the snapshot's last lines when it holds none. The
+/// project is temporary, and CI keeps only the start and the end of a long failure, so this is
+/// kept short: without it a failure in CI leaves only the error's first line.
 pub(crate) fn playwright_failures(out: &Path) -> String {
     let mut seen = String::new();
     for entry in walkdir(&out.join("test-results")) {
         if entry.file_name().is_some_and(|n| n == "error-context.md") {
             let text = std::fs::read_to_string(&entry).unwrap_or_default();
-            seen.push_str(&format!("\n--- {}\n{text}", entry.display()));
+            seen.push_str(&format!("\n--- {}\n", entry.display()));
+            seen.push_str(&snapshot_dialogs(&text));
         }
     }
     seen
+}
+
+/// The subtrees of a Playwright aria snapshot (`- role "name" [ref=…]:` lines, nested by
+/// indent) whose role is `dialog`, `alertdialog` or `alert`; the last 30 lines when none is.
+fn snapshot_dialogs(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut kept = String::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let role = lines[i].trim_start().trim_start_matches("- ");
+        if ["dialog", "alertdialog", "alert"]
+            .iter()
+            .any(|r| role.starts_with(&format!("{r} ")) || role.starts_with(&format!("{r}:")))
+        {
+            let depth = indent(lines[i]);
+            kept.push_str(lines[i]);
+            kept.push('\n');
+            i += 1;
+            while i < lines.len() && indent(lines[i]) > depth {
+                kept.push_str(lines[i]);
+                kept.push('\n');
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    if kept.is_empty() {
+        let from = lines.len().saturating_sub(30);
+        kept = lines[from..].join("\n");
+    }
+    kept
 }
 
 /// With `WINDUP_KEEP_EXPORTS=DIR`, a project's exported specs and cached plans are copied to
