@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Windup against @playwright/test on a real app, flow by flow, in one run.
 
-Starts Django's admin (PyPI django from scripts/fetch-fixtures.sh, the library project of
+`--app django` (the default) starts Django's admin (PyPI django from scripts/fetch-fixtures.sh, the library project of
 runner/engine/tests/fixtures/django/site) on a fresh SQLite file, caches the Django project's
 hand-written plans, exports them with `windup export --format playwright`, then for each flow,
 ROUNDS times, alternating which tool goes first:
@@ -19,8 +19,16 @@ sign-in, the seeding and both processes' start-up are left out on both sides. It
 each side's whole command's wall time. Prints the median per flow and the ratio
 (Windup / Playwright; the target is <= 0.7 on every flow).
 
+`--app jupyterlab` starts JupyterLab (PyPI jupyterlab from scripts/fetch-fixtures.sh, as
+bench/jupyterlab_app.py starts it) and runs the five flows of runner/cli/tests/jupyterlab-project
+the same way, from their hand-written plans: before every run of either tool, outside the time
+measured, every session (and kernel) is shut down and the flow's folder emptied; after it,
+outside the time too, JupyterLab's own API must show the flow done (bench/jupyterlab_app.py's
+oracle), or the bench stops. There is no setup scenario and no hook: `windup run
+--require-cached --jobs 1 <flow>`, `playwright test <flow>.spec.ts`.
+
     bash scripts/fetch-fixtures.sh
-    python3 bench/real-apps.py [--windup target/release/windup] [--rounds 5]
+    python3 bench/real-apps.py [--app django|jupyterlab] [--windup target/release/windup] [--rounds 5]
 """
 
 import argparse
@@ -37,6 +45,9 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jupyterlab_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SITE = REPO / "runner/engine/tests/fixtures/django/site"
@@ -58,8 +69,10 @@ def fixtures():
 
 
 def scenario_sha(text):
-    """Scenario::sha of the model crate: the task, hints, start URL and needs."""
-    task = json.loads(re.search(r"^task: (.*)$", text, re.M).group(1))
+    """Scenario::sha of the model crate: the task, hints, start URL and needs (the task a JSON
+    string or a plain YAML scalar)."""
+    task = re.search(r"^task: (.*)$", text, re.M).group(1).strip()
+    task = json.loads(task) if task.startswith('"') else task
     start = re.search(r"^start_url: (.*)$", text, re.M).group(1).strip()
     needs = re.search(r"^needs: \[(.*)\]$", text, re.M)
     h = hashlib.sha256(b"windup-scenario-v1\0" + " ".join(task.split()).encode() + b"\0\0"
@@ -120,11 +133,13 @@ def seed(env):
                    capture_output=True)
 
 
-def windup_flow(windup, root, env, flow):
-    seed(env)
+def windup_flow(windup, root, env, flow, prepare, setup=()):
+    """`prepare()`, then the flow (after the `setup` scenarios) from its cached plan: the flow's
+    own time and the command's wall time, in ms."""
+    prepare()
     report = root / "bench-report.json"
     started = time.perf_counter()
-    subprocess.run([windup, "run", "--require-cached", "--jobs", "1", "sign-in", flow,
+    subprocess.run([windup, "run", "--require-cached", "--jobs", "1", *setup, flow,
                     "--report", f"json={report}"], cwd=root, env=env, check=True,
                    capture_output=True)
     wall = (time.perf_counter() - started) * 1000
@@ -135,8 +150,9 @@ def windup_flow(windup, root, env, flow):
     return s["duration_ms"] - hooks, wall
 
 
-def playwright_flow(node_cli, out, env, flow):
-    seed(env)
+def playwright_flow(node_cli, out, env, flow, prepare):
+    """`prepare()`, then the flow's exported spec: its test's time and the command's wall time."""
+    prepare()
     report = out / "bench-report.json"
     started = time.perf_counter()
     subprocess.run(["node", node_cli, "test", "--config", str(out / "playwright.config.ts"),
@@ -162,8 +178,90 @@ def playwright_flow(node_cli, out, env, flow):
     return durations[-1], wall
 
 
+def measure(flows, rounds, windup_run, playwright_run, check=None):
+    """Each flow `rounds` times by each tool, alternating which goes first (`check(flow, who)`
+    after every run, outside the time); per flow the medians of each tool's own time and of
+    each command's wall time."""
+    rows = []
+    for flow in flows:
+        w, p, ww, pw = [], [], [], []
+        for i in range(rounds):
+            runs = [("w", lambda: windup_run(flow)), ("p", lambda: playwright_run(flow))]
+            for side, run in (runs if i % 2 == 0 else runs[::-1]):
+                flow_ms, wall_ms = run()
+                if check:
+                    check(flow, "windup" if side == "w" else "playwright")
+                (w if side == "w" else p).append(flow_ms)
+                (ww if side == "w" else pw).append(wall_ms)
+        rows.append((flow, statistics.median(w), statistics.median(p),
+                     statistics.median(ww), statistics.median(pw)))
+    return rows
+
+
+def export(windup, root, env, node_modules):
+    """The cached plans exported as Playwright specs in root/pw; returns that folder."""
+    out = root / "pw"
+    out.mkdir()
+    (out / "node_modules").symlink_to(node_modules)
+    subprocess.run([windup, "export", "--format", "playwright", "--out", "pw"],
+                   cwd=root, env=env, check=True, capture_output=True)
+    return out
+
+
+def bench_django(args, tmp, fx, chromium, node_modules, node_cli):
+    env = {**os.environ, "PYTHONPATH": fx["DJANGO_PYTHONPATH"],
+           "CATALOG_DB": str(tmp / "catalog.sqlite3"), "CATALOG_SITE": str(SITE),
+           "DJANGO_ADMIN_PASSWORD": PASSWORD, "CHROMIUM_PATH": chromium}
+    env.pop("WINDUP_BASE_URL", None)
+    server, base = start_django(env)
+    env["BASE_URL"] = base
+    try:
+        root = tmp / "project"
+        shutil.copytree(PROJECT, root)
+        (root / "windup.toml").write_text(f'base_url = "{base}"\n')
+        cache_plans(root)
+        out = export(args.windup, root, env, node_modules)
+        return measure(
+            FLOWS, args.rounds,
+            lambda flow: windup_flow(args.windup, root, env, flow, lambda: seed(env), ["sign-in"]),
+            lambda flow: playwright_flow(node_cli, out, env, flow, lambda: seed(env)))
+    finally:
+        server.kill()
+        server.wait()
+
+
+def bench_jupyterlab(args, tmp, fx, chromium, node_modules, node_cli):
+    lab = jupyterlab_app.JupyterLab(fx["JUPYTERLAB_PYTHON"])
+    try:
+        env = {**os.environ, "CHROMIUM_PATH": chromium, "BASE_URL": lab.base}
+        env.pop("WINDUP_BASE_URL", None)
+        root = tmp / "project"
+        shutil.copytree(jupyterlab_app.PROJECT, root)
+        # The project's settings (the loopback-only host resolver, action_ms) under the base URL.
+        toml = (root / "windup.toml").read_text()
+        (root / "windup.toml").write_text(f'base_url = "{lab.base}"\n\n{toml}')
+        cache_plans(root)
+        out = export(args.windup, root, env, node_modules)
+
+        def reset(flow):
+            return lambda: jupyterlab_app.reset(lab, [flow])
+
+        def check(flow, who):
+            agrees, why = jupyterlab_app.oracle(lab, flow)
+            if agrees is False:
+                sys.exit(f"{flow} by {who}: passed, but JupyterLab says not done: {why}")
+
+        return measure(
+            jupyterlab_app.FLOWS, args.rounds,
+            lambda flow: windup_flow(args.windup, root, env, flow, reset(flow)),
+            lambda flow: playwright_flow(node_cli, out, env, flow, reset(flow)), check)
+    finally:
+        lab.stop()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--app", choices=["django", "jupyterlab"], default="django")
     ap.add_argument("--windup", default=str(REPO / "target/debug/windup"))
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
@@ -171,40 +269,10 @@ def main():
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     node_modules = Path(fx["PLAYWRIGHT_TEST"]).parent.parent
     node_cli = str(node_modules / "@playwright/test/cli.js")
+    bench = bench_django if args.app == "django" else bench_jupyterlab
     with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        env = {**os.environ, "PYTHONPATH": fx["DJANGO_PYTHONPATH"],
-               "CATALOG_DB": str(tmp / "catalog.sqlite3"), "CATALOG_SITE": str(SITE),
-               "DJANGO_ADMIN_PASSWORD": PASSWORD, "CHROMIUM_PATH": chromium}
-        env.pop("WINDUP_BASE_URL", None)
-        server, base = start_django(env)
-        env["BASE_URL"] = base
-        try:
-            root = tmp / "project"
-            shutil.copytree(PROJECT, root)
-            (root / "windup.toml").write_text(f'base_url = "{base}"\n')
-            cache_plans(root)
-            out = root / "pw"
-            out.mkdir()
-            (out / "node_modules").symlink_to(node_modules)
-            subprocess.run([args.windup, "export", "--format", "playwright", "--out", "pw"],
-                           cwd=root, env=env, check=True, capture_output=True)
-            rows = []
-            for flow in FLOWS:
-                w, p, ww, pw = [], [], [], []
-                for i in range(args.rounds):
-                    runs = [("w", lambda: windup_flow(args.windup, root, env, flow)),
-                            ("p", lambda: playwright_flow(node_cli, out, env, flow))]
-                    for side, run in (runs if i % 2 == 0 else runs[::-1]):
-                        flow_ms, wall_ms = run()
-                        (w if side == "w" else p).append(flow_ms)
-                        (ww if side == "w" else pw).append(wall_ms)
-                rows.append((flow, statistics.median(w), statistics.median(p),
-                             statistics.median(ww), statistics.median(pw)))
-        finally:
-            server.kill()
-            server.wait()
-    print(f"windup {args.windup}, {args.rounds} rounds, medians in ms")
+        rows = bench(args, Path(tmp), fx, chromium, node_modules, node_cli)
+    print(f"{args.app}: windup {args.windup}, {args.rounds} rounds, medians in ms")
     print(f"{'flow':26} {'windup':>8} {'playwright':>10} {'ratio':>6}   "
           f"{'windup wall':>11} {'pw wall':>8}")
     for flow, w, p, ww, pw in rows:

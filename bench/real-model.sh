@@ -14,9 +14,11 @@
 #                                       MiniWoB's own reward; the table, with the false greens, is
 #                                       printed by bench/oracle-table.py (results/table.md,
 #                                       results/oracle.json)
-#   WINDUP_BENCH_MODE=real-apps:         first plans of the Django admin's flows, judged by
-#                                       Django's own data and request log
-#                                       (bench/real-apps-plan.py; arguments: --flows …)
+#   WINDUP_BENCH_MODE=real-apps:         first plans of a real app's flows, judged by the app's
+#                                       own record (bench/real-apps-plan.py, which gets the
+#                                       arguments: [--app django|jupyterlab] [--flows …]):
+#                                       Django's admin (the default; its data and request log)
+#                                       or JupyterLab (its REST API)
 #   WINDUP_BENCH_MODE=bench (default): `windup bench` per scenario (5 generations, 10 replays,
 #                                       recovery); results: <work>/results/*.json
 # WINDUP_LLM_CLIENT_PORT: the port windup's provider is pointed at (default: llama-server's), for
@@ -170,8 +172,9 @@ else
   WINDUP="$ROOT/target/debug/windup"
 fi
 if [ "${WINDUP_BENCH_MODE:-bench}" = real-apps ]; then
-  # First plans of the Django admin's flows, judged by Django's own data and request log.
-  log "first plans on Django's admin (bench/real-apps-plan.py)"
+  # First plans of a real app's flows (Django's admin, or JupyterLab with --app jupyterlab),
+  # judged by the app's own record; the arguments go to the script.
+  log "first plans on a real app (bench/real-apps-plan.py $*)"
   exec python3 "$ROOT/bench/real-apps-plan.py" --windup "$WINDUP" \
     --llm-url "http://127.0.0.1:${WINDUP_LLM_CLIENT_PORT:-$PORT}/v1" --model "$MODEL_NAME" \
     --rounds "${WINDUP_BENCH_ROUNDS:-1}" "$@"
