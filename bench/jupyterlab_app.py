@@ -37,32 +37,10 @@ FLOWS = [
     "jl-menus-close",
 ]
 
-# Runs JupyterLab in-process and stops it (SIGTERM: the server shuts its kernels down) when its
-# stdin reaches end of file, whatever ended the bench.
-LAUNCHER = r"""
-import os, signal, sys, threading
-def watch():
-    sys.stdin.buffer.read()
-    os.kill(os.getpid(), signal.SIGTERM)
-threading.Thread(target=watch, daemon=True).start()
-from jupyterlab.labapp import main
-sys.argv[0] = "jupyter-lab"
-sys.exit(main())
-"""
-
-ARGS = [
-    "--no-browser",
-    "--allow-root",
-    "--ip=127.0.0.1",
-    "--port=0",
-    "--ServerApp.port_retries=0",
-    "--IdentityProvider.token=",
-    "--ServerApp.password=",
-    "--ServerApp.disable_check_xsrf=True",
-    "--LabApp.news_url=None",
-    "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    "--LabApp.extension_manager=readonly",
-]
+# Starts JupyterLab with the arguments its browser tests use (shared with the Rust tests) and
+# stops it (SIGTERM: the server shuts its kernels down) when its stdin reaches end of file,
+# whatever ended the bench.
+LAUNCHER = REPO / "runner/testkit/src/jupyterlab_launch.py"
 
 # How long a start may take on a loaded machine (a healthy start takes 3 to 10 s).
 START_LIMIT_S = 120
@@ -98,7 +76,7 @@ class JupyterLab:
         self.log_path = self.home / "server.log"
         with open(self.log_path, "wb") as log:
             self._child = subprocess.Popen(
-                [python, "-c", LAUNCHER, *ARGS, f"--ServerApp.root_dir={self.root}"],
+                [python, str(LAUNCHER), f"--ServerApp.root_dir={self.root}"],
                 env=env, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT)
         started = time.monotonic()
         info = runtime / f"jpserver-{self._child.pid}.json"

@@ -18,19 +18,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// Starts JupyterLab in-process and stops it (SIGTERM: the server shuts its kernels down) when
-/// its stdin reaches end of file: when the test drops the server, or when the test process
-/// dies, whatever killed it.
-const LAUNCHER: &str = r#"
-import os, signal, sys, threading
-def watch():
-    sys.stdin.buffer.read()
-    os.kill(os.getpid(), signal.SIGTERM)
-threading.Thread(target=watch, daemon=True).start()
-from jupyterlab.labapp import main
-sys.argv[0] = "jupyter-lab"
-sys.exit(main())
-"#;
+/// Starts JupyterLab in-process with the arguments its browser tests use, and stops it
+/// (SIGTERM: the server shuts its kernels down) when its stdin reaches end of file: when the test
+/// drops the server, or when the test process dies, whatever killed it. Shared with the benches.
+const LAUNCHER: &str = include_str!("jupyterlab_launch.py");
 
 /// How long a start may take on a loaded machine before the test gives up (infrastructure, not
 /// an assertion: a healthy start takes 3 to 10 s).
@@ -71,19 +62,6 @@ impl JupyterLab {
         let mut child = Command::new(python)
             .arg("-c")
             .arg(LAUNCHER)
-            .args([
-                "--no-browser",
-                "--allow-root",
-                "--ip=127.0.0.1",
-                "--port=0",
-                "--ServerApp.port_retries=0",
-                "--IdentityProvider.token=",
-                "--ServerApp.password=",
-                "--ServerApp.disable_check_xsrf=True",
-                "--LabApp.news_url=None",
-                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-                "--LabApp.extension_manager=readonly",
-            ])
             .arg(format!("--ServerApp.root_dir={}", root.display()))
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
