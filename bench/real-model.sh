@@ -173,11 +173,14 @@ else
 fi
 if [ "${WINDUP_BENCH_MODE:-bench}" = real-apps ]; then
   # First plans of a real app's flows (Django's admin, or JupyterLab with --app jupyterlab),
-  # judged by the app's own record; the arguments go to the script.
+  # judged by the app's own record; the arguments go to the script. Not `exec`: the EXIT trap
+  # must still stop llama-server.
   log "first plans on a real app (bench/real-apps-plan.py $*)"
-  exec python3 "$ROOT/bench/real-apps-plan.py" --windup "$WINDUP" \
+  status=0
+  python3 "$ROOT/bench/real-apps-plan.py" --windup "$WINDUP" \
     --llm-url "http://127.0.0.1:${WINDUP_LLM_CLIENT_PORT:-$PORT}/v1" --model "$MODEL_NAME" \
-    --rounds "${WINDUP_BENCH_ROUNDS:-1}" "$@"
+    --rounds "${WINDUP_BENCH_ROUNDS:-1}" "$@" || status=$?
+  exit "$status"
 fi
 if [ $# -eq 0 ]; then set -- $(cd "$PROJECT/e2e/scenarios" && ls | sed 's/\.yaml$//'); fi
 status=0

@@ -1,6 +1,6 @@
 // names_native.js: Accessible names, HTML-AAM's part: labels (one pass per tree scope), native text
 // alternatives (alt, legend, caption, value, title, placeholder…), name from content with generated
-// content and text-transform.
+// content.
 // Uses: dom.js (htmlTag, isSvg, idRefs, styleOf, forEachFlatChild, firstChildTagged), visibility.js
 // (NON_CONTENT_TAGS, isHiddenForAria), roles.js (inputType, TEXT_INPUT_TYPES), pseudo.js
 // (pseudoText), names.js (textAlternative, childState, LABELABLE_TAGS).
@@ -172,11 +172,13 @@
       const cst = childState(st, {});
       const visitNode = (n) => {
         if (n.nodeType === TEXT_NODE) {
-          // Text inherits visibility and text-transform from its parent element.
+          // Text inherits visibility from its parent element. CSS text-transform is not applied:
+          // Playwright's getByRole names from the DOM text (Chromium's accessibility tree shows
+          // the transformed text), and plans and exported specs must resolve alike.
           const pe = n.parentElement;
           const ps = pe ? styleOf(pe, ctx) : null;
           if (!st.includeHidden && !st.hiddenRef && ps && ps.visibility !== 'visible') return;
-          out += ps ? transformText(n.data, ps.textTransform) : n.data;
+          out += n.data;
         } else if (n.nodeType === ELEMENT_NODE) {
           if (NON_CONTENT_TAGS.has(htmlTag(n))) return;
           const s = styleOf(n, ctx);
@@ -198,13 +200,4 @@
       }
       out += pseudoText(el, '::after', ctx);
       return out;
-    }
-
-    /** Chromium names use the rendered (transformed) text. */
-    function transformText(text, tt) {
-      if (!tt || tt === 'none') return text;
-      if (tt === 'uppercase') return text.toUpperCase();
-      if (tt === 'lowercase') return text.toLowerCase();
-      if (tt === 'capitalize') return text.replace(/(^|[\s\-(\[{"'])(\p{L})/gu, (m, pre, ch) => pre + ch.toUpperCase());
-      return text;
     }

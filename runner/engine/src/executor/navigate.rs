@@ -66,7 +66,13 @@ impl Executor<'_, '_> {
             self.scenario_deadline
                 .saturating_duration_since(Instant::now()),
         );
-        self.session.wait_answers_handled(max).await;
+        let waited = Instant::now();
+        let handled = self.session.wait_answers_handled(max).await;
+        tracing::debug!(
+            "the page's requests {} after {:?}",
+            if handled { "answered" } else { "still open" },
+            waited.elapsed()
+        );
         let seen = signature::observe(self.session, signature::SEEN_CONTROLS)
             .await
             .ok();
