@@ -29,6 +29,7 @@ and starts the local model; by hand:
     python3 bench/real-apps-plan.py [--app django|jupyterlab] --windup target/release/windup \\
         --llm-url http://127.0.0.1:18080/v1 --model qwen2.5-coder-1.5b-instruct-q4_k_m
 
+`--keep DIR` copies each run's report, ledger, cache and traces to DIR/<flow>-<round>.
 `--cached` is a self-check of the judging, with no model: it keeps the hand-written plans
 instead of deleting them, so every flow should pass and the app agree (the model settings are
 still written, never called):
@@ -174,6 +175,9 @@ def main():
     ap.add_argument("--flows", nargs="*", help="default: all the app's flows")
     ap.add_argument("--cached", action="store_true",
                     help="a self-check of the oracle: keep the hand-written plans (no model call)")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="copy each run's report, ledger and plans (the project's e2e/.windup "
+                         "and report.json) to DIR/<flow>-<round>, for reading what was planned")
     args = ap.parse_args()
     App = Django if args.app == "django" else JupyterLab
     flows = args.flows or App.flows
@@ -218,10 +222,18 @@ def main():
                     totals["calls"] += (s or {}).get("llm_calls", 0)
                     verdict = {True: "agrees", False: "says not done", None: "cannot tell"}[agrees]
                     why = f" ({why})" if why else ""
-                    failure = "" if passed or not s else f" [{s.get('failure_class')}: {(s.get('message') or '')[:120]}]"
+                    failure = "" if passed or not s else f" [{s.get('failure_class')}: {s.get('message') or ''}]"
                     print(f"{flow} round {rnd + 1}: windup {status}{failure}; {app.name} "
                           f"{verdict}{why}; "
                           f"{(s or {}).get('llm_calls', 0)} calls, {wall:.0f} s", flush=True)
+                    if args.keep:
+                        kept = Path(args.keep) / f"{flow}-{rnd + 1}"
+                        shutil.rmtree(kept, ignore_errors=True)
+                        # Not the signed-in session (storage) nor a browser profile.
+                        shutil.copytree(root / "e2e/.windup", kept / ".windup",
+                                        ignore=shutil.ignore_patterns("storage", "profile"))
+                        if report.exists():
+                            shutil.copy(report, kept / "report.json")
         finally:
             app.stop()
         unjudged = (f", {totals['unjudged']} it cannot tell (no record on the server)"
