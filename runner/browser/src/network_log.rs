@@ -124,25 +124,26 @@ impl InFlight {
 
     pub(super) fn on_finished(&mut self, event: LoadingFinished, log: &Mutex<SessionLog>) {
         if let Some(ended) = self.urls.remove(&event.request_id) {
-            self.ended(&ended, log);
+            self.note(log, ended.fetch);
         }
-    }
-
-    /// A request followed ended, answered or failed.
-    fn ended(&self, request: &Followed, log: &Mutex<SessionLog>) {
-        self.note(log, request.fetch);
     }
 
     fn count(&self, log: &Mutex<SessionLog>) {
         self.note(log, false);
     }
 
-    /// The counts now, under one lock; `fetch_ended` when a script's request just ended.
+    /// The counts now, in one pass and under one lock; `fetch_ended` when a script's request
+    /// just ended.
     fn note(&self, log: &Mutex<SessionLog>, fetch_ended: bool) {
+        let (mut waiting, mut fetches) = (0, 0);
+        for f in self.urls.values() {
+            waiting += usize::from(!f.answered);
+            fetches += usize::from(f.fetch);
+        }
         let now = std::time::Instant::now();
         let mut log = log.lock().expect("log lock");
-        log.in_flight = self.urls.values().filter(|f| !f.answered).count();
-        log.fetches_unfinished = self.urls.values().filter(|f| f.fetch).count();
+        log.in_flight = waiting;
+        log.fetches_unfinished = fetches;
         log.network_changed_at = Some(now);
         if fetch_ended {
             log.fetch_ended_at = Some(now);
@@ -154,7 +155,7 @@ impl InFlight {
         let Some(followed) = self.urls.remove(&event.request_id) else {
             return;
         };
-        self.ended(&followed, log);
+        self.note(log, followed.fetch);
         let url = followed.url;
         let error = event.error_text.filter(|e| !e.is_empty());
         let why = match (event.canceled, event.blocked_reason, error) {
