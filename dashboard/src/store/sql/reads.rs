@@ -23,19 +23,53 @@ macro_rules! pass_rates {
     };
 }
 
-/// The runs list's query with `$where` picking its index (migration 0010 has one per filter,
-/// each in the list's order with the row's `id` last, so a page is read, never sorted). The
-/// page's ids come from the index alone, skipping the rows before it there; only the page's own
-/// rows are read whole.
+/// The runs list's query with its predicates (`$part`s, one per filter) picking its index
+/// (migration 0010 has one per filter, each in the list's order with the row's `id` last, so a
+/// page is read, never sorted). The page's ids come from the index alone, skipping the rows
+/// before it there; only the page's own rows are read whole.
 macro_rules! runs_sql {
-    ($where:literal) => {
+    ($($part:expr),+) => {
         concat!(
             run_columns!(),
-            "WHERE id IN (SELECT id FROM runs WHERE project_id = $1 ",
-            $where,
+            "WHERE id IN (SELECT id FROM runs WHERE project_id = $1",
+            $(" ", $part,)+
             " ORDER BY started_ms DESC, run_id DESC LIMIT $4 OFFSET $5) \
              ORDER BY started_ms DESC, run_id DESC"
         )
+    };
+}
+
+// The runs list's predicates, one per filter. Each names its parameter, as `CAST($n AS TEXT) IS
+// NULL` when the filter is off, so PostgreSQL knows every parameter's type; a result is
+// `failed = 0` or `failed > 0` exactly as the partial indexes have it.
+macro_rules! on_branch {
+    () => {
+        "AND branch = CAST($2 AS TEXT)"
+    };
+}
+macro_rules! any_branch {
+    () => {
+        "AND CAST($2 AS TEXT) IS NULL"
+    };
+}
+macro_rules! passed {
+    () => {
+        "AND failed = 0 AND CAST($3 AS TEXT) IS NOT NULL"
+    };
+}
+macro_rules! failed {
+    () => {
+        "AND failed > 0 AND CAST($3 AS TEXT) IS NOT NULL"
+    };
+}
+macro_rules! any_result {
+    () => {
+        "AND CAST($3 AS TEXT) IS NULL"
+    };
+}
+macro_rules! any_workflow {
+    () => {
+        "AND CAST($6 AS TEXT) IS NULL"
     };
 }
 
@@ -65,8 +99,8 @@ macro_rules! reads_sql {
         pub(crate) async fn runs(store: &$store, project_id: i64, filter: &RunFilter) -> Result<Vec<RunSummary>> {
             // The predicate that picks the index is written out per filter: behind a
             // `$n IS NULL OR …` the planner cannot use an index, and sorted all of a project's
-            // runs (over 200 ms at 100,000 runs on SQLite). The result is `failed = 0` or
-            // `failed > 0` as the partial indexes have it; any other result matches no run.
+            // runs (over 200 ms at 100,000 runs on SQLite). A result other than passed or
+            // failed matches no run.
             let sql = match (
                 filter.workflow_run.is_some(),
                 filter.branch.is_some(),
@@ -77,18 +111,12 @@ macro_rules! reads_sql {
                     AND (CAST($2 AS TEXT) IS NULL OR branch = CAST($2 AS TEXT)) \
                     AND (CAST($3 AS TEXT) IS NULL OR (CAST($3 AS TEXT) = 'failed' AND failed > 0) \
                       OR (CAST($3 AS TEXT) = 'passed' AND failed = 0))"),
-                (false, true, Some("passed")) => runs_sql!("AND branch = CAST($2 AS TEXT) \
-                    AND failed = 0 AND CAST($3 AS TEXT) IS NOT NULL AND CAST($6 AS TEXT) IS NULL"),
-                (false, true, Some(_)) => runs_sql!("AND branch = CAST($2 AS TEXT) \
-                    AND failed > 0 AND CAST($3 AS TEXT) IS NOT NULL AND CAST($6 AS TEXT) IS NULL"),
-                (false, true, None) => runs_sql!("AND branch = CAST($2 AS TEXT) \
-                    AND CAST($3 AS TEXT) IS NULL AND CAST($6 AS TEXT) IS NULL"),
-                (false, false, Some("passed")) => runs_sql!("AND failed = 0 \
-                    AND CAST($2 AS TEXT) IS NULL AND CAST($3 AS TEXT) IS NOT NULL AND CAST($6 AS TEXT) IS NULL"),
-                (false, false, Some(_)) => runs_sql!("AND failed > 0 \
-                    AND CAST($2 AS TEXT) IS NULL AND CAST($3 AS TEXT) IS NOT NULL AND CAST($6 AS TEXT) IS NULL"),
-                (false, false, None) => runs_sql!("AND CAST($2 AS TEXT) IS NULL \
-                    AND CAST($3 AS TEXT) IS NULL AND CAST($6 AS TEXT) IS NULL"),
+                (false, true, Some("passed")) => runs_sql!(on_branch!(), passed!(), any_workflow!()),
+                (false, true, Some(_)) => runs_sql!(on_branch!(), failed!(), any_workflow!()),
+                (false, true, None) => runs_sql!(on_branch!(), any_result!(), any_workflow!()),
+                (false, false, Some("passed")) => runs_sql!(any_branch!(), passed!(), any_workflow!()),
+                (false, false, Some(_)) => runs_sql!(any_branch!(), failed!(), any_workflow!()),
+                (false, false, None) => runs_sql!(any_branch!(), any_result!(), any_workflow!()),
             };
             Ok(sqlx::query_as::<$db, RunSummary>(sql)
                 .bind(project_id)
