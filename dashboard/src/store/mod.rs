@@ -13,4 +13,4 @@ pub use rows::{
     RunFilter, RunStaleRow, RunSummary, SessionRow, SpendRow, StaleRow, TeamRoleRow, TokenInfo,
     TokenRow, TokenState, UserInfo, UserRow,
 };
-pub use sql::{PgStore, SqliteStore, open};
+pub use sql::{Dialect, PgStore, SqliteStore, migrator, open};

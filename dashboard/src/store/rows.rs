@@ -1,6 +1,25 @@
 //! The rows that go into the store and come out of it: plain data, no queries.
 
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+/// `sqlx::FromRow` for SQLite's and PostgreSQL's rows, each field read from the column of its
+/// name, as sqlx's derive does; the struct literal names every field, so one left out fails to
+/// compile. Written out rather than derived: the derive is sqlx's proc macro, which compiles
+/// sqlx's drivers (and SQLite's C source) a second time, for the host.
+macro_rules! from_row {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        from_row!(@one sqlx::sqlite::SqliteRow, $name { $($field),* });
+        from_row!(@one sqlx::postgres::PgRow, $name { $($field),* });
+    };
+    (@one $row:ty, $name:ident { $($field:ident),* }) => {
+        impl<'r> sqlx::FromRow<'r, $row> for $name {
+            fn from_row(row: &'r $row) -> Result<Self, sqlx::Error> {
+                use sqlx::Row as _;
+                Ok($name { $($field: row.try_get(stringify!($field))?),* })
+            }
+        }
+    };
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Project {
     pub id: i64,
     pub slug: String,
@@ -12,9 +31,10 @@ pub struct Project {
     /// The weekly LLM budget set on the project page, in micro-dollars; none: no budget.
     pub budget_micro_usd: Option<i64>,
 }
+from_row! { Project { id, slug, default_branch, created_ms, github_repo, budget_micro_usd } }
 
 /// A token as authentication needs it.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct TokenRow {
     pub id: i64,
     pub project_id: i64,
@@ -25,6 +45,9 @@ pub struct TokenRow {
     pub revoked_ms: Option<i64>,
     pub last_used_ms: Option<i64>,
 }
+from_row! { TokenRow {
+    id, project_id, sha256, scopes, branch_glob, expires_ms, revoked_ms, last_used_ms
+} }
 
 /// A token to store: only its hash, and the indexed prefix of the hash.
 #[derive(Debug, Clone)]
@@ -41,7 +64,7 @@ pub struct NewToken<'a> {
 }
 
 /// A token as the lists show it (the CLI, the API, the tokens page): never its hash.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenInfo {
     pub id: i64,
     pub name: String,
@@ -52,6 +75,9 @@ pub struct TokenInfo {
     pub expires_ms: Option<i64>,
     pub revoked_ms: Option<i64>,
 }
+from_row! { TokenInfo {
+    id, name, scopes, branch_glob, created_ms, last_used_ms, expires_ms, revoked_ms
+} }
 
 /// Whether a token is accepted at `now_ms`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +113,7 @@ impl TokenInfo {
     }
 }
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct UserRow {
     pub id: i64,
     pub email: String,
@@ -98,8 +124,9 @@ pub struct UserRow {
     /// The GitHub account linked to it, by GitHub's numeric user id.
     pub github_id: Option<i64>,
 }
+from_row! { UserRow { id, email, password_hash, instance_admin, github_id } }
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct SessionRow {
     pub user_id: i64,
     pub email: String,
@@ -107,33 +134,37 @@ pub struct SessionRow {
     pub expires_ms: i64,
     pub instance_admin: i64,
 }
+from_row! { SessionRow { user_id, email, csrf, expires_ms, instance_admin } }
 
 /// A person as the CLI lists them: never a password hash.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserInfo {
     pub id: i64,
     pub email: String,
     pub instance_admin: i64,
     pub created_ms: i64,
 }
+from_row! { UserInfo { id, email, instance_admin, created_ms } }
 
 /// A person's role in a project.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemberRow {
     pub user_id: i64,
     pub email: String,
     pub role: String,
     pub created_ms: i64,
 }
+from_row! { MemberRow { user_id, email, role, created_ms } }
 
 /// Members of a GitHub organisation's team get `role` in the project.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TeamRoleRow {
     pub project_id: i64,
     pub org: String,
     pub team: String,
     pub role: String,
 }
+from_row! { TeamRoleRow { project_id, org, team, role } }
 
 impl TeamRoleRow {
     /// `org/team`, as a membership granted by the mapping records it.
@@ -143,12 +174,13 @@ impl TeamRoleRow {
 }
 
 /// A role waiting for the account of `email`.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InvitationRow {
     pub email: String,
     pub role: String,
     pub created_ms: i64,
 }
+from_row! { InvitationRow { email, role, created_ms } }
 
 /// A run as ingested: the report's facts in columns, the report itself as JSON.
 #[derive(Debug, Clone, Default)]
@@ -229,7 +261,7 @@ pub struct NewLedger {
     pub record_json: String,
 }
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct RunSummary {
     pub run_id: String,
     pub started_ms: i64,
@@ -253,6 +285,11 @@ pub struct RunSummary {
     pub healed: i64,
     pub environment: Option<String>,
 }
+from_row! { RunSummary {
+    run_id, started_ms, finished_ms, branch, commit_sha, workflow_run, shard, scenarios, passed,
+    failed, skipped, flaky, llm_calls, cost_micro_usd, cache_hits, duration_ms, pr_repo,
+    pr_number, comment_status, healed, environment
+} }
 
 #[derive(Debug, Clone)]
 pub struct RunDetail {
@@ -279,16 +316,17 @@ pub enum Grouping {
 }
 
 /// Scenario outcomes of one day for one branch or scenario.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateRow {
     pub key: Option<String>,
     pub day: String,
     pub passed: i64,
     pub total: i64,
 }
+from_row! { RateRow { key, day, passed, total } }
 
 /// A scenario that passed and failed on the same commit, or passed only on a retry.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlakyRow {
     pub scenario_id: String,
     pub commit_sha: Option<String>,
@@ -298,8 +336,9 @@ pub struct FlakyRow {
     pub retried: i64,
     pub last_ms: i64,
 }
+from_row! { FlakyRow { scenario_id, commit_sha, environment, passed, failed, retried, last_ms } }
 
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpendRow {
     pub day: String,
     pub provider: Option<String>,
@@ -309,16 +348,18 @@ pub struct SpendRow {
     pub output_tokens: i64,
     pub cost_micro_usd: i64,
 }
+from_row! { SpendRow { day, provider, model, calls, input_tokens, output_tokens, cost_micro_usd } }
 
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct CacheRow {
     pub branch: String,
     pub entry_json: String,
     pub updated_ms: i64,
 }
+from_row! { CacheRow { branch, entry_json, updated_ms } }
 
 /// A plan the cache stopped trusting, with the plan that replaced it (when one did).
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct StaleRow {
     pub id: i64,
     pub scenario_id: String,
@@ -329,10 +370,13 @@ pub struct StaleRow {
     pub entry_json: String,
     pub replaced_json: Option<String>,
 }
+from_row! { StaleRow {
+    id, scenario_id, start_url, branch, stale_ms, stale_reason, entry_json, replaced_json
+} }
 
 /// A plan a pushed run stopped trusting, with the plan that replaced it: the one the same run
 /// verified, else an active shared-cache entry for the same key saved after it.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct RunStaleRow {
     pub id: i64,
     pub run_id: String,
@@ -346,6 +390,10 @@ pub struct RunStaleRow {
     pub entry_json: String,
     pub replaced_json: Option<String>,
 }
+from_row! { RunStaleRow {
+    id, run_id, scenario_id, start_url, branch, stale_ms, reason, failure_class, verdict,
+    entry_json, replaced_json
+} }
 
 /// The cache key a `PUT` writes, with the entry as JSON.
 #[derive(Debug, Clone)]
@@ -369,7 +417,7 @@ pub struct Pruned {
 }
 
 /// A heal or a proposal a run made, for the reviewers' list.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewRow {
     pub run_id: String,
     pub scenario_id: String,
@@ -380,9 +428,10 @@ pub struct ReviewRow {
     pub proposal: Option<String>,
     pub started_ms: i64,
 }
+from_row! { ReviewRow { run_id, scenario_id, branch, heal, proposal, started_ms } }
 
 /// One scenario's outcome in one run: a cell of the runs × scenarios grid.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GridCell {
     pub run_id: String,
     pub started_ms: i64,
@@ -391,3 +440,4 @@ pub struct GridCell {
     pub flaky: i64,
     pub cache: String,
 }
+from_row! { GridCell { run_id, started_ms, scenario_id, status, flaky, cache } }

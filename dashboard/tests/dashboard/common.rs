@@ -29,6 +29,18 @@ pub(crate) async fn postgres() -> Arc<dyn Store> {
         .expect("open postgres")
 }
 
+/// A migrations folder (`sqlite` or `postgres`) as sqlx itself reads it at run time: the
+/// reference the dashboard's embedded migrations are compared with, and how the upgrade tests
+/// make an old database.
+pub(crate) async fn sqlx_reads(folder: &str) -> sqlx::migrate::Migrator {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../migrations")
+        .join(folder);
+    sqlx::migrate::Migrator::new(dir)
+        .await
+        .expect("sqlx reads the migrations folder")
+}
+
 /// The URL of a fresh, empty database on the test PostgreSQL (no migrations applied).
 pub(crate) async fn postgres_url() -> String {
     let url = std::env::var("WINDUP_TEST_DATABASE_URL").expect(

@@ -539,7 +539,8 @@ async fn an_upgraded_sqlite_database_keeps_its_people_and_tokens() {
         .filename(&path)
         .create_if_missing(true);
     let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
-    sqlx::migrate!("../migrations/sqlite")
+    crate::common::sqlx_reads("sqlite")
+        .await
         .run_to(2, &pool)
         .await
         .unwrap();
@@ -559,7 +560,8 @@ async fn an_upgraded_sqlite_database_keeps_its_people_and_tokens() {
 async fn an_upgraded_postgres_database_keeps_its_people_and_tokens() {
     let url = postgres_url().await;
     let pool = sqlx::PgPool::connect(&url).await.unwrap();
-    sqlx::migrate!("../migrations/postgres")
+    crate::common::sqlx_reads("postgres")
+        .await
         .run_to(2, &pool)
         .await
         .unwrap();

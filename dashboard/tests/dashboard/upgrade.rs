@@ -7,7 +7,7 @@ use sqlx::ConnectOptions;
 use windup_dashboard::store;
 
 use crate::common::{
-    Backend, Dash, Db, ledger, postgres_url, raw, report, rollup_is_integers, today,
+    Backend, Dash, Db, ledger, postgres_url, raw, report, rollup_is_integers, sqlx_reads, today,
 };
 
 /// A database at schema version 2, empty; its URL and the folder holding a SQLite file.
@@ -22,7 +22,8 @@ async fn at_version_2(backend: Backend) -> (String, Option<tempfile::TempDir>) {
                 .connect()
                 .await
                 .unwrap();
-            sqlx::migrate!("../migrations/sqlite")
+            sqlx_reads("sqlite")
+                .await
                 .run_to(2, &mut conn)
                 .await
                 .unwrap();
@@ -33,12 +34,47 @@ async fn at_version_2(backend: Backend) -> (String, Option<tempfile::TempDir>) {
             let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
                 .await
                 .unwrap();
-            sqlx::migrate!("../migrations/postgres")
+            sqlx_reads("postgres")
+                .await
                 .run_to(2, &mut conn)
                 .await
                 .unwrap();
             (url, None)
         }
+    }
+}
+
+/// The migrations compiled into the dashboard are the files, as sqlx reads them: a database
+/// migrated by an older build (whose `sqlx::migrate!` read them the same way) is recognised, not
+/// refused for a changed checksum or migrated twice.
+#[tokio::test]
+async fn the_embedded_migrations_are_the_folders_as_sqlx_reads_them() {
+    let fields = |m: &sqlx::migrate::Migrator| {
+        m.iter()
+            .map(|m| {
+                let sql = m.sql.as_str().to_owned();
+                (
+                    m.version,
+                    m.description.to_string(),
+                    m.migration_type,
+                    m.checksum.to_vec(),
+                    m.no_tx,
+                    sql,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    for (folder, dialect) in [
+        ("sqlite", store::Dialect::Sqlite),
+        ("postgres", store::Dialect::Postgres),
+    ] {
+        let reference = fields(&sqlx_reads(folder).await);
+        assert!(
+            reference.len() >= 10,
+            "{folder}: {} migrations",
+            reference.len()
+        );
+        assert_eq!(fields(&store::migrator(dialect)), reference, "{folder}");
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 
+use super::migrations::{Dialect, migrator};
 use crate::store::{Result, Store, StoreError};
 
 /// Opens the store a URL names and applies its migrations: `postgres://…` or
@@ -44,7 +45,7 @@ impl SqliteStore {
             .max_connections(8)
             .connect_with(options)
             .await?;
-        sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+        migrator(Dialect::Sqlite).run(&pool).await?;
         Ok(SqliteStore {
             pool,
             writer: Default::default(),
@@ -82,7 +83,7 @@ impl PgStore {
             })
             .connect_with(options)
             .await?;
-        sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+        migrator(Dialect::Postgres).run(&pool).await?;
         Ok(PgStore { pool })
     }
 

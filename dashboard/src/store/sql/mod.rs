@@ -27,6 +27,7 @@ mod github;
 mod headline;
 mod impl_store;
 mod ingest;
+mod migrations;
 mod people;
 mod reads;
 mod retention;
@@ -34,3 +35,4 @@ mod sitemap;
 mod tokens;
 
 pub use backends::{PgStore, SqliteStore, open};
+pub use migrations::{Dialect, migrator};
