@@ -29,7 +29,8 @@ and starts the local model; by hand:
     python3 bench/real-apps-plan.py [--app django|jupyterlab] --windup target/release/windup \\
         --llm-url http://127.0.0.1:18080/v1 --model qwen2.5-coder-1.5b-instruct-q4_k_m
 
-`--keep DIR` copies each run's report, ledger, cache and traces to DIR/<flow>-<round>.
+`--keep DIR` copies each run's report and its project's e2e/.windup (ledger, plans, traces; not
+the signed-in session) to DIR/<flow>-<round>.
 `--cached` is a self-check of the judging, with no model: it keeps the hand-written plans
 instead of deleting them, so every flow should pass and the app agree (the model settings are
 still written, never called):

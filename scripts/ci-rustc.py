@@ -18,8 +18,10 @@ import subprocess
 import sys
 import tempfile
 
-# rustc options (taking a value) that document nothing: dropped, with their value.
-DROPPED_WITH_VALUE = {"--emit", "--out-dir", "--print", "-o"}
+# rustc options (taking a value) that rustdoc does without: dropped, with their value. Without
+# `--error-format` and `--json`, rustdoc prints human-readable diagnostics, which Cargo passes
+# through as they are (a line that is not JSON).
+DROPPED_WITH_VALUE = {"--emit", "--out-dir", "--error-format", "--json"}
 # Of the -C options, rustdoc takes the crate's metadata hash (as `cargo doc` passes it); the
 # rest are code generation.
 KEPT_CODEGEN = ("metadata=",)
@@ -56,11 +58,6 @@ def rustdoc_args(args):
             if a[2:].startswith(KEPT_CODEGEN):
                 out.append(a)
             i += 1
-            continue
-        if name in ("--error-format", "--json"):
-            # rustdoc's own human-readable diagnostics: Cargo passes a line that is not JSON
-            # through as it is.
-            i += 1 if "=" in a else 2
             continue
         out.append(a)
         i += 1
