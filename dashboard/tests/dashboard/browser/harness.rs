@@ -48,6 +48,12 @@ impl Browser {
 
     /// One command on the page; its `result`. Events read meanwhile are collected.
     pub(crate) fn send(&mut self, method: &str, params: Value) -> Value {
+        self.command(method, params)
+            .unwrap_or_else(|error| panic!("{method}: {error}"))
+    }
+
+    /// One command on the page: its `result`, or the answer holding its `error`.
+    fn command(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let command = json!({"id": id, "method": method, "params": params}).to_string();
@@ -61,8 +67,11 @@ impl Browser {
                 continue;
             };
             if value["id"] == id {
-                assert!(value["error"].is_null(), "{method}: {value}");
-                return value["result"].clone();
+                return if value["error"].is_null() {
+                    Ok(value["result"].clone())
+                } else {
+                    Err(value)
+                };
             }
             self.observe(&value);
         }
@@ -113,9 +122,19 @@ impl Browser {
     /// Waits (up to 20 s, for a loaded machine) until `condition` is true in the page.
     pub(crate) fn wait_for(&mut self, condition: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
+        let expression = format!("!!({condition})");
         loop {
-            if self.eval(&format!("!!({condition})")) == json!(true) {
-                return;
+            let evaluated = self.command(
+                "Runtime.evaluate",
+                json!({"expression": expression, "returnByValue": true}),
+            );
+            match evaluated {
+                Ok(r) if r["result"]["value"] == json!(true) => return,
+                Ok(r) => assert!(r["exceptionDetails"].is_null(), "{expression}: {r}"),
+                // A navigation (the one waited for, often) ended the page the look ran in: not
+                // yet, look again in the next document.
+                Err(e) if e["error"]["message"] == "Inspected target navigated or closed" => {}
+                Err(e) => panic!("Runtime.evaluate: {e}"),
             }
             assert!(
                 Instant::now() < deadline,
